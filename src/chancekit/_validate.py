@@ -1,0 +1,37 @@
+"""Argument checks shared by every module (private)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from chancekit.errors import InvalidTypeError, InvalidValueError
+
+
+def require_int(name: str, value: Any, *, lo: int | None = None, hi: int | None = None) -> int:
+    """Return ``value`` as an ``int`` if it is an integer (not a bool) within [lo, hi].
+
+    >>> require_int("n", 3, lo=1)
+    3
+    >>> require_int("n", 0, lo=1)
+    Traceback (most recent call last):
+    ...
+    chancekit.errors.InvalidValueError: n must be an integer >= 1, not 0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(name, value, "an int")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise InvalidValueError(name, value, describe_range(lo, hi))
+    return value
+
+
+def describe_range(lo: int | None, hi: int | None) -> str:
+    """``"an integer >= 1"``, ``"an integer in [0, 2**64)"``-style wording."""
+    if lo is not None and hi is not None:
+        return f"an integer from {lo} to {hi}"
+    if lo is not None:
+        return f"an integer >= {lo}"
+    if hi is not None:
+        return f"an integer <= {hi}"
+    return "an integer"

@@ -1,0 +1,56 @@
+"""Options shared by every subcommand that draws randomness (private).
+
+``--seed S`` (an integer or any text) and ``--stream X``: X is a number -> the raw PCG32
+stream ``PCG32(S, X)``; X is a name -> the named stream ``Streams(S)[X]``. Without
+``--seed`` a seed is drawn from the operating system and reported (in ``--json`` output),
+so any run can be repeated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from chancekit.errors import InvalidValueError
+
+
+def add_rng_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("randomness")
+    g.add_argument("--seed", metavar="S", help="master seed: an integer, or any text for "
+                   "named streams (default: drawn from the OS and reported)")
+    g.add_argument("--stream", metavar="X", help="a number: raw PCG32 stream X; "
+                   "a name: the named stream Streams(S)[X] (default: stream 0)")
+
+
+def parse_seed(text: str | None) -> int | str:
+    if text is None:
+        return int.from_bytes(os.urandom(8), "little")
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text
+
+
+def rng_from_args(args: argparse.Namespace) -> tuple[Any, int | str]:
+    """The generator the options ask for, and the seed used."""
+    from chancekit.rng import PCG32, Streams
+
+    seed = parse_seed(args.seed)
+    stream = getattr(args, "stream", None)
+    if stream is not None and not _is_int(stream):
+        return Streams(seed)[stream], seed
+    if isinstance(seed, str):
+        raise InvalidValueError(
+            "--seed", seed, "an integer for a raw PCG32 stream (text seeds work with a named "
+            "stream: add --stream NAME)"
+        )
+    return PCG32(seed, int(stream, 0) if stream is not None else 0), seed
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text, 0)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,58 @@
+"""Entry point of the ``chancekit`` command.
+
+Exit codes: 0 success, 1 a user mistake the library reported (one line on stderr, plus the
+caret line for notation errors), 2 a usage error (argparse). No Python traceback is shown
+for any user mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from chancekit import __version__
+from chancekit.errors import ChancekitError
+
+# Subcommand modules, in the order ``chancekit --help`` lists them.
+_COMMAND_MODULES = (
+    "chancekit.cli._tour",
+    "chancekit.cli._dice",
+    "chancekit.cli._sampling",
+    "chancekit.cli._fair",
+    "chancekit.cli._stream",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chancekit",
+        description="Exact, fast and reproducible randomness for games.",
+        epilog="Start with: chancekit tour",
+    )
+    parser.add_argument("--version", action="version", version=f"chancekit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except ChancekitError as exc:
+        print(f"chancekit {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `chancekit stream ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

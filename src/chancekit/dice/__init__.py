@@ -1,0 +1,1 @@
+"""Exact dice probabilities (being written)."""

@@ -1,0 +1,438 @@
+"""PCG32 — the PCG XSH-RR 64/32 generator, bit-exact with the reference C code.
+
+Every random draw in chancekit comes from a :class:`PCG32` (directly, or through a named
+stream of :class:`chancekit.Streams`). The generator is a 64-bit linear congruential
+generator with a per-stream odd increment, whose output is a permuted 32-bit word.
+
+Contract (frozen, pinned by ``tests/data/pcg32-demo-42-54.txt`` and
+``docs/reproducibility.md``):
+
+* ``PCG32(seed, stream)`` is ``pcg32_srandom_r(seed, stream)``;
+* ``next_u32()`` is ``pcg32_random_r``;
+* ``randbelow(bound)`` is ``pcg32_boundedrand_r`` for ``bound <= 2**32`` (same rejection
+  threshold, same words consumed); larger bounds use the same rule on ``w`` words;
+* ``random()`` is ``((a >> 5) * 2**26 + (b >> 6)) / 2**53`` for two consecutive words
+  ``a``, ``b`` — CPython's 53-bit construction;
+* ``shuffle`` is the reference demo's Fisher-Yates: for ``i`` from ``len`` down to 2,
+  ``j = randbelow(i)``, swap items ``j`` and ``i - 1``.
+
+>>> rng = PCG32(42, 54)
+>>> [hex(rng.next_u32()) for _ in range(3)]
+['0xa15c02b7', '0x7b47f409', '0xba1d3330']
+>>> rng.randbelow(6) + 1
+2
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import MutableSequence, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+
+from chancekit._validate import require_int
+from chancekit.errors import InvalidTypeError, InvalidValueError, StateError
+
+__all__ = ["PCG32", "PCG32State"]
+
+_T = TypeVar("_T")
+
+MULT = 6364136223846793005
+_MASK64 = (1 << 64) - 1
+_MASK32 = (1 << 32) - 1
+_TWO64 = 1 << 64
+#: Version of the pickled form (``__reduce__``); bumped if the layout ever changes.
+STATE_VERSION = 1
+
+# Block size of the vectorised path, and its jump tables (built on first use):
+# _A[k] = MULT**k, _G[k] = MULT**0 + ... + MULT**(k-1)  (mod 2**64), so the state k steps
+# after s is _A[k] * s + inc * _G[k].
+_BLOCK = 1 << 15
+_tables: tuple[np.ndarray, np.ndarray, int, int] | None = None
+_incG_cache: dict[int, np.ndarray] = {}
+
+
+class PCG32State(NamedTuple):
+    """A generator's whole state: the 64-bit LCG state and the odd 64-bit increment."""
+
+    state: int
+    inc: int
+
+
+def _advance_lcg(state: int, delta: int, mult: int, plus: int) -> int:
+    """The reference ``pcg_advance_lcg_64``: jump ``delta`` (mod 2**64) steps in O(log delta)."""
+    delta &= _MASK64
+    acc_mult, acc_plus = 1, 0
+    while delta:
+        if delta & 1:
+            acc_mult = (acc_mult * mult) & _MASK64
+            acc_plus = (acc_plus * mult + plus) & _MASK64
+        plus = ((mult + 1) * plus) & _MASK64
+        mult = (mult * mult) & _MASK64
+        delta >>= 1
+    return (acc_mult * state + acc_plus) & _MASK64
+
+
+def _jump_tables() -> tuple[np.ndarray, np.ndarray, int, int]:
+    global _tables
+    if _tables is None:
+        a, g = 1, 0
+        A = np.empty(_BLOCK, dtype=np.uint64)
+        G = np.empty(_BLOCK, dtype=np.uint64)
+        for k in range(_BLOCK):
+            A[k] = a
+            G[k] = g
+            g = (g + a) & _MASK64
+            a = (a * MULT) & _MASK64
+        _tables = (A, G, a, g)  # a, g are now MULT**B and G[B]
+    return _tables
+
+
+def _inc_g(inc: int) -> np.ndarray:
+    arr = _incG_cache.get(inc)
+    if arr is None:
+        _, G, _, _ = _jump_tables()
+        arr = G * np.uint64(inc)
+        if len(_incG_cache) >= 16:
+            _incG_cache.clear()
+        _incG_cache[inc] = arr
+    return arr
+
+
+def _output_into(old: np.ndarray, out: np.ndarray, x64: np.ndarray, rot: np.ndarray,
+                 tmp: np.ndarray) -> None:
+    """The XSH-RR output permutation of uint64 states ``old`` into uint32 ``out``, in place
+    (the scratch arrays avoid allocating temporaries, which dominated the cost)."""
+    np.right_shift(old, 18, out=x64)
+    np.bitwise_xor(x64, old, out=x64)
+    np.right_shift(x64, 27, out=x64)
+    out[:] = x64  # truncating cast to 32 bits
+    np.right_shift(old, 59, out=x64)
+    rot[:] = x64
+    np.right_shift(out, rot, out=tmp)
+    np.subtract(32, rot, out=rot)  # numpy shifts by >= 32 give 0, as the rotation needs
+    np.left_shift(out, rot, out=out)
+    np.bitwise_or(out, tmp, out=out)
+
+
+def _u32_block(state: int, inc: int, n: int) -> tuple[np.ndarray, int]:
+    """``n`` words starting from ``state``; returns (words, state after them)."""
+    A, _, A_B, G_B = _jump_tables()
+    incG = _inc_g(inc)
+    out = np.empty(n, dtype=np.uint32)
+    size = min(_BLOCK, n)
+    old = np.empty(size, dtype=np.uint64)
+    x64 = np.empty(size, dtype=np.uint64)
+    rot = np.empty(size, dtype=np.uint32)
+    tmp = np.empty(size, dtype=np.uint32)
+    for start in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - start)
+        np.multiply(A[:m], np.uint64(state), out=old[:m])
+        np.add(old[:m], incG[:m], out=old[:m])
+        _output_into(old[:m], out[start : start + m], x64[:m], rot[:m], tmp[:m])
+        if m == _BLOCK:
+            state = (A_B * state + inc * G_B) & _MASK64
+        else:
+            state = _advance_lcg(state, m, MULT, inc)
+    return out, state
+
+
+def _check_u64(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(name, value, "an int")
+    value = int(value)
+    if not 0 <= value < _TWO64:
+        raise InvalidValueError(
+            name,
+            value,
+            "an integer from 0 to 2**64 - 1 (reduce it with % 2**64, or use "
+            "chancekit.Streams, which accepts any integer or string seed)",
+        )
+    return value
+
+
+class PCG32:
+    """The PCG32 generator (XSH-RR, 64-bit state, 32-bit output).
+
+    ``PCG32(seed, stream=0)`` is seeded exactly like ``pcg32_srandom_r(seed, stream)``.
+    ``seed`` and ``stream`` are integers in ``[0, 2**64)``; anything else is refused (no
+    silent reduction, so two different seeds never alias). As in the reference, the
+    increment is ``(stream << 1) | 1`` truncated to 64 bits, so streams ``s`` and
+    ``s + 2**63`` coincide.
+
+    Costs: ``next_u32`` O(1); ``advance(delta)`` O(log |delta|); the bulk methods
+    O(n) vectorised with numpy.
+
+    >>> rng = PCG32(42, 54)
+    >>> rng.u32_array(2).tolist() == [0xA15C02B7, 0x7B47F409]
+    True
+    >>> rng.advance(-2); hex(rng.next_u32())
+    '0xa15c02b7'
+    """
+
+    __slots__ = ("_inc", "_state")
+
+    def __init__(self, seed: int = 0, stream: int = 0) -> None:
+        seed = _check_u64("seed", seed)
+        stream = _check_u64("stream", stream)
+        self._inc = ((stream << 1) | 1) & _MASK64
+        self._state = (0 * MULT + self._inc) & _MASK64
+        self._state = (self._state + seed) & _MASK64
+        self._state = (self._state * MULT + self._inc) & _MASK64
+
+    @classmethod
+    def from_state(cls, state: PCG32State | tuple[int, int]) -> PCG32:
+        """A generator at an exact saved state (see :meth:`getstate`).
+
+        >>> a = PCG32(7); b = PCG32.from_state(a.getstate())
+        >>> a.next_u32() == b.next_u32()
+        True
+        """
+        rng = cls.__new__(cls)
+        rng.setstate(state)
+        return rng
+
+    # -- the bit source ---------------------------------------------------------------
+    def next_u32(self) -> int:
+        """The next 32-bit word (``pcg32_random_r``). O(1).
+
+        >>> hex(PCG32(42, 54).next_u32())
+        '0xa15c02b7'
+        """
+        # Constants are literals on purpose: LOAD_CONST is faster than a global lookup.
+        old = self._state
+        self._state = (old * 6364136223846793005 + self._inc) & 0xFFFFFFFFFFFFFFFF
+        x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+        rot = old >> 59
+        return ((x >> rot) | (x << (32 - rot))) & 0xFFFFFFFF
+
+    def advance(self, delta: int) -> None:
+        """Jump ``delta`` steps ahead (or back, if negative) in O(log |delta|).
+
+        ``advance(k)`` then one draw equals the (k+1)-th draw; ``advance(-k)`` undoes
+        ``advance(k)`` (the period is 2**64, so ``delta`` is taken mod 2**64).
+
+        >>> rng = PCG32(1); first = [rng.next_u32() for _ in range(5)]
+        >>> rng.advance(-5); rng.advance(4); rng.next_u32() == first[4]
+        True
+        """
+        delta = require_int("delta", delta)
+        self._state = _advance_lcg(self._state, delta, MULT, self._inc)
+
+    # -- integers -------------------------------------------------------------------------
+    def randbelow(self, bound: int) -> int:
+        """A uniform integer in ``[0, bound)``, exactly (rejection sampling).
+
+        For ``bound <= 2**32`` this is ``pcg32_boundedrand_r``: draw a word ``r`` until
+        ``r >= (2**32 - bound) % bound``, return ``r % bound``. Larger bounds use the same
+        rule on ``w = ceil(bits(bound - 1) / 32)`` words combined little-endian (the first
+        word is the least significant). Expected words per call < 2 * w.
+
+        >>> rng = PCG32(42, 54); rng.advance(6)
+        >>> ''.join('H' if rng.randbelow(2) else 'T' for _ in range(8))
+        'HHTTTHTH'
+        """
+        if bound.__class__ is int and 0 < bound <= 0x100000000:  # the reference, inlined
+            threshold = (0x100000000 - bound) % bound
+            inc, state = self._inc, self._state
+            while True:
+                old = state
+                state = (old * 6364136223846793005 + inc) & 0xFFFFFFFFFFFFFFFF
+                x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+                rot = old >> 59
+                r = ((x >> rot) | (x << (32 - rot))) & 0xFFFFFFFF
+                if r >= threshold:
+                    self._state = state
+                    return r % bound
+        bound = require_int("bound", bound, lo=1)
+        if bound <= 0x100000000:  # an int subclass, e.g. numpy integers converted
+            return self.randbelow(bound)
+        words = ((bound - 1).bit_length() + 31) // 32
+        span = 1 << (32 * words)
+        threshold = (span - bound) % bound
+        while True:
+            r = 0
+            for i in range(words):
+                r |= self.next_u32() << (32 * i)
+            if r >= threshold:
+                return r % bound
+
+    def randint(self, a: int, b: int) -> int:
+        """A uniform integer in ``[a, b]``, both ends included: ``a + randbelow(b - a + 1)``.
+
+        >>> PCG32(42, 54).randint(1, 6) in range(1, 7)
+        True
+        """
+        a = require_int("a", a)
+        b = require_int("b", b)
+        if b < a:
+            raise InvalidValueError(f"empty range for randint({a}, {b}): b must be >= a")
+        return a + self.randbelow(b - a + 1)
+
+    def random(self) -> float:
+        """A float in ``[0, 1)`` with 53 random bits, from two words ``a`` then ``b``:
+        ``((a >> 5) * 2**26 + (b >> 6)) / 2**53`` (CPython's construction). Every result
+        is a multiple of 2**-53.
+
+        >>> PCG32(42, 54).random()
+        0.6303102186438938
+        """
+        a = self.next_u32() >> 5
+        b = self.next_u32() >> 6
+        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+    def getrandbits(self, k: int) -> int:
+        """A non-negative integer with ``k`` random bits, as CPython's ``getrandbits``
+        builds it: ``k <= 32`` takes the top ``k`` bits of one word; otherwise words are
+        filled least significant first, the last one keeping its top bits.
+
+        >>> PCG32(42, 54).getrandbits(32) == 0xA15C02B7
+        True
+        """
+        k = require_int("k", k, lo=0)
+        if k <= 32:
+            return self.next_u32() >> (32 - k) if k else 0
+        result, shift = 0, 0
+        while k > 0:
+            w = self.next_u32()
+            if k < 32:
+                w >>= 32 - k
+            result |= w << shift
+            shift += 32
+            k -= 32
+        return result
+
+    def choice(self, seq: Sequence[_T]) -> _T:
+        """A uniformly chosen item: ``seq[randbelow(len(seq))]``.
+
+        >>> PCG32(3).choice(["sword", "shield", "potion"])
+        'shield'
+        """
+        if not isinstance(seq, Sequence):
+            raise InvalidTypeError("seq", seq, "a sequence (list, tuple, str, range)")
+        if not seq:
+            raise InvalidValueError("cannot choose from an empty sequence")
+        return seq[self.randbelow(len(seq))]
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:
+        """Shuffle ``x`` in place, as the reference demo does: for ``i`` from ``len(x)``
+        down to 2, ``j = randbelow(i)``, swap ``x[j]`` and ``x[i - 1]``. O(n).
+
+        >>> cards = list(range(5)); PCG32(42, 54).shuffle(cards); sorted(cards)
+        [0, 1, 2, 3, 4]
+        """
+        if not isinstance(x, MutableSequence):
+            raise InvalidTypeError("x", x, "a mutable sequence (e.g. a list)")
+        for i in range(len(x), 1, -1):
+            j = self.randbelow(i)
+            x[j], x[i - 1] = x[i - 1], x[j]
+
+    # -- bulk ----------------------------------------------------------------------------
+    def u32_array(self, n: int) -> np.ndarray:
+        """``n`` words as a ``numpy.uint32`` array, equal to ``n`` calls of
+        :meth:`next_u32`, leaving the generator where those calls would. O(n),
+        vectorised by jump-ahead tables (no Python loop per word).
+
+        >>> PCG32(42, 54).u32_array(3).tolist() == [0xA15C02B7, 0x7B47F409, 0xBA1D3330]
+        True
+        """
+        n = require_int("n", n, lo=0)
+        out, self._state = _u32_block(self._state, self._inc, n)
+        return out
+
+    def randbelow_array(self, bound: int, n: int) -> np.ndarray:
+        """``n`` draws of :meth:`randbelow` as a ``numpy.uint32`` array (``bound`` at most
+        2**32), rejections included: same values, same words consumed. O(n) vectorised.
+
+        >>> a = PCG32(9); b = PCG32(9)
+        >>> a.randbelow_array(6, 4).tolist() == [b.randbelow(6) for _ in range(4)]
+        True
+        >>> a.getstate() == b.getstate()
+        True
+        """
+        bound = require_int("bound", bound, lo=1)
+        n = require_int("n", n, lo=0)
+        if bound > 1 << 32:
+            raise InvalidValueError(
+                "bound", bound, "an integer from 1 to 2**32 for randbelow_array "
+                "(use randbelow() for larger bounds)"
+            )
+        threshold = ((1 << 32) - bound) % bound
+        if threshold == 0:
+            words = self.u32_array(n)
+            return words if bound == 1 << 32 else words % np.uint32(bound)
+        accept_rate = 1.0 - threshold / 2**32
+        parts: list[np.ndarray] = []
+        have = 0
+        state = self._state
+        while have < n:
+            need = n - have
+            m = int(need / accept_rate * 1.01) + 64
+            words, end_state = _u32_block(state, self._inc, m)
+            ok = np.flatnonzero(words >= np.uint32(threshold))
+            if len(ok) >= need:
+                used = int(ok[need - 1]) + 1
+                parts.append(words[ok[:need]])
+                state = _advance_lcg(state, used, MULT, self._inc)
+                have = n
+            else:
+                parts.append(words[ok])
+                have += len(ok)
+                state = end_state
+        self._state = state
+        out = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
+        return out % np.uint32(bound)
+
+    # -- state ---------------------------------------------------------------------------
+    def getstate(self) -> PCG32State:
+        """The whole state: ``PCG32State(state, inc)``, two 64-bit integers.
+
+        >>> PCG32(42, 54).getstate().inc == (54 << 1) | 1
+        True
+        """
+        return PCG32State(self._state, self._inc)
+
+    def setstate(self, state: PCG32State | tuple[int, int]) -> None:
+        """Restore a state from :meth:`getstate`. Validated: two integers in
+        ``[0, 2**64)``, the increment odd; else :class:`~chancekit.errors.StateError`.
+        """
+        if not isinstance(state, tuple) or len(state) != 2:
+            raise StateError(f"PCG32 state must be a pair (state, inc), not {state!r}")
+        s, inc = state
+        for name, v in (("state", s), ("inc", inc)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not (
+                0 <= int(v) < _TWO64
+            ):
+                raise StateError(f"PCG32 {name} must be an integer in [0, 2**64), not {v!r}")
+        if not int(inc) & 1:
+            raise StateError(f"PCG32 inc must be odd, not {inc!r}")
+        self._state, self._inc = int(s), int(inc)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle, (STATE_VERSION, self._state, self._inc))
+
+    def __copy__(self) -> PCG32:
+        return PCG32.from_state(self.getstate())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PCG32:
+        return self.__copy__()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PCG32):
+            return NotImplemented
+        return self.getstate() == other.getstate()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"PCG32.from_state(PCG32State(state={self._state:#018x}, inc={self._inc:#018x}))"
+
+
+def _unpickle(version: int, state: int, inc: int) -> PCG32:
+    if version != STATE_VERSION:
+        raise StateError(
+            f"unknown PCG32 pickle version {version!r}; this chancekit reads version "
+            f"{STATE_VERSION}"
+        )
+    return PCG32.from_state((state, inc))

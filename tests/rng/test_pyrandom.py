@@ -1,0 +1,58 @@
+"""PCG32Random: the standard library's algorithms running on PCG32 bits."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+
+from chancekit import PCG32, PCG32Random, InvalidValueError, StateError
+
+
+def test_bits_are_pcg32_bits():
+    r, g = PCG32Random(42, stream=54), PCG32(42, 54)
+    assert [r.getrandbits(32) for _ in range(10)] == [g.next_u32() for _ in range(10)]
+    assert r.random() == g.random()
+    assert r.generator.getstate() == g.getstate()
+
+
+def test_stdlib_methods_run_and_are_reproducible():
+    def session(r: random.Random):
+        return (r.choices(range(10), k=5), r.sample(range(100), 5), r.gauss(0, 1),
+                r.randrange(1000), r.shuffle(x := list(range(10))) or x, r.randbytes(5),
+                r.uniform(1, 2), r.expovariate(1.0))
+    assert session(PCG32Random(7)) == session(PCG32Random(7))
+    assert session(PCG32Random(7)) != session(PCG32Random(8))
+    assert session(PCG32Random(7)) != session(PCG32Random(7, stream=1))
+
+
+def test_seed_getstate_setstate_pickle():
+    r = PCG32Random(3)
+    r.gauss(0, 1)  # leaves a cached gauss_next
+    state = r.getstate()
+    assert state[0] == "chancekit.PCG32Random/1" and isinstance(state[3], float)
+    after = [r.random(), r.gauss(0, 1)]
+    r.setstate(state)
+    assert [r.random(), r.gauss(0, 1)] == after
+    r.setstate(state)
+    clone = pickle.loads(pickle.dumps(r))
+    assert [clone.random(), clone.gauss(0, 1)] == after
+    r.seed(3)
+    assert r.getstate()[1:3] == tuple(PCG32(3).getstate())
+    r.seed()  # from the OS: just works
+    assert 0 <= r.random() < 1
+
+
+@pytest.mark.parametrize("bad", [(1, 2), ("other/1", 1, 3, None), ("chancekit.PCG32Random/1", 1, 2, None),
+                                 ("chancekit.PCG32Random/1", 1, 3, "x")])
+def test_bad_states_are_refused(bad):
+    with pytest.raises(StateError):
+        PCG32Random(1).setstate(bad)
+
+
+def test_bad_seeds():
+    with pytest.raises(InvalidValueError):
+        PCG32Random(-1)
+    with pytest.raises(InvalidValueError):
+        PCG32Random(1, stream=2**64)
