@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Result, median_time  # noqa: E402
+from _harness import Result, median_time
 
 
 def cases(quick: bool = False) -> list[Result]:

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [a for a in areas if a not in available]
     if unknown:
         ap.error(f"unknown area(s) {unknown}; available: {available}")
-    print(f"# chancekit benchmarks — {datetime.date.today()} — {platform.processor() or platform.machine()}, "
+    machine = platform.processor() or platform.machine()
+    print(f"# chancekit benchmarks — {datetime.date.today()} — {machine}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}")
     rows: list[Result] = []
     for area in areas:
@@ -44,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(r)
             print_row(r, flush=True)
     missed = [r for r in rows if r.met is False]
-    print(f"\n{len(rows)} cases, {sum(r.met is True for r in rows)} goals met, {len(missed)} missed")
+    met = sum(r.met is True for r in rows)
+    print(f"\n{len(rows)} cases, {met} goals met, {len(missed)} missed")
     for r in missed:
         print(f"  missed: [{r.area}] {r.case}: goal {r.goal}")
     return 0
@@ -56,7 +58,7 @@ _header_printed = False
 def print_row(r: Result, flush: bool = False) -> None:
     global _header_printed
     if not _header_printed:
-        print(f"\n| area | case | chancekit | peer | peer time | ratio | goal | met |")
+        print("\n| area | case | chancekit | peer | peer time | ratio | goal | met |")
         print("|---|---|---|---|---|---|---|---|")
         _header_printed = True
     ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"

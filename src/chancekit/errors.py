@@ -17,10 +17,10 @@ from __future__ import annotations
 
 __all__ = [
     "ChancekitError",
-    "InvalidValueError",
     "InvalidTypeError",
-    "NotationError",
+    "InvalidValueError",
     "LimitError",
+    "NotationError",
     "StateError",
 ]
 

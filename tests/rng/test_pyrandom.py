@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from chancekit import PCG32, PCG32Random, InvalidValueError, StateError
+from chancekit import PCG32, InvalidValueError, PCG32Random, StateError
 
 
 def test_bits_are_pcg32_bits():
@@ -44,8 +44,10 @@ def test_seed_getstate_setstate_pickle():
     assert 0 <= r.random() < 1
 
 
-@pytest.mark.parametrize("bad", [(1, 2), ("other/1", 1, 3, None), ("chancekit.PCG32Random/1", 1, 2, None),
-                                 ("chancekit.PCG32Random/1", 1, 3, "x")])
+V = "chancekit.PCG32Random/1"
+
+
+@pytest.mark.parametrize("bad", [(1, 2), ("other/1", 1, 3, None), (V, 1, 2, None), (V, 1, 3, "x")])
 def test_bad_states_are_refused(bad):
     with pytest.raises(StateError):
         PCG32Random(1).setstate(bad)

@@ -64,7 +64,8 @@ print(json.dumps(out, sort_keys=True))
 def test_stable_across_processes_hash_seeds_and_access_order():
     ids = [*IDS, "child/level-3"]
     outs = []
-    for hashseed, order in (("1", ids), ("4242", list(reversed(ids))), ("random", ids[1::2] + ids[::2])):
+    orders = (("1", ids), ("4242", list(reversed(ids))), ("random", ids[1::2] + ids[::2]))
+    for hashseed, order in orders:
         env = {**os.environ, "PYTHONHASHSEED": hashseed}
         res = subprocess.run([sys.executable, "-c", SCRIPT, ",".join(order)], env=env,
                              capture_output=True, text=True, check=True)

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Print draws from a reproducible PCG32 stream: the named stream "
         "Streams(SEED)[ID] (--id, optionally inside --child areas), or the raw stream "
         "PCG32(SEED, N) (--stream N).",
-        epilog="examples:\n  chancekit stream --seed 12345 --id dwarvish-mines-1 -n 10 --bound 100\n"
+        epilog="examples:\n"
+        "  chancekit stream --seed 12345 --id dwarvish-mines-1 -n 10 --bound 100\n"
         "  chancekit stream --seed 42 --stream 54 -n 6 --hex",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:  # noqa: ARG001
+def run(args: argparse.Namespace) -> int:
     from chancekit import __version__
     from chancekit.cli.main import main
 

@@ -43,7 +43,7 @@ class PCG32Random(random.Random):
         self._stream = require_int("stream", stream, lo=0, hi=(1 << 64) - 1)
         super().__init__(seed)
 
-    def seed(self, a: Any = None, version: int = 2) -> None:  # noqa: ARG002
+    def seed(self, a: Any = None, version: int = 2) -> None:
         """Reseed: ``PCG32(a, stream)``; ``a=None`` draws a seed from ``os.urandom``."""
         if a is None:
             a = int.from_bytes(os.urandom(8), "little")
