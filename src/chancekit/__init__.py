@@ -49,11 +49,21 @@ _LAZY: dict[str, str] = {
     "d": "chancekit.dice",
     "dist": "chancekit.dice",
     "roll": "chancekit.dice",
+    "RollResult": "chancekit.dice",
+    "fudge": "chancekit.dice",
+    "faces": "chancekit.dice",
+    "constant": "chancekit.dice",
+    "keep_sum": "chancekit.dice",
+    "keep_highest": "chancekit.dice",
+    "keep_lowest": "chancekit.dice",
     "neon_city_overdrive": "chancekit.dice",
     # sampling
     "AliasTable": "chancekit.sampling",
     "TabletopTable": "chancekit.sampling",
     "ChanceTree": "chancekit.sampling",
+    "NoRepeat": "chancekit.sampling",
+    "MaxStreak": "chancekit.sampling",
+    "tabletop_sheet": "chancekit.sampling",
 }
 _SUBMODULES = ("rng", "dice", "sampling", "fair", "errors")
 

@@ -71,10 +71,16 @@ def test_usage_errors_exit_2(capsys, argv):
     assert "usage:" in capsys.readouterr().err
 
 
-def test_tour_runs_every_section(capsys):
+def test_tour_runs_every_section_and_shows_its_command(capsys):
+    from chancekit.cli._tour import SECTIONS
+
     code, out, _ = run(capsys, "tour")
     assert code == 0
-    assert "$ chancekit stream --seed 42 --stream 54" in out and "0xa15c02b7" in out
+    for title, _, argv in SECTIONS:
+        assert title in out
+        assert "$ chancekit " + " ".join(argv) in out
+    for fact in ("13.2716%", "dwarvish-mines-1", "0.5089", "0.4590", "mean 10.5 -> 10.5"):
+        assert fact in out
 
 
 def test_console_script_and_module_entry_points():

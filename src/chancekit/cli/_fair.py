@@ -1,9 +1,237 @@
-"""Subcommands for this capability (being written)."""
+"""Subcommands of the fair-randomness lab: ``tune``, ``fairness``, ``simulate``.
+
+System specs (``"dynamic-dice:0.355"``, ``"gdeck:1,6+no-repeat"``...) are documented in
+:mod:`chancekit.fair.spec` and docs/fair.md.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
+
+from chancekit.cli._common import add_rng_options, rng_from_args
+from chancekit.errors import InvalidValueError
+
+_SPEC_HELP = ("system spec: dice | deck | generalized-deck:S,R | dynamic-dice:F | "
+              "history-reroll:H,T | prd:P | pity:B,SOFT,RAMP,HARD | error-accumulator:P, "
+              "optionally +no-repeat; weights=14/5/1 for deck and dynamic dice")
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: ARG001
-    """Add this module's subcommands to ``sub``."""
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``tune``, ``fairness`` and ``simulate``."""
+    p = sub.add_parser(
+        "tune", help="find each system's fairest parameters at a minimum unpredictability",
+        description="Search each system's parameter grid (default: the published one) for "
+        "the lowest expected outcome variance whose unpredictability is at least "
+        "--min-entropy, exactly.",
+        epilog="example: chancekit tune --values 6 --samples 25 --min-entropy 0.9 "
+        "--plot tune.png",
+    )
+    p.add_argument("--values", type=int, required=True, metavar="N", help="number of values n")
+    p.add_argument("--samples", required=True, metavar="N",
+                   help="match length: 25, a range 20..40, or a distribution 20:1,30:2")
+    p.add_argument("--min-entropy", type=float, required=True, metavar="H",
+                   help="minimum unpredictability, in [0, 1]")
+    p.add_argument("--systems", default="generalized-deck,dynamic-dice", metavar="LIST",
+                   help="comma-separated families among dice, deck, generalized-deck, "
+                   "dynamic-dice (default: generalized-deck,dynamic-dice)")
+    p.add_argument("--floor", choices=("average", "every"), default="average",
+                   help="with a range of lengths: entropy floor on average or at every "
+                   "length (default: average)")
+    p.add_argument("--top", type=int, default=5, metavar="K", help="rows of each table shown")
+    p.add_argument("--workers", type=int, default=0, metavar="K",
+                   help="evaluate on a process pool of K workers (default: in process)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="write entropy and outcome variance over t for the winners, dice "
+                   "and deck")
+    p.set_defaults(func=_tune)
+
+    p = sub.add_parser(
+        "fairness", help="every fairness metric of one system over a match",
+        description="Unpredictability, guessability, outcome variance, discrepancy (exact "
+        "by default) and, with --trials, streaks and droughts (Monte Carlo, with standard "
+        "errors).",
+        epilog='example: chancekit fairness "dynamic-dice:0.355" --values 6 --samples 25',
+    )
+    p.add_argument("spec", help=_SPEC_HELP)
+    p.add_argument("--values", type=int, default=6, metavar="N", help="number of values n "
+                   "(default 6; binary systems always have 2)")
+    p.add_argument("--samples", type=int, required=True, metavar="N", help="match length")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--exact", action="store_true", help="exact enumeration (the default)")
+    g.add_argument("--trials", type=int, metavar="K", help="Monte Carlo with K matches")
+    p.add_argument("--prune", type=float, default=0.0, metavar="EPS",
+                   help="exact: drop states below EPS and report the dropped mass")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plot", metavar="FILE.png", help="write entropy and outcome variance "
+                   "over t")
+    add_rng_options(p)
+    p.set_defaults(func=_fairness)
+
+    p = sub.add_parser(
+        "simulate", help="a sample sequence from one system",
+        description="Draw a sequence from a randomness system, reproducibly.",
+        epilog='example: chancekit simulate "deck" --values 7 -n 30 --seed 1',
+    )
+    p.add_argument("spec", help=_SPEC_HELP)
+    p.add_argument("--values", type=int, default=6, metavar="N", help="number of values n")
+    p.add_argument("-n", "--count", type=int, default=20, metavar="K", help="draws (default 20)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_rng_options(p)
+    p.set_defaults(func=_simulate)
+
+
+def _parse_samples(text: str) -> Any:
+    text = text.strip()
+    try:
+        if ".." in text:
+            a, b = text.split("..")
+            return range(int(a), int(b) + 1)
+        if ":" in text or "," in text:
+            out: dict[int, float] = {}
+            for part in text.split(","):
+                k, _, w = part.partition(":")
+                out[int(k)] = float(w) if w else 1.0
+            return out
+        return int(text)
+    except ValueError:
+        raise InvalidValueError("--samples", text, "a length (25), a range (20..40) or a "
+                                "distribution (20:1,30:2)") from None
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from chancekit.cli._output import print_json, print_table
+    from chancekit.fair import tune
+
+    samples = _parse_samples(args.samples)
+    systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
+    executor = None
+    if args.workers:
+        from concurrent.futures import ProcessPoolExecutor
+
+        executor = ProcessPoolExecutor(max_workers=args.workers)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    try:
+        with Progress(TextColumn("tuning"), BarColumn(), MofNCompleteColumn(),
+                      console=Console(file=sys.stderr), transient=True) as bar:
+            task = bar.add_task("tune", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = tune(args.values, samples, args.min_entropy, systems=systems,
+                          floor=args.floor, executor=executor, progress=progress)
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    if args.plot:
+        _plot_tune(result, args.plot, samples)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    best = result.best()
+    print(f"n = {result.values}, lengths = {_lengths_text(result.lengths)}, "
+          f"min unpredictability = {result.min_entropy} ({result.floor})")
+    rows = [(c.family, ",".join(map(str, c.params)) or "-", f"{c.unpredictability:.4f}",
+             f"{c.outcome_variance:.4f}", "tie" if len(result.winners[c.family]) > 1 else "")
+            for w in result.winners.values() for c in w]
+    if rows:
+        print_table(("system", "params", "unpredictability", "outcome variance", ""), rows,
+                    title="winners", align=("left", "left", "right", "right", "left"))
+    for fam, table in result.tables.items():
+        if not result.winners[fam]:
+            print(f"{fam}: no candidate reaches the entropy floor")
+        top = table[: max(0, args.top)]
+        print_table(("rank", "params", "unpredictability", "outcome variance", "feasible"),
+                    [(c.rank or "-", ",".join(map(str, c.params)) or "-",
+                      f"{c.unpredictability:.4f}", f"{c.outcome_variance:.4f}",
+                      "yes" if c.feasible else "no") for c in top],
+                    title=f"{fam} (top {len(top)} of {len(table)})")
+    if best is not None:
+        print(f"best overall: {best.spec} (outcome variance {best.outcome_variance:.4f})")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def _lengths_text(lengths: tuple[tuple[int, float], ...]) -> str:
+    if len(lengths) == 1:
+        return str(lengths[0][0])
+    return f"{lengths[0][0]}..{lengths[-1][0]} ({len(lengths)} lengths)"
+
+
+def _plot_tune(result: Any, path: str, samples: Any) -> None:
+    from chancekit.fair import Deck, Dice, evaluate, plot_metrics, system_from_spec
+
+    longest = result.lengths[-1][0]
+    n = result.values
+    systems = [system_from_spec(c.spec, n) for w in result.winners.values() for c in w[:1]]
+    seen = {repr(s) for s in systems}
+    systems += [s for s in (Dice(n), Deck(n)) if repr(s) not in seen]
+    metrics = [evaluate(s, longest) for s in systems]
+    plot_metrics(metrics, path, labels=[_label(s) for s in systems],
+                 title=f"winners at unpredictability >= {result.min_entropy}: n = {n}, "
+                 f"N = {longest}")
+
+
+def _label(system: Any) -> str:
+    return repr(system)
+
+
+def _fairness(args: argparse.Namespace) -> int:
+    from chancekit.cli._output import print_json, print_table
+    from chancekit.fair import evaluate, plot_metrics, system_from_spec
+
+    system = system_from_spec(args.spec, args.values)
+    if args.trials is not None:
+        rng, seed = rng_from_args(args)
+        m = evaluate(system, args.samples, method="montecarlo", trials=args.trials, rng=rng)
+    else:
+        seed = None
+        m = evaluate(system, args.samples, prune=args.prune)
+    if args.plot:
+        plot_metrics([m], args.plot, labels=[repr(system)])
+    if args.json:
+        out = m.to_dict()
+        if seed is not None:
+            out["seed"] = seed
+        print_json(out)
+        return 0
+    how = ("exact (float64 enumeration)" if m.method == "exact"
+           else f"Monte Carlo, {m.trials} matches, seed {seed}")
+    print(f"{m.system}: n = {m.n}, N = {m.samples} draws — {how}")
+    rows = []
+    for name, value in m.summary.items():
+        se = m.se.get(name, 0.0)
+        rows.append((name, f"{value:.6f}", f"± {se:.6f}" if m.method != "exact" else "exact"))
+    if m.method == "exact":
+        rows.append(("states (last draw)", str(m.states[-1]), ""))
+        if m.dropped:
+            rows.append(("pruned mass", f"{m.dropped:.3e}", ""))
+    print_table(("metric", "value", ""), rows, align=("left", "right", "left"))
+    if m.method == "exact":
+        print("streak and drought metrics: add --trials K (Monte Carlo)")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from chancekit._validate import require_int
+    from chancekit.cli._output import print_json
+    from chancekit.fair import system_from_spec
+
+    system = system_from_spec(args.spec, args.values)
+    count = require_int("-n", args.count, lo=0, hi=10_000_000)
+    rng, seed = rng_from_args(args)
+    seq = system.sample(count, rng)
+    if args.json:
+        print_json({"system": repr(system), "seed": seed, "stream": args.stream,
+                    "draws": seq})
+        return 0
+    print(" ".join(str(x) for x in seq))
+    return 0

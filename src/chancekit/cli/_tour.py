@@ -13,15 +13,39 @@ import sys
 # (title, one-line explanation, the command's arguments)
 SECTIONS: list[tuple[str, str, list[str]]] = [
     (
-        "Reproducible streams",
-        "PCG32, bit-exact with the reference: pcg32_srandom_r(42, 54) starts 0xa15c02b7 ...",
-        ["stream", "--seed", "42", "--stream", "54", "-n", "6", "--hex"],
+        "Exact dice",
+        "What are the odds with 4d6 drop lowest? Exact, as fractions underneath:",
+        ["dist", "4d6kh3"],
     ),
     (
-        "Named streams",
-        "One master seed, one independent generator per level, stable across runs and "
-        "machines: ten d100 rolls (0-99) for the Dwarvish Mines",
-        ["stream", "--seed", "12345", "--id", "dwarvish-mines-1", "-n", "10", "--bound", "100"],
+        "Dice pools, face by face",
+        "How likely is a crit with 5 action vs 3 danger dice in Neon City Overdrive "
+        "(7 and up)? Polynomial time, not 6^8 rolls:",
+        ["nco", "5", "3"],
+    ),
+    (
+        "A d20 table that rolls like 3d6",
+        "Vose's alias method, rounded once and optimally to the 1/400 grid of two d20s:",
+        ["table", "3d6"],
+    ),
+    (
+        "Reproducible streams",
+        "PCG32, bit-exact with the reference (pcg32_srandom_r(42, 54)), and a named "
+        "stream per level from one master seed, stable across runs and machines:",
+        ["stream", "--seed", "12345", "--id", "dwarvish-mines-1", "-n", "10", "--bound",
+         "100"],
+    ),
+    (
+        "No doubles: the swap filter",
+        "A d6 whose last roll is held out of a chance tree: never the same face twice "
+        "in a row, yet every face equally often in the long run:",
+        ["sample", "1d6", "-n", "30", "--seed", "7", "--swap", "1"],
+    ),
+    (
+        "Fair randomness, tuned",
+        "Which system keeps 90% of a die's unpredictability with the least unfairness "
+        "over a 25-turn match? The published result, exactly:",
+        ["tune", "--values", "6", "--samples", "25", "--min-entropy", "0.9", "--top", "3"],
     ),
 ]
 

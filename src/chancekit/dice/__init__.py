@@ -1,1 +1,60 @@
-"""Exact dice probabilities (being written)."""
+"""Exact dice probabilities: distributions, dice notation, pools evaluated face by face.
+
+>>> from chancekit.dice import d, keep_highest, neon_city_overdrive
+>>> (3 @ d(6)).probability(10)
+Fraction(1, 8)
+>>> keep_highest(4, d(6), 3).mean()
+Fraction(15869, 1296)
+>>> neon_city_overdrive(1, 0).probability(6)
+Fraction(1, 6)
+"""
+
+from chancekit.dice.distribution import (
+    MAX_DICE,
+    MAX_OUTCOMES,
+    Distribution,
+    constant,
+    d,
+    faces,
+    fudge,
+)
+from chancekit.dice.notation import RollResult, dist, roll
+from chancekit.dice.pool import (
+    Decided,
+    FaceRule,
+    clear_caches,
+    count_successes,
+    evaluate_pool,
+    keep_highest,
+    keep_lowest,
+    keep_sum,
+    largest_set,
+    longest_straight,
+    neon_city_overdrive,
+    risk_battle,
+)
+
+__all__ = [
+    "MAX_DICE",
+    "MAX_OUTCOMES",
+    "Decided",
+    "Distribution",
+    "FaceRule",
+    "RollResult",
+    "clear_caches",
+    "constant",
+    "count_successes",
+    "d",
+    "dist",
+    "evaluate_pool",
+    "faces",
+    "fudge",
+    "keep_highest",
+    "keep_lowest",
+    "keep_sum",
+    "largest_set",
+    "longest_straight",
+    "neon_city_overdrive",
+    "risk_battle",
+    "roll",
+]

@@ -1,0 +1,88 @@
+"""Dice engine speed vs icepool and dyce (issue 3 section 7). Every case is cold: each run
+is a fresh Python process (imports untimed), median of several runs; slow peers are capped
+with a timeout (reported as "timeout/fail") and run fewer times."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import Result, cold_time
+
+CK = "from chancekit.dice import d, keep_highest, largest_set, neon_city_overdrive\n"
+ICE = "import sys, icepool\nsys.setrecursionlimit(100000)\n"
+DYCE = "import warnings\nwarnings.simplefilter('ignore')\nfrom dyce import H\n" \
+       "import dyce.evaluation as ev\n"
+NCO_ICE = """
+def nco(a, b):
+    left = icepool.d6.pool(a) - icepool.d6.pool(b)
+    return left.highest_outcome_and_count().map(
+        lambda face, count: 0 if count == 0 else (5 + count if face == 6 else face))
+"""
+
+
+def cases(quick: bool = False) -> list[Result]:
+    import dyce
+    import icepool
+
+    rep = 3 if quick else 5
+    slow = 30.0 if quick else 90.0
+    ice = f"icepool {icepool.__version__}"
+    dy = f"dyce {dyce.__version__}"
+    out: list[Result] = []
+
+    def row(case: str, ck_code: str, ice_code: str | None, goal: str,
+            check: str, dyce_code: str | None = None, ice_setup: str = "",
+            ice_repeat: int | None = None) -> None:
+        ours = cold_time(ck_code, setup=CK, repeat=rep)
+        if ice_code is not None:
+            peer = cold_time(ice_code, setup=ICE + ice_setup, repeat=ice_repeat or rep,
+                             timeout=slow)
+            ratio = peer / ours if ours > 0 else float("inf")
+            met = {"x10": ratio >= 10, "x1": ratio >= 1}.get(check)
+            if check.startswith("ms"):
+                met = ours <= float(check[2:]) / 1000
+            note = "icepool capped at timeout" if peer == float("inf") else ""
+            out.append(Result("dice", case, ours, ice, peer, goal, met, note))
+        if dyce_code is not None:
+            peer = cold_time(dyce_code, setup=DYCE, repeat=ice_repeat or rep, timeout=slow)
+            out.append(Result("dice", case, ours, dy, peer, "(report)", None,
+                              "dyce capped at timeout" if peer == float("inf") else ""))
+
+    n_sum = 300 if quick else 1000
+    row(f"{n_sum}d6 sum exact", f"x = {n_sum} @ d(6)", f"x = {n_sum} @ icepool.d6",
+        "<= 50 ms", "ms50", dyce_code=f"x = {n_sum} @ H(6)", ice_repeat=1)
+    n = 12 if quick else 20
+    row(f"Neon City Overdrive {n}v{n}", f"x = neon_city_overdrive({n}, {n})",
+        f"x = nco({n}, {n})", ">= 10x icepool", "x10", ice_setup=NCO_ICE, ice_repeat=1)
+    row("largest matching set 30d10", "x = largest_set(30 * [d(10)])",
+        "x = icepool.d10.pool(30).largest_count()", ">= 10x icepool", "x10")
+    big = 100 if quick else 300
+    row(f"largest matching set {big}d10", f"x = largest_set({big} * [d(10)])",
+        f"x = icepool.d10.pool({big}).largest_count()", ">= 10x icepool", "x10",
+        ice_repeat=1)
+    row("100d6 keep highest 10", "x = keep_highest(100, d(6), 10)",
+        "x = icepool.d6.pool(100).highest(10).sum()", ">= 10x icepool", "x10")
+    row("3d6", "x = 3 @ d(6)", "x = 3 @ icepool.d6", "no slower than icepool", "x1",
+        dyce_code="x = 3 @ H(6)")
+    row("4d6kh3", "x = keep_highest(4, d(6), 3)", "x = icepool.d6.pool(4).highest(3).sum()",
+        "no slower than icepool", "x1")
+    row("10d10kh3", "x = keep_highest(10, d(10), 3)",
+        "x = icepool.d10.pool(10).highest(3).sum()", "no slower than icepool", "x1")
+    row("8d6 exploding (depth 9)", "x = 8 @ d(6).explode(depth=9)",
+        "x = 8 @ icepool.d6.explode(depth=9)", "no slower than icepool", "x1",
+        dyce_code="x = 8 @ ev.explode_n(H(6), n=9)")
+    for mod in ("chancekit", "chancekit.dice"):
+        t = cold_time(f"import {mod}", repeat=rep)
+        peer = cold_time("import icepool", repeat=rep)
+        out.append(Result("dice", f"import {mod}", t, "import icepool", peer, "(report)",
+                          None, "fresh process"))
+    return out
+
+
+if __name__ == "__main__":
+    import run
+
+    sys.exit(run.main(["dice", *sys.argv[1:]]))

@@ -1,0 +1,255 @@
+"""Rolling a dice syntax tree with a bit source, with an Avrae-style breakdown (private).
+
+The semantics mirror :mod:`chancekit.dice._ast_eval` operator by operator (docs/notation.md):
+the exact distribution of :func:`roll_tree`'s total is the distribution ``dist`` returns.
+Every die is one ``rng.randbelow(len(faces))`` call, so a scripted bit source can enumerate
+all rolls (the test-suite does exactly that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from chancekit.dice._ast import (
+    EXPLODE_DEPTH,
+    MAX_ROLLED,
+    Binary,
+    Dice,
+    Group,
+    Node,
+    Num,
+    Op,
+    Unary,
+)
+from chancekit.errors import LimitError, NotationError
+
+__all__ = ["roll_tree"]
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return int(x)
+    return x
+
+
+def _fmt(x: Any) -> str:
+    return str(_clean(x))
+
+
+class _Lit:
+    """One roll of a die: its value history (``mi``/``ma`` append), whether a reroll
+    replaced it, whether it exploded."""
+
+    __slots__ = ("exploded", "replaced", "values")
+
+    def __init__(self, value: int) -> None:
+        self.values = [value]
+        self.replaced = False
+        self.exploded = False
+
+    def text(self) -> str:
+        s = " -> ".join(_fmt(v) for v in self.values)
+        if self.exploded:
+            s += "!"
+        return f"~~{s}~~" if self.replaced else s
+
+
+class _Die:
+    __slots__ = ("kept", "rolls")
+
+    def __init__(self, value: int) -> None:
+        self.rolls = [_Lit(value)]
+        self.kept = True
+
+    @property
+    def value(self) -> Any:
+        return self.rolls[-1].values[-1]
+
+    def text(self) -> str:
+        s = ", ".join(r.text() for r in self.rolls)
+        return s if self.kept else f"~~{s}~~"
+
+
+class _Roller:
+    def __init__(self, rng: Any, text: str) -> None:
+        self.rng = rng
+        self.text = text
+        self.rolled = 0
+        self.drawn: list[int] = []
+
+    def draw(self, faces: tuple[int, ...]) -> int:
+        self.rolled += 1
+        if self.rolled > MAX_ROLLED:
+            raise LimitError(
+                f"rolling {self.text!r} needed more than {MAX_ROLLED} dice (MAX_ROLLED), "
+                f"counting rerolls and explosions; use fewer dice or explode on fewer faces",
+                limit="MAX_ROLLED", value=self.rolled)
+        face = faces[self.rng.randbelow(len(faces))]
+        self.drawn.append(face)
+        return face
+
+    # -> (value, text)
+    def eval(self, node: Node) -> tuple[Any, str]:
+        if isinstance(node, Num):
+            return node.value, node.spelled + _notes(node.notes)
+        if isinstance(node, Dice):
+            return self.dice(node)
+        if isinstance(node, Group):
+            return self.group(node)
+        if isinstance(node, Unary):
+            v, t = self.eval(node.operand)
+            return (-v if node.op == "-" else v), f"{node.op}{t}"
+        if isinstance(node, Binary):
+            return self.binary(node)
+        raise AssertionError(node)  # pragma: no cover
+
+    def binary(self, node: Binary) -> tuple[Any, str]:
+        a, ta = self.eval(node.left)
+        b, tb = self.eval(node.right)
+        op = node.op
+        if op in ("/", "//", "%") and b == 0:
+            raise NotationError(f"division by zero: the right side of '{op}' rolled 0",
+                                self.text, node.col)
+        v = _BINARY[op](a, b)
+        return _clean(v), f"{ta} {op} {tb}"
+
+    def dice(self, node: Dice) -> tuple[Any, str]:
+        faces = node.faces
+        dice = [_Die(self.draw(faces)) for _ in range(node.count)]
+        for op in node.ops:
+            self.apply(op, dice, faces)
+        total = sum(d.value for d in dice if d.kept)
+        inner = ", ".join(d.text() for d in dice)
+        return total, f"{node.spelled} ({inner}){_notes(node.notes)}"
+
+    def apply(self, op: Op, dice: list[_Die], faces: tuple[int, ...]) -> None:
+        kind = op.kind
+        kept = [d for d in dice if d.kept]
+        if kind in ("k", "p"):
+            picked = _select([d.value for d in kept], op)
+            for i, d in enumerate(kept):
+                if (i in picked) != (kind == "k"):
+                    d.kept = False
+        elif kind == "rr":
+            todo = [d for d in kept if op.matches(d.value)]
+            while todo:
+                for d in todo:
+                    self.reroll(d, faces)
+                todo = [d for d in todo if op.matches(d.value)]
+        elif kind == "ro":
+            for d in kept:
+                if op.matches(d.value):
+                    self.reroll(d, faces)
+        elif kind in ("mi", "ma"):
+            n = op.sels[-1].num
+            for d in kept:
+                if (d.value < n) if kind == "mi" else (d.value > n):
+                    d.rolls[-1].values.append(n)
+        elif kind == "ra":
+            for d in kept:
+                if op.matches(d.value):
+                    d.rolls[-1].exploded = True
+                    dice.append(_Die(self.draw(faces)))
+                    break
+        else:  # "e": explode, new dice explode too, at most EXPLODE_DEPTH per chain
+            depth = {id(d): 0 for d in kept}
+            todo = [d for d in kept if op.matches(d.value)]
+            while todo:
+                new: list[_Die] = []
+                for d in todo:
+                    if depth[id(d)] >= EXPLODE_DEPTH:
+                        continue
+                    d.rolls[-1].exploded = True
+                    child = _Die(self.draw(faces))
+                    depth[id(child)] = depth[id(d)] + 1
+                    dice.append(child)
+                    new.append(child)
+                todo = [d for d in new if op.matches(d.value)]
+
+    def reroll(self, d: _Die, faces: tuple[int, ...]) -> None:
+        d.rolls[-1].replaced = True
+        d.rolls.append(_Lit(self.draw(faces)))
+
+    def group(self, node: Group) -> tuple[Any, str]:
+        parts = [self.eval(it) for it in node.items]
+        notes = _notes(node.notes)
+        if not node.is_set:
+            v, t = parts[0]
+            return v, f"({t}){notes}"
+        kept = [True] * len(parts)
+        spelled = ""
+        for op in node.ops:
+            idx = [i for i in range(len(parts)) if kept[i]]
+            picked = _select([parts[i][0] for i in idx], op)
+            for j, i in enumerate(idx):
+                if (j in picked) != (op.kind == "k"):
+                    kept[i] = False
+            spelled += op.spelled
+        total = sum((p[0] for p, k in zip(parts, kept, strict=True) if k), start=0)
+        texts = [t if k else f"~~{t}~~" for (_, t), k in zip(parts, kept, strict=True)]
+        inner = ", ".join(texts) + ("," if len(texts) == 1 else "")
+        return _clean(total), f"({inner}){spelled}{notes}"
+
+
+def _select(values: list[Any], op: Op) -> set[int]:
+    """Positions in ``values`` (in roll order) picked by the union of ``op``'s selectors.
+
+    Highest/lowest use one total order -- by value, ties by roll order -- so ``h`` picks
+    from its top end and ``l`` from its bottom end: in ``(3, 3, 3)kh1kl1`` they pick two
+    different dice (the sum does not depend on which tied die is struck).
+    """
+    picked: set[int] = set()
+    order = sorted(range(len(values)), key=lambda i: (values[i], i))
+    for s in op.sels:
+        if s.cat == "h":
+            picked.update(order[max(0, len(order) - s.num):] if s.num > 0 else ())
+        elif s.cat == "l":
+            picked.update(order[:max(0, s.num)])
+        else:
+            picked.update(i for i, v in enumerate(values) if s.matches(v))
+    return picked
+
+
+def _notes(notes: tuple[str, ...]) -> str:
+    return "".join(" " + n for n in notes)
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: Fraction(a) / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+    "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
+    "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+}
+
+
+def count_dice(node: Node) -> int:
+    """Dice the expression asks for before any reroll or explosion."""
+    total = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Dice):
+            total += n.count
+        elif isinstance(n, Group):
+            stack.extend(n.items)
+        elif isinstance(n, Unary):
+            stack.append(n.operand)
+        elif isinstance(n, Binary):
+            stack.extend((n.left, n.right))
+    return total
+
+
+def roll_tree(node: Node, rng: Any, text: str) -> tuple[Any, str, list[int]]:
+    """Roll ``node``: (total, breakdown without the ``= total`` tail, every face drawn)."""
+    asked = count_dice(node)
+    if asked > MAX_ROLLED:
+        raise LimitError(
+            f"{text!r} asks for {asked} dice, past the limit of {MAX_ROLLED} dice per roll "
+            f"(MAX_ROLLED); use chancekit.dist(...) for the exact distribution instead",
+            limit="MAX_ROLLED", value=asked)
+    r = _Roller(rng, text)
+    value, breakdown = r.eval(node)
+    return _clean(value), breakdown, r.drawn

@@ -1,0 +1,574 @@
+"""Tabletop alias tables: any distribution from two dice, built exactly.
+
+The rule at the table: roll the *row die* and find that row; roll the *check die*; if it
+is at most the row's threshold the result is the row's own outcome, otherwise the row's
+alias. With a d20 for each roll every probability that is a multiple of 1/400 is
+reachable, so :meth:`TabletopTable.build` rounds the target once, optimally, to that grid
+(:func:`round_to_grid`) and then builds the table in whole numbers (Vose's construction,
+:func:`~chancekit.sampling.alias.vose_integer`): the table realises the rounded target
+exactly.
+"""
+
+from __future__ import annotations
+
+import csv
+import heapq
+import html
+import io
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from chancekit._validate import require_int
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.sampling._weights import integer_weights
+from chancekit.sampling.alias import vose_integer
+
+__all__ = ["TableReport", "TableRow", "TabletopTable", "round_to_grid", "tabletop_sheet"]
+
+
+# -- optimal rounding ----------------------------------------------------------------------
+def round_to_grid(target: Sequence[Fraction], units: int, *,
+                  keep_possible: bool = True,
+                  values: Sequence[int | Fraction] | None = None) -> list[int]:
+    """Whole numbers ``m`` with ``sum(m) == units`` such that ``m[i] / units`` is closest to
+    ``target[i]`` (which must sum to 1): the largest error ``max |m[i]/units - target[i]|``
+    is as small as possible; among those, the total error ``sum |...|`` (twice the total
+    variation distance) is as small as possible; ties go to the earlier entry. With
+    ``keep_possible`` every entry with ``target > 0`` gets ``m >= 1`` if there are at most
+    ``units`` such entries. With numeric ``values`` (the outcomes), a third rule keeps the
+    mean: among the roundings with the same two errors that differ only in which of the
+    tied entries get their last unit, the one whose mean is closest to the target's
+    (a d6 on d20 x d20 keeps mean 3.5). O(k log k + units log k) for ``k`` entries.
+
+    >>> round_to_grid([Fraction(1, 3)] * 3, 10)
+    [4, 3, 3]
+    >>> round_to_grid([Fraction(1, 1000), Fraction(999, 1000)], 20)
+    [1, 19]
+    """
+    units = require_int("units", units, lo=1)
+    xs = [Fraction(t) * units for t in target]
+    k = len(xs)
+    positive = sum(1 for x in xs if x > 0)
+    lo = [1 if (keep_possible and x > 0 and positive <= units) else 0 for x in xs]
+    if sum(lo) > units:  # pragma: no cover - excluded by the positive <= units test
+        lo = [0] * k
+
+    def fill(lower: list[int], upper: list[int]) -> list[int]:
+        # minimise sum |m - x| over the box, sum m == units: greedy on convex marginals
+        m = list(lower)
+        left = units - sum(m)
+        heap = [(abs(m[i] + 1 - xs[i]) - abs(m[i] - xs[i]), i)
+                for i in range(k) if m[i] < upper[i]]
+        heapq.heapify(heap)
+        while left > 0:
+            _, i = heapq.heappop(heap)
+            m[i] += 1
+            left -= 1
+            if m[i] < upper[i]:
+                heapq.heappush(heap, (abs(m[i] + 1 - xs[i]) - abs(m[i] - xs[i]), i))
+        return m
+
+    def box(e: Fraction) -> tuple[list[int], list[int]] | None:
+        lower = [max(lo[i], math.ceil(xs[i] - e)) for i in range(k)]
+        upper = [math.floor(xs[i] + e) for i in range(k)]
+        if any(a > b for a, b in zip(lower, upper, strict=True)):
+            return None
+        if sum(lower) > units or sum(upper) < units:
+            return None
+        return lower, upper
+
+    first = fill(lo, [units] * k)  # feasible; its largest error bounds the optimum
+    bound = max(abs(first[i] - xs[i]) for i in range(k))
+    cands = set()
+    for x in xs:
+        for m in range(max(0, math.floor(x - bound)), math.ceil(x + bound) + 1):
+            d = abs(m - x)
+            if d <= bound:
+                cands.add(d)
+    ordered = sorted(cands)
+    a, b = 0, len(ordered) - 1  # box(ordered[b]) is feasible
+    while a < b:
+        mid = (a + b) // 2
+        if box(ordered[mid]) is not None:
+            b = mid
+        else:
+            a = mid + 1
+    got = box(ordered[a])
+    assert got is not None
+    m = fill(*got)
+    if values is not None:
+        m = _keep_mean(m, xs, got[0], got[1], [Fraction(v) for v in values])
+    return m
+
+
+def _keep_mean(m: list[int], xs: list[Fraction], lower: list[int], upper: list[int],
+               values: list[Fraction]) -> list[int]:
+    """Re-choose which tied entries get their last unit so the mean is closest."""
+    k = len(m)
+    rem = [i for i in range(k) if m[i] > lower[i]]
+    if not rem:
+        return m
+
+    def last(i: int) -> Fraction:
+        return abs(m[i] - xs[i]) - abs(m[i] - 1 - xs[i])
+
+    def nxt(i: int) -> Fraction:
+        return abs(m[i] + 1 - xs[i]) - abs(m[i] - xs[i])
+
+    lam = max(last(i) for i in rem)
+    given = [i for i in rem if last(i) == lam]
+    extra = [i for i in range(k) if m[i] < upper[i] and nxt(i) == lam and i not in given]
+    pool = sorted(given + extra)
+    r = len(given)
+    if not extra or math.comb(len(pool), r) > 20_000:
+        return m
+    base = list(m)
+    for i in given:
+        base[i] -= 1
+    want = sum((v * x for v, x in zip(values, xs, strict=True)), Fraction(0))
+    have = sum((v * b for v, b in zip(values, base, strict=True)), Fraction(0))
+    best = min(itertools.combinations(pool, r),
+               key=lambda c: (abs(have + sum(values[i] for i in c) - want),
+                              c != tuple(sorted(given)), c))
+    for i in best:
+        base[i] += 1
+    return base
+
+
+# -- the table ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TableRow:
+    """One row: roll ``face`` on the row die; the check die at most ``threshold`` gives
+    ``outcome``, above it gives ``alias``. ``outcome`` is ``None`` for a row that always
+    gives its alias (threshold 0, no own outcome); ``alias`` is ``None`` for a row that
+    never needs one (threshold = the check die's faces)."""
+
+    face: int
+    outcome: Any
+    threshold: int
+    alias: Any
+
+
+@dataclass(frozen=True)
+class TableReport:
+    """Original vs realised: exact ``mean``/``variance`` (``None`` for non-numeric
+    outcomes), largest error per outcome and total variation distance (exact Fractions;
+    ``max_error_points`` is in percentage points, as a float)."""
+
+    mean: Fraction | None
+    realized_mean: Fraction | None
+    variance: Fraction | None
+    realized_variance: Fraction | None
+    max_error: Fraction
+    total_variation: Fraction
+
+    @property
+    def sd(self) -> float | None:
+        return None if self.variance is None else math.sqrt(self.variance)
+
+    @property
+    def realized_sd(self) -> float | None:
+        return None if self.realized_variance is None else math.sqrt(self.realized_variance)
+
+    @property
+    def max_error_points(self) -> float:
+        return float(self.max_error * 100)
+
+    def line(self) -> str:
+        """One line: ``mean 10.5 -> 10.5, sd 2.958 -> 2.958, largest error 0.12 points,
+        total variation 0.0029``."""
+        parts = []
+        if self.mean is not None and self.realized_mean is not None:
+            parts.append(f"mean {float(self.mean):.4g} -> {float(self.realized_mean):.4g}")
+            parts.append(f"sd {self.sd:.4g} -> {self.realized_sd:.4g}")
+        parts.append(f"largest error {self.max_error_points:.3g} points")
+        parts.append(f"total variation {float(self.total_variation):.3g}")
+        return ", ".join(parts)
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def _die(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(name, value, "an int (number of faces)")
+    if value < 2:
+        raise InvalidValueError(name, value, "a die with at least 2 faces")
+    return value
+
+
+def _target(source: Any) -> tuple[tuple[Any, ...], tuple[int, ...], str]:
+    if isinstance(source, str):
+        from chancekit.dice import dist
+
+        return (*integer_weights(dist(source), what="distribution"), source)
+    labels, ints = integer_weights(source, what="source")
+    return labels, ints, ""
+
+
+class TabletopTable:
+    """A table for two dice that rolls like a target distribution.
+
+    Build with :meth:`build`. ``rows`` has one :class:`TableRow` per face of the row die.
+    When every outcome is a whole number from 1 to the row die's faces (3d6 on a d20),
+    ``numbered`` is true and each row's own outcome is its face, as in the published
+    tables. The table is an immutable value; :meth:`realized` is exact.
+
+    >>> t = TabletopTable.build({1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1})   # a d6 from two d20
+    >>> t.rows[0]
+    TableRow(face=1, outcome=1, threshold=20, alias=None)
+    >>> t.rows[6]
+    TableRow(face=7, outcome=None, threshold=0, alias=1)
+    >>> max(abs(t.realized()[k] - Fraction(1, 6)) for k in range(1, 7)) <= Fraction(1, 400)
+    True
+    """
+
+    rows: tuple[TableRow, ...]
+    row_die: int
+    check_die: int
+    target: Mapping[Any, Fraction]
+    units: Mapping[Any, int]
+    numbered: bool
+    title: str
+
+    def __init__(self, *, rows: tuple[TableRow, ...], row_die: int, check_die: int,
+                 target: dict[Any, Fraction], units: dict[Any, int], numbered: bool,
+                 title: str = "") -> None:
+        put = object.__setattr__
+        put(self, "rows", rows)
+        put(self, "row_die", row_die)
+        put(self, "check_die", check_die)
+        put(self, "target", MappingProxyType(dict(target)))
+        put(self, "units", MappingProxyType(dict(units)))
+        put(self, "numbered", numbered)
+        put(self, "title", title)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("TabletopTable is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_table, (self.rows, self.row_die, self.check_die, dict(self.target),
+                                 dict(self.units), self.numbered, self.title))
+
+    @classmethod
+    def build(cls, source: Any, *, row_die: int = 20, check_die: int = 20,
+              title: str | None = None) -> TabletopTable:
+        """Round ``source`` optimally to multiples of ``1/(row_die*check_die)`` (see
+        :func:`round_to_grid`) and build the table in whole numbers. ``source``: a
+        ``Distribution`` (``.weights`` or ``.pmf()``), a dice notation string (needs
+        :func:`chancekit.dist`), or a mapping ``outcome -> weight`` (labels allowed: a loot
+        table). O(k log k + row_die*check_die log k).
+
+        More outcomes than faces on the row die raise :class:`~chancekit.errors.LimitError`
+        naming what works instead.
+
+        >>> t = TabletopTable.build({"sword": 5, "shield": 3, "potion": 12}, row_die=6)
+        >>> t.realized()
+        {'sword': Fraction(1, 4), 'shield': Fraction(3, 20), 'potion': Fraction(3, 5)}
+        """
+        row_die = _die("row_die", row_die)
+        check_die = _die("check_die", check_die)
+        labels, ints, notation = _target(source)
+        total = sum(ints)
+        pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]
+        if len(pairs) > row_die:
+            raise LimitError(
+                f"{len(pairs)} possible outcomes do not fit on a d{row_die} row die (one row "
+                "each at most); use a larger row die, e.g. row_die=100 rolled as d10 x d10 "
+                "(tens and units), or a two-stage table (a first table picks a group of "
+                f"outcomes, a second table per group picks within it)",
+                limit="row_die", value=row_die)
+        target = {lab: Fraction(w, total) for lab, w in pairs}
+        grid = row_die * check_die
+        numeric = all(isinstance(lab, (int, Fraction)) and not isinstance(lab, bool)
+                      for lab in target)
+        masses = round_to_grid(list(target.values()), grid,
+                               values=list(target) if numeric else None)
+        units = dict(zip(target, masses, strict=True))
+        numbered = all(type(lab) is int and 1 <= lab <= row_die for lab in target)
+        if numbered:
+            items: list[Any] = list(range(1, row_die + 1))
+            item_mass = [units.get(f, 0) for f in items]
+            real = [f in units for f in items]
+        else:
+            items = [lab for lab in target] + [None] * (row_die - len(target))
+            item_mass = [units[lab] for lab in target] + [0] * (row_die - len(target))
+            real = [True] * len(target) + [False] * (row_die - len(target))
+        thresholds, aliases = vose_integer(item_mass, check_die)
+        rows = []
+        for j in range(row_die):
+            t = thresholds[j]
+            outcome = items[j] if (real[j] and t > 0) else None
+            alias = items[aliases[j]] if t < check_die else None
+            rows.append(TableRow(face=j + 1, outcome=outcome, threshold=t, alias=alias))
+        name = title if title is not None else (notation or "")
+        return cls(rows=tuple(rows), row_die=row_die, check_die=check_die, target=target,
+                   units=units, numbered=numbered, title=name)
+
+    # -- exact results ---------------------------------------------------------------------
+    def realized(self) -> dict[Any, Fraction]:
+        """The exact distribution the table produces, by enumerating every (row, check)
+        pair of rolls. O(row_die)."""
+        counts: dict[Any, int] = {lab: 0 for lab in self.target}
+        for r in self.rows:
+            if r.threshold:
+                counts[r.outcome] = counts.get(r.outcome, 0) + r.threshold
+            if r.threshold < self.check_die:
+                counts[r.alias] = counts.get(r.alias, 0) + self.check_die - r.threshold
+        n = self.row_die * self.check_die
+        return {lab: Fraction(c, n) for lab, c in counts.items()}
+
+    def report(self) -> TableReport:
+        """Original vs realised mean and variance, largest error, total variation.
+
+        >>> TabletopTable.build({1: 1, 2: 1}, row_die=2, check_die=2).report().max_error
+        Fraction(0, 1)
+        """
+        real = self.realized()
+        keys = list(self.target)
+        diffs = [abs(real.get(k, Fraction(0)) - self.target[k]) for k in keys]
+        numeric = all(isinstance(k, (int, Fraction)) and not isinstance(k, bool)
+                      for k in keys)
+        mean = rmean = var = rvar = None
+        if numeric:
+            mean = sum((k * p for k, p in self.target.items()), Fraction(0))
+            rmean = sum((k * p for k, p in real.items()), Fraction(0))
+            var = sum((p * (k - mean) ** 2 for k, p in self.target.items()), Fraction(0))
+            rvar = sum((p * (k - rmean) ** 2 for k, p in real.items()), Fraction(0))
+        return TableReport(mean, rmean, var, rvar, max(diffs), sum(diffs, Fraction(0)) / 2)
+
+    def rule(self) -> str:
+        """The rule at the table, in one sentence."""
+        own = "the row number" if self.numbered else "the row's outcome"
+        return (f"Roll a d{self.row_die} for the row, then a d{self.check_die}: if it is at "
+                f"most the row's threshold the result is {own}, otherwise the row's alias.")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TabletopTable):
+            return NotImplemented
+        return (self.rows, self.row_die, self.check_die) == (other.rows, other.row_die,
+                                                             other.check_die)
+
+    def __hash__(self) -> int:
+        return hash((self.rows, self.row_die, self.check_die))
+
+    def __repr__(self) -> str:
+        return (f"<TabletopTable {self.title or ''} d{self.row_die} x d{self.check_die}, "
+                f"{len(self.target)} outcomes>")
+
+    # -- output ----------------------------------------------------------------------------
+    def _columns(self) -> tuple[list[str], list[list[str]]]:
+        if self.numbered:
+            headers = [f"d{self.row_die}", f"keep if d{self.check_die} <=", "else"]
+            rows = [[str(r.face), _thr(r), _lab(r.alias)] for r in self.rows]
+        else:
+            headers = [f"d{self.row_die}", "outcome", f"keep if d{self.check_die} <=", "else"]
+            rows = [[str(r.face), _lab(r.outcome), _thr(r), _lab(r.alias)]
+                    for r in self.rows]
+        return headers, rows
+
+    def to_markdown(self) -> str:
+        """The table as Markdown, with the rule and the accuracy line below it."""
+        headers, rows = self._columns()
+        return _markdown([(self.title, self)], headers, rows)
+
+    def to_csv(self) -> str:
+        """One CSV line per row: face, outcome, threshold, alias (empty for none)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["face", "outcome", "threshold", "alias"])
+        for r in self.rows:
+            w.writerow([r.face, "" if r.outcome is None else r.outcome, r.threshold,
+                        "" if r.alias is None else r.alias])
+        return buf.getvalue()
+
+    def to_text(self) -> str:
+        """Aligned plain text, with the rule and the accuracy line."""
+        headers, rows = self._columns()
+        return _text([(self.title, self)], headers, rows)
+
+    def to_html(self) -> str:
+        """A self-contained printable HTML page (no external files)."""
+        return tabletop_sheet([self], fmt="html")
+
+    def render(self, fmt: str = "md") -> str:
+        """``fmt``: ``"md"``, ``"csv"``, ``"text"`` or ``"html"``."""
+        if fmt == "csv":
+            return self.to_csv()
+        return tabletop_sheet([self], fmt=fmt)
+
+
+def _rebuild_table(rows: tuple[TableRow, ...], row_die: int, check_die: int,
+                   target: dict[Any, Fraction], units: dict[Any, int], numbered: bool,
+                   title: str) -> TabletopTable:
+    return TabletopTable(rows=rows, row_die=row_die, check_die=check_die, target=target,
+                         units=units, numbered=numbered, title=title)
+
+
+def _thr(r: TableRow) -> str:
+    return "-" if r.threshold == 0 else str(r.threshold)
+
+
+def _lab(x: Any) -> str:
+    return "-" if x is None else str(x)
+
+
+def _notes(named: list[tuple[str, TabletopTable]]) -> list[str]:
+    kinds = {t.numbered for _, t in named}
+    rule = named[0][1].rule()
+    if kinds == {True, False}:
+        rule = rule.replace("the row number", "the row's outcome (the row number where a "
+                            "column shows no outcome)")
+    out = [rule]
+    for title, t in named:
+        out.append(f"{title or 'table'}: {t.report().line()}")
+    return out
+
+
+def _markdown(named: list[tuple[str, TabletopTable]], headers: list[str],
+              rows: list[list[str]], group: list[str] | None = None) -> str:
+    lines = []
+    if group:
+        lines.append("| " + " | ".join(group) + " |")
+    else:
+        lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    if group:
+        lines.append("| " + " | ".join(headers) + " |")
+    for r in rows:
+        lines.append("| " + " | ".join(r) + " |")
+    lines.append("")
+    lines.extend(_notes(named))
+    return "\n".join(lines) + "\n"
+
+
+def _text(named: list[tuple[str, TabletopTable]], headers: list[str],
+          rows: list[list[str]], group: list[str] | None = None) -> str:
+    allrows = ([group] if group else []) + [headers] + rows
+    widths = [max(len(r[i]) for r in allrows) for i in range(len(headers))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in allrows]
+    lines.append("")
+    lines.extend(_notes(named))
+    return "\n".join(lines) + "\n"
+
+
+_CSS = ("body{font-family:Georgia,serif;margin:1.5em}table{border-collapse:collapse;"
+        "margin:1em 0}th,td{border:1px solid #444;padding:2px 8px;text-align:center}"
+        "th{background:#eee}tr:nth-child(even) td{background:#f7f7f7}"
+        "p{max-width:40em}@media print{body{margin:0}}")
+
+
+def tabletop_sheet(tables: Iterable[TabletopTable], *, titles: Sequence[str] | None = None,
+                   fmt: str = "md") -> str:
+    """Several tables side by side (like the published sheet with 3d6, 4d6 drop lowest,
+    4dF and d6 columns), one row per face of the shared row die, each table with its own
+    accuracy line. ``fmt``: ``"md"``, ``"text"``, ``"csv"`` or ``"html"`` (a
+    self-contained printable page).
+
+    >>> a = TabletopTable.build({1: 1, 2: 1}, row_die=4, check_die=4, title="d2")
+    >>> b = TabletopTable.build({"x": 1, "y": 3}, row_die=4, check_die=4, title="loot")
+    >>> print(tabletop_sheet([a, b], fmt="text"))
+        d2    d2     loot  loot  loot
+    d4  <=  else  outcome    <=  else
+     1   4     -        x     4     -
+     2   4     -        y     4     -
+     3   -     1        -     -     y
+     4   -     2        -     -     y
+    <BLANKLINE>
+    Roll a d4 for the row, then a d4: if it is at most the row's threshold the result is ...
+    d2: mean 1.5 -> 1.5, sd 0.5 -> 0.5, largest error 0 points, total variation 0
+    loot: largest error 0 points, total variation 0
+    <BLANKLINE>
+    """
+    tabs = list(tables)
+    if not tabs:
+        raise InvalidValueError("tabletop_sheet needs at least one table")
+    if fmt not in ("md", "text", "csv", "html"):
+        raise InvalidValueError("fmt", fmt, "one of 'md', 'text', 'csv', 'html'")
+    rd, cd = tabs[0].row_die, tabs[0].check_die
+    for t in tabs:
+        if not isinstance(t, TabletopTable):
+            raise InvalidTypeError("tables", t, "TabletopTable objects")
+        if (t.row_die, t.check_die) != (rd, cd):
+            raise InvalidValueError(f"tables on one sheet must share the dice: d{rd} x d{cd} "
+                                    f"vs d{t.row_die} x d{t.check_die} ({t.title!r})")
+    names = list(titles) if titles is not None else [t.title or f"table {i + 1}"
+                                                      for i, t in enumerate(tabs)]
+    if len(names) != len(tabs):
+        raise InvalidValueError(f"{len(names)} titles for {len(tabs)} tables")
+    headers = [f"d{rd}"]
+    group = [""]
+    for name, t in zip(names, tabs, strict=True):
+        cols = (["<=", "else"] if t.numbered else ["outcome", "<=", "else"])
+        headers += cols
+        group += [name] * len(cols)
+    rows = []
+    for i in range(rd):
+        row = [str(i + 1)]
+        for t in tabs:
+            r = t.rows[i]
+            if not t.numbered:
+                row.append(_lab(r.outcome))
+            row += [_thr(r), _lab(r.alias)]
+        rows.append(row)
+    named = list(zip(names, tabs, strict=True))
+    if fmt == "md":
+        return _markdown(named, headers, rows, group)
+    if fmt == "text":
+        return _text(named, headers, rows, group)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(group)
+        w.writerow(headers)
+        w.writerows([["" if c == "-" else c for c in r] for r in rows])
+        return buf.getvalue()
+    esc = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{esc(' / '.join(names))}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{esc(' / '.join(names))}</h1>", f"<p>{esc(tabs[0].rule())}</p>", "<table>",
+           "<tr>" + "".join(f'<th colspan="{n}">{esc(g)}</th>' for g, n in _runs(group))
+           + "</tr>",
+           "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>")
+    out.append("</table>")
+    for name, t in named:
+        out.append(f"<p><b>{esc(name)}</b>: {esc(t.report().line())}</p>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _runs(group: list[str]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for i, g in enumerate(group):
+        if i > 1 and g == out[-1][0]:
+            out[-1] = (g, out[-1][1] + 1)
+        else:
+            out.append((g, 1))
+    return out
+
+
+def as_mapping(table: TabletopTable) -> Mapping[str, Any]:
+    """A JSON-ready dict of the table (private helper for the CLI)."""
+    rep = table.report()
+    return {
+        "title": table.title, "row_die": table.row_die, "check_die": table.check_die,
+        "rule": table.rule(),
+        "rows": [{"face": r.face, "outcome": r.outcome, "threshold": r.threshold,
+                  "alias": r.alias} for r in table.rows],
+        "target": {str(k): str(v) for k, v in table.target.items()},
+        "realized": {str(k): str(v) for k, v in table.realized().items()},
+        "report": {"mean": None if rep.mean is None else float(rep.mean),
+                   "realized_mean": None if rep.realized_mean is None
+                   else float(rep.realized_mean),
+                   "sd": rep.sd, "realized_sd": rep.realized_sd,
+                   "max_error_points": rep.max_error_points,
+                   "total_variation": float(rep.total_variation)},
+    }
