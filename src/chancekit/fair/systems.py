@@ -465,7 +465,31 @@ class _Binary(System):
         return (1.0 - q, q)
 
 
-class PRD(_Binary):
+class _SinceSuccess(_Binary):
+    """A binary system whose whole state is ``k``, the try number since the last success
+    (1 right after a success). Shared by :class:`PRD` and :class:`PityTimer`."""
+
+    _k: int
+
+    def observe(self, index: int) -> None:
+        index = require_int("index", index, lo=0, hi=1)
+        self._k = 1 if index else self._k + 1
+
+    def getstate(self) -> tuple[int]:
+        return (self._k,)
+
+    def setstate(self, state: Any) -> None:
+        name = type(self).__name__
+        state = _state_tuple(state, 1, name)
+        if not isinstance(state[0], int) or state[0] < 1:
+            raise StateError(f"{name} state must be (k,) with k >= 1, not {state!r}")
+        self._k = state[0]
+
+    def reset(self) -> None:
+        self._k = 1
+
+
+class PRD(_SinceSuccess):
     """The Warcraft III / Dota 2 pseudo-random distribution: the success chance on the k-th
     try since the last success is ``min(1, k*C)``, with ``C`` (attribute ``.C``) solved so
     that the long-run success rate is ``p`` (to 1e-12). O(1) per draw.
@@ -492,24 +516,9 @@ class PRD(_Binary):
     def probabilities(self) -> tuple[float, ...]:
         return self._pair(self._k * self.C)
 
-    def observe(self, index: int) -> None:
-        index = require_int("index", index, lo=0, hi=1)
-        self._k = 1 if index else self._k + 1
-
-    def getstate(self) -> tuple[int]:
-        return (self._k,)
-
-    def setstate(self, state: Any) -> None:
-        state = _state_tuple(state, 1, "PRD")
-        if not isinstance(state[0], int) or state[0] < 1:
-            raise StateError(f"PRD state must be (k,) with k >= 1, not {state!r}")
-        self._k = state[0]
-
-    def reset(self) -> None:
-        self._k = 1
 
 
-class PityTimer(_Binary):
+class PityTimer(_SinceSuccess):
     """A gacha pity timer: success chance ``base`` per pull; from pull ``soft_start`` since
     the last success the chance rises by ``ramp`` per pull (``base + (k - soft_start + 1) *
     ramp``); pull ``hard`` since the last success always succeeds. O(1) per draw.
@@ -547,21 +556,6 @@ class PityTimer(_Binary):
     def probabilities(self) -> tuple[float, ...]:
         return self._pair(self.chance(self._k))
 
-    def observe(self, index: int) -> None:
-        index = require_int("index", index, lo=0, hi=1)
-        self._k = 1 if index else self._k + 1
-
-    def getstate(self) -> tuple[int]:
-        return (self._k,)
-
-    def setstate(self, state: Any) -> None:
-        state = _state_tuple(state, 1, "PityTimer")
-        if not isinstance(state[0], int) or state[0] < 1:
-            raise StateError(f"PityTimer state must be (k,) with k >= 1, not {state!r}")
-        self._k = state[0]
-
-    def reset(self) -> None:
-        self._k = 1
 
 
 class ErrorAccumulator(_Binary):
