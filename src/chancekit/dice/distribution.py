@@ -444,6 +444,12 @@ class Distribution:
             rows.append(f"{s:>{width}}  {100 * p:8.4f}%  {bar}")
         return "\n".join(rows)
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: a table with an inline SVG bar chart (no network resources)."""
+        from chancekit._html import distribution_html
+
+        return distribution_html(self)
+
     def __repr__(self) -> str:
         items = list(self._w.items())
         body = ", ".join(f"{k!r}: {w}" for k, w in items[:12])

@@ -98,6 +98,12 @@ class TuneResult:
     winners: dict[str, tuple[Candidate, ...]]
     tables: dict[str, tuple[Candidate, ...]]
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: winners table and an inline SVG line chart."""
+        from chancekit._html import tune_html
+
+        return tune_html(self)
+
     def best(self) -> Candidate | None:
         """The overall winner (lowest outcome variance among all families' winners)."""
         cands = [c for w in self.winners.values() for c in w]

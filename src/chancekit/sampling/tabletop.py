@@ -357,6 +357,12 @@ class TabletopTable:
     def __hash__(self) -> int:
         return hash((self.rows, self.row_die, self.check_die))
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: rows, rule, accuracy, target vs realised bars (inline SVG)."""
+        from chancekit._html import tabletop_html
+
+        return tabletop_html(self)
+
     def __repr__(self) -> str:
         return (f"<TabletopTable {self.title or ''} d{self.row_die} x d{self.check_die}, "
                 f"{len(self.target)} outcomes>")
