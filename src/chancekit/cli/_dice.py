@@ -84,7 +84,6 @@ def run_nco(args: argparse.Namespace) -> int:
     from chancekit.dice import neon_city_overdrive
 
     title = f"Neon City Overdrive: {args.action} action vs {args.danger} danger"
-    args.notation = title
     return show_distribution(neon_city_overdrive(args.action, args.danger), title, args)
 
 

@@ -155,3 +155,19 @@ class Binary(Node):
     left: Node
     right: Node
     col: int
+
+
+def walk(node: Node) -> list[Node]:
+    """Every node of the tree under ``node`` (``node`` included), iteratively."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if isinstance(n, Group):
+            stack.extend(n.items)
+        elif isinstance(n, Unary):
+            stack.append(n.operand)
+        elif isinstance(n, Binary):
+            stack.extend((n.left, n.right))
+    return out

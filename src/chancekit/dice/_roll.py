@@ -22,6 +22,7 @@ from chancekit.dice._ast import (
     Num,
     Op,
     Unary,
+    walk,
 )
 from chancekit.errors import LimitError, NotationError
 
@@ -227,19 +228,7 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
 
 def count_dice(node: Node) -> int:
     """Dice the expression asks for before any reroll or explosion."""
-    total = 0
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Dice):
-            total += n.count
-        elif isinstance(n, Group):
-            stack.extend(n.items)
-        elif isinstance(n, Unary):
-            stack.append(n.operand)
-        elif isinstance(n, Binary):
-            stack.extend((n.left, n.right))
-    return total
+    return sum(n.count for n in walk(node) if isinstance(n, Dice))
 
 
 def roll_tree(node: Node, rng: Any, text: str) -> tuple[Any, str, list[int]]:

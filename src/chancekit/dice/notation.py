@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from chancekit.dice._ast import Binary, Dice, Group, Node, Unary
+from chancekit.dice._ast import Dice, Node, walk
 from chancekit.dice._ast_eval import check_dice_ops, exact_weights
 from chancekit.dice._parse import parse
 from chancekit.dice._roll import roll_tree
@@ -37,24 +37,9 @@ from chancekit.dice._roll import roll_tree
 __all__ = ["RollResult", "dist", "roll", "weights"]
 
 
-def _walk(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, Group):
-            stack.extend(n.items)
-        elif isinstance(n, Unary):
-            stack.append(n.operand)
-        elif isinstance(n, Binary):
-            stack.extend((n.left, n.right))
-    return out
-
-
 def _compile(notation: str) -> Node:
     tree = parse(notation)
-    for n in _walk(tree):
+    for n in walk(tree):
         if isinstance(n, Dice):
             check_dice_ops(n, notation)
     return tree

@@ -251,7 +251,22 @@ class Dice(_CountSystem):
         return int(rng.randbelow(self.n))
 
 
-class GeneralizedDeck(_CountSystem):
+class _WeightedCountSystem(_CountSystem):
+    """A count system with base ``weights`` per value (generalized decks, dynamic dice):
+    its long-run target is the weights normalised; symmetric when all weights are equal."""
+
+    weights: tuple[Any, ...]
+
+    @property
+    def symmetric(self) -> bool:
+        return len(set(self.weights)) == 1
+
+    def target(self) -> tuple[float, ...]:
+        tot = sum(self.weights)
+        return tuple(w / tot for w in self.weights)
+
+
+class GeneralizedDeck(_WeightedCountSystem):
     """A deck with size factor ``size`` (s) and refill constant ``refill`` (r).
 
     The deck starts with ``s`` copies of every value (``s * w_i`` with integer base weights
@@ -292,14 +307,6 @@ class GeneralizedDeck(_CountSystem):
     def _init_args(self) -> tuple[Any, ...]:
         return ((self.n, self.size, self.refill),
                 {"weights": self._weights_arg, "labels": self._labels_arg})
-
-    @property
-    def symmetric(self) -> bool:
-        return len(set(self.weights)) == 1
-
-    def target(self) -> tuple[float, ...]:
-        tot = sum(self.weights)
-        return tuple(w / tot for w in self.weights)
 
     def reset(self) -> None:
         super().reset()
@@ -368,7 +375,7 @@ class Deck(GeneralizedDeck):
         return ((self.n,), {"weights": self._weights_arg, "labels": self._labels_arg})
 
 
-class DynamicDice(_CountSystem):
+class DynamicDice(_WeightedCountSystem):
     """Dynamic dice with decrease factor ``decrease`` (f, 0 < f <= 1): after a draw, the
     chosen value's probability is multiplied by f and all are rescaled to sum to 1. So the
     next-draw probability of value i is ``w_i f**c_i / sum_j w_j f**c_j`` where ``c`` are the
@@ -407,14 +414,6 @@ class DynamicDice(_CountSystem):
     def _init_args(self) -> tuple[Any, ...]:
         return ((self.n, self.decrease),
                 {"weights": self._weights_arg, "labels": self._labels_arg})
-
-    @property
-    def symmetric(self) -> bool:
-        return len(set(self.weights)) == 1
-
-    def target(self) -> tuple[float, ...]:
-        tot = sum(self.weights)
-        return tuple(w / tot for w in self.weights)
 
     def probabilities(self) -> tuple[float, ...]:
         lo = min(self._counts)
