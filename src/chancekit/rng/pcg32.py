@@ -177,9 +177,8 @@ class PCG32:
         seed = _check_u64("seed", seed)
         stream = _check_u64("stream", stream)
         self._inc = ((stream << 1) | 1) & _MASK64
-        self._state = (0 * MULT + self._inc) & _MASK64
-        self._state = (self._state + seed) & _MASK64
-        self._state = (self._state * MULT + self._inc) & _MASK64
+        # pcg32_srandom_r: one step from state 0 (giving inc), add the seed, one more step.
+        self._state = ((self._inc + seed) * MULT + self._inc) & _MASK64
 
     @classmethod
     def from_state(cls, state: PCG32State | tuple[int, int]) -> PCG32:
