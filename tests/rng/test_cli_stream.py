@@ -53,7 +53,7 @@ def test_big_bound_uses_exact_multiword_draws(capsys):
     (["stream", "--seed", "x", "--stream", "3"], "--seed must be an integer"),
     (["stream", "--seed", "-1"], "seed must be an integer from 0 to 2**64 - 1"),
     (["stream", "--seed", "1", "-n", "-3"], "-n must be an integer from 0"),
-    (["stream", "--seed", "1", "--child", "a"], "--child goes with --id"),
+    (["stream", "--seed", "1", "--child", "a"], "--child goes with a named stream"),
 ])
 def test_user_mistakes_are_one_line_on_stderr_exit_1(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -61,7 +61,7 @@ def test_user_mistakes_are_one_line_on_stderr_exit_1(capsys, argv, message):
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv", [["stream"], ["stream", "--seed", "1", "--stream", "x"],
+@pytest.mark.parametrize("argv", [["stream"], ["stream", "--seed", "1", "-n", "x"],
                                   ["stream", "--seed", "1", "--id", "a", "--stream", "2"],
                                   ["no-such-command"]])
 def test_usage_errors_exit_2(capsys, argv):

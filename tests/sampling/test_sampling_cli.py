@@ -46,9 +46,9 @@ def test_table_output_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
 def test_table_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "table", "--weights", LOOT, "--row-die", "6", "--json")
     data = json.loads(out)
-    assert code == 0 and data[0]["realized"] == {"sword": "1/4", "shield": "3/20",
+    assert code == 0 and data["tables"][0]["realized"] == {"sword": "1/4", "shield": "3/20",
                                                  "potion": "3/5"}
-    assert len(data[0]["rows"]) == 6
+    assert len(data["tables"][0]["rows"]) == 6
 
 
 def test_table_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,6 +48,13 @@ def rng_from_args(args: argparse.Namespace) -> tuple[Any, int | str]:
     return PCG32(seed, int(stream, 0) if stream is not None else 0), seed
 
 
+def stream_value(text: str | None) -> int | str | None:
+    """``--stream`` as the ``--json`` output reports it: a number, a name, or ``None``."""
+    if text is None:
+        return None
+    return int(text, 0) if _is_int(text) else text
+
+
 def _is_int(text: str) -> bool:
     try:
         int(text, 0)

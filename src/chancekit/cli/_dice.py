@@ -77,18 +77,22 @@ def _num(x: Any) -> Any:
 def run_dist(args: argparse.Namespace) -> int:
     from chancekit.dice.notation import dist
 
-    return show_distribution(dist(args.notation), args.notation, args)
+    return show_distribution(dist(args.notation), args.notation, args,
+                             {"notation": args.notation}, "dist")
 
 
 def run_nco(args: argparse.Namespace) -> int:
     from chancekit.dice import neon_city_overdrive
 
     title = f"Neon City Overdrive: {args.action} action vs {args.danger} danger"
-    return show_distribution(neon_city_overdrive(args.action, args.danger), title, args)
+    return show_distribution(neon_city_overdrive(args.action, args.danger), title, args,
+                             {"action": args.action, "danger": args.danger}, "nco")
 
 
-def show_distribution(d: Any, title: str, args: argparse.Namespace) -> int:
-    """Print a distribution as the `dist` command does (table, or --json, or --plot)."""
+def show_distribution(d: Any, title: str, args: argparse.Namespace,
+                      head: dict[str, Any], command: str) -> int:
+    """Print a distribution as the `dist` command does (table, or --json, or --plot);
+    ``head`` leads the ``--json`` document of ``command``."""
     from chancekit.cli._output import bar, print_json, print_table
 
     pmf = d.pmf()
@@ -106,14 +110,15 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace) -> int:
     mean = d.mean() if ordered else None
     sd = d.sd() if ordered else None
     if args.json:
-        print_json({
-            "notation": title,
+        print_json(command, {
+            **head,
             "outcomes": [{"outcome": _num(x), "weight": d.weights[x],
                           "probability": str(p), "probability_float": float(p),
                           "at_least": float(al), "at_most": float(am)}
                          for x, p, al, am in rows_data],
             "total_weight": d.total,
-            "mean": str(mean), "mean_float": float(mean) if mean is not None else None,
+            "mean": None if mean is None else str(mean),
+            "mean_float": None if mean is None else float(mean),
             "sd": sd,
         })
     else:
@@ -180,7 +185,7 @@ def _step(xs: list[Any]) -> float:
 
 def run_roll(args: argparse.Namespace) -> int:
     from chancekit._validate import require_int
-    from chancekit.cli._common import rng_from_args
+    from chancekit.cli._common import rng_from_args, stream_value
     from chancekit.cli._output import print_json
     from chancekit.dice.notation import roll
 
@@ -188,8 +193,9 @@ def run_roll(args: argparse.Namespace) -> int:
     rng, seed = rng_from_args(args)
     results = [roll(args.notation, rng=rng) for _ in range(n)]
     if args.json:
-        print_json({"notation": args.notation, "seed": seed, "stream": args.stream,
-                    "rolls": [r.to_dict() for r in results]})
+        print_json("roll", {"notation": args.notation, "seed": seed,
+                            "stream": stream_value(args.stream),
+                            "rolls": [r.to_dict() for r in results]})
     else:
         for r in results:
             print(r)

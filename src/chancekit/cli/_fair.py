@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from chancekit.cli._common import add_rng_options, rng_from_args
+from chancekit.cli._common import add_rng_options, rng_from_args, stream_value
 from chancekit.errors import InvalidValueError
 
 _SPEC_HELP = ("system spec: dice | deck | generalized-deck:S,R | dynamic-dice:F | "
@@ -25,8 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Search each system's parameter grid (default: the published one) for "
         "the lowest expected outcome variance whose unpredictability is at least "
         "--min-entropy, exactly.",
-        epilog="example: chancekit tune --values 6 --samples 25 --min-entropy 0.9 "
-        "--plot tune.png",
+        epilog="examples:\n"
+        "  chancekit tune --values 6 --samples 25 --min-entropy 0.9 --plot tune.png\n"
+        "  chancekit tune --values 6 --samples 20..40 --min-entropy 0.9 --floor every\n"
+        "  chancekit tune --values 4 --samples 12 --min-entropy 0.8 --systems deck,dice "
+        "--json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--values", type=int, required=True, metavar="N", help="number of values n")
     p.add_argument("--samples", required=True, metavar="N",
@@ -53,7 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Unpredictability, guessability, outcome variance, discrepancy (exact "
         "by default) and, with --trials, streaks and droughts (Monte Carlo, with standard "
         "errors).",
-        epilog='example: chancekit fairness "dynamic-dice:0.355" --values 6 --samples 25',
+        epilog="examples:\n"
+        '  chancekit fairness "dynamic-dice:0.355" --values 6 --samples 25\n'
+        '  chancekit fairness "prd:0.25" --samples 40 --trials 100000 --seed 7 --json',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", help=_SPEC_HELP)
     p.add_argument("--values", type=int, default=6, metavar="N", help="number of values n "
@@ -73,7 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate", help="a sample sequence from one system",
         description="Draw a sequence from a randomness system, reproducibly.",
-        epilog='example: chancekit simulate "deck" --values 7 -n 30 --seed 1',
+        epilog="examples:\n"
+        '  chancekit simulate "deck" --values 7 -n 30 --seed 1\n'
+        '  chancekit simulate "gdeck:1,6+no-repeat" -n 20 --seed 12345 --stream level-1 '
+        "--json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", help=_SPEC_HELP)
     p.add_argument("--values", type=int, default=6, metavar="N", help="number of values n")
@@ -131,7 +142,8 @@ def _tune(args: argparse.Namespace) -> int:
     if args.plot:
         _plot_tune(result, args.plot, samples)
     if args.json:
-        print_json(result.to_dict())
+        best = result.best()
+        print_json("tune", {**result.to_dict(), "best": None if best is None else best.spec})
         return 0
     best = result.best()
     print(f"n = {result.values}, lengths = {_lengths_text(result.lengths)}, "
@@ -187,19 +199,22 @@ def _fairness(args: argparse.Namespace) -> int:
     from chancekit.fair import evaluate, plot_metrics, system_from_spec
 
     system = system_from_spec(args.spec, args.values)
+    seed: int | str | None = None
     if args.trials is not None:
         rng, seed = rng_from_args(args)
         m = evaluate(system, args.samples, method="montecarlo", trials=args.trials, rng=rng)
     else:
-        seed = None
+        if args.seed is not None or args.stream is not None:
+            raise InvalidValueError("--seed and --stream go with --trials K (Monte Carlo); "
+                                    "the exact evaluation draws no random numbers")
         m = evaluate(system, args.samples, prune=args.prune)
     if args.plot:
         plot_metrics([m], args.plot, labels=[repr(system)])
     if args.json:
         out = m.to_dict()
-        if seed is not None:
-            out["seed"] = seed
-        print_json(out)
+        series_se = out.pop("series_se")
+        print_json("fairness", {**out, "seed": seed, "stream": stream_value(args.stream),
+                                "series_se": series_se})
         return 0
     how = ("exact (float64 enumeration)" if m.method == "exact"
            else f"Monte Carlo, {m.trials} matches, seed {seed}")
@@ -230,8 +245,8 @@ def _simulate(args: argparse.Namespace) -> int:
     rng, seed = rng_from_args(args)
     seq = system.sample(count, rng)
     if args.json:
-        print_json({"system": repr(system), "seed": seed, "stream": args.stream,
-                    "draws": seq})
+        print_json("simulate", {"system": repr(system), "seed": seed,
+                                "stream": stream_value(args.stream), "draws": seq})
         return 0
     print(" ".join(str(x) for x in seq))
     return 0

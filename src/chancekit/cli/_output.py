@@ -6,15 +6,34 @@ Tables use rich when stdout is a terminal-like stream; JSON output is plain ``js
 from __future__ import annotations
 
 import json
+import math
 import sys
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 
-def print_json(obj: Any) -> None:
-    """Print ``obj`` as indented JSON on stdout."""
-    json.dump(obj, sys.stdout, indent=2, default=str)
-    sys.stdout.write("\n")
+def print_json(command: str, obj: Mapping[str, Any], file: TextIO | None = None) -> None:
+    """Print ``command``'s ``--json`` document: ``{"schema": "chancekit.COMMAND/1", ...obj}``
+    as indented JSON (schemas: :mod:`chancekit.cli.schemas`, docs/cli.md). Values that are
+    not JSON are written as text; non-finite floats as ``null``.
+    """
+    from chancekit.cli.schemas import schema_id
+
+    doc = _finite({"schema": schema_id(command), **obj})
+    out = sys.stdout if file is None else file
+    json.dump(doc, out, indent=2, default=str, allow_nan=False)
+    out.write("\n")
+
+
+def _finite(obj: Any) -> Any:
+    """``obj`` with NaN and infinities replaced by ``None`` (JSON has no such numbers)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def print_table(

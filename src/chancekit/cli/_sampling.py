@@ -4,6 +4,7 @@ draws from an exact alias table)."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import Any
 
@@ -81,9 +82,10 @@ def run_table(args: argparse.Namespace) -> int:
     tables = [TabletopTable.build(src, row_die=args.row_die, check_die=args.check_die,
                                   title=name) for name, src in _sources(args)]
     if args.json:
-        print_json([as_mapping(t) for t in tables])
-        return 0
-    if len(tables) == 1 and args.format == "csv":
+        buf = io.StringIO()
+        print_json("table", {"tables": [as_mapping(t) for t in tables]}, file=buf)
+        text = buf.getvalue()
+    elif len(tables) == 1 and args.format == "csv":
         text = tables[0].to_csv()
     else:
         text = tabletop_sheet(tables, fmt=args.format)
@@ -98,7 +100,7 @@ def run_table(args: argparse.Namespace) -> int:
 
 def run_sample(args: argparse.Namespace) -> int:
     from chancekit._validate import require_int
-    from chancekit.cli._common import rng_from_args
+    from chancekit.cli._common import rng_from_args, stream_value
     from chancekit.cli._output import print_json
     from chancekit.errors import InvalidValueError
     from chancekit.sampling import AliasTable, MaxStreak
@@ -129,10 +131,11 @@ def run_sample(args: argparse.Namespace) -> int:
     else:
         draws = table.draw_array(rng, n).tolist() if n else []
     if args.json:
-        print_json({"source": name, "seed": seed, "stream": args.stream,
-                    "no_repeat": no_repeat or None, "swap": swap or None, "n": n,
-                    "draws": draws,
-                    "probabilities": {str(k): str(table.probability(k)) for k in table}})
+        print_json("sample", {
+            "notation": None if args.weights is not None else name, "seed": seed,
+            "stream": stream_value(args.stream), "no_repeat": no_repeat or None,
+            "swap": swap or None, "n": n, "draws": draws,
+            "probabilities": {str(k): str(table.probability(k)) for k in table}})
         return 0
     print(" ".join(str(x) for x in draws))
     return 0

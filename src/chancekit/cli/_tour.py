@@ -32,7 +32,7 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
         "Reproducible streams",
         "PCG32, bit-exact with the reference (pcg32_srandom_r(42, 54)), and a named "
         "stream per level from one master seed, stable across runs and machines:",
-        ["stream", "--seed", "12345", "--id", "dwarvish-mines-1", "-n", "10", "--bound",
+        ["stream", "--seed", "12345", "--stream", "dwarvish-mines-1", "-n", "10", "--bound",
          "100"],
     ),
     (
@@ -56,9 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a guided tour: one example per capability, with the command that made it",
         description="Show what chancekit does, one screen per capability. Each example "
         "prints the command that produced it, so you can copy it.",
-        epilog="example:\n  chancekit tour",
+        epilog="examples:\n  chancekit tour\n  chancekit tour --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--json", action="store_true", help="machine-readable output: each "
+                   "section with its command and that command's --json document")
     p.set_defaults(func=run)
 
 
@@ -66,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from chancekit import __version__
     from chancekit.cli.main import main
 
+    if args.json:
+        return _run_json(__version__)
     print(f"chancekit {__version__} — exact, fast and reproducible randomness for games\n")
     for i, (title, explanation, argv) in enumerate(SECTIONS, 1):
         print(f"── {i}. {title} " + "─" * max(0, 60 - len(title)))
@@ -77,4 +81,26 @@ def run(args: argparse.Namespace) -> int:
             return code
         print()
     print("More: chancekit --help, chancekit COMMAND --help, and docs/ in the repository.")
+    return 0
+
+
+def _run_json(version: str) -> int:
+    import contextlib
+    import io
+    import json
+
+    from chancekit.cli._output import print_json
+    from chancekit.cli.main import main
+
+    sections = []
+    for title, explanation, argv in SECTIONS:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = main([*argv, "--json"])
+        if code:
+            return code
+        sections.append({"title": title, "explanation": explanation,
+                         "command": f"chancekit {shlex.join(argv)}",
+                         "output": json.loads(buf.getvalue())})
+    print_json("tour", {"version": version, "sections": sections})
     return 0

@@ -22,6 +22,7 @@ _COMMAND_MODULES = (
     "chancekit.cli._sampling",
     "chancekit.cli._fair",
     "chancekit.cli._stream",
+    "chancekit.cli._schema",
 )
 
 

@@ -73,6 +73,7 @@ class Metrics:
             "method": self.method, "trials": self.trials, "summary": dict(self.summary),
             "se": dict(self.se), "series": {k: list(v) for k, v in self.series.items()},
             "states": list(self.states), "dropped": self.dropped,
+            "series_se": {k: list(v) for k, v in self.series_se.items()},
         }
 
     def __hash__(self) -> int:

@@ -85,7 +85,7 @@ class Candidate:
                 "feasible": self.feasible, "rank": self.rank}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TuneResult:
     """What :func:`tune` found. ``winners[family]`` lists the best feasible candidates (more
     than one only on a tie, within a relative 1e-9); ``tables[family]`` ranks every candidate:
@@ -97,6 +97,21 @@ class TuneResult:
     floor: str
     winners: dict[str, tuple[Candidate, ...]]
     tables: dict[str, tuple[Candidate, ...]]
+
+    def __repr__(self) -> str:
+        """One line: the winners and the size of each table (``tables`` holds the rest).
+
+        >>> tune(6, 25, 0.9)
+        TuneResult(n=6, lengths=25, min_entropy=0.9, winners=['generalized-deck:1,6', ...], ...)
+        """
+        span = (str(self.lengths[0][0]) if len(self.lengths) == 1
+                else f"{self.lengths[0][0]}..{self.lengths[-1][0]}")
+        winners = [c.spec for w in self.winners.values() for c in w]
+        size = sum(len(t) for t in self.tables.values())
+        floor = "" if len(self.lengths) == 1 else f", floor={self.floor!r}"
+        return (f"TuneResult(n={self.values}, lengths={span}, "
+                f"min_entropy={self.min_entropy}{floor}, winners={winners}, "
+                f"candidates={size})")
 
     def _repr_html_(self) -> str:
         """Jupyter display: winners table and an inline SVG line chart."""

@@ -1,0 +1,152 @@
+"""JSON Schemas (draft 2020-12) of every subcommand's ``--json`` output.
+
+Each ``--json`` document is one JSON object whose first key, ``"schema"``, names the
+schema and its version (``"chancekit.dist/1"``). Within a version, fields are only ever
+added; a rename or a change of meaning bumps the version. Every field is always present
+(``null`` where it does not apply), and non-finite floats are written as ``null``.
+The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prints one.
+
+>>> sorted(SCHEMAS)[:3]
+['dist', 'fairness', 'nco']
+>>> SCHEMAS["dist"]["properties"]["schema"]["const"]
+'chancekit.dist/1'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SCHEMAS", "VERSION", "schema_id"]
+
+#: the version of every schema below
+VERSION = 1
+
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_id(command: str) -> str:
+    """The ``"schema"`` value of ``command``'s ``--json`` output.
+
+    >>> schema_id("roll")
+    'chancekit.roll/1'
+    """
+    return f"chancekit.{command}/{VERSION}"
+
+
+def _obj(props: dict[str, Any], *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": props,
+            "required": [k for k in props if k not in optional],
+            "additionalProperties": False}
+
+
+def _array(items: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _map(values: Any) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values}
+
+
+def _null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_INT = {"type": "integer"}
+_NAT = {"type": "integer", "minimum": 0}
+_NUM = {"type": "number"}
+_STR = {"type": "string"}
+_PROB = {"type": "number", "minimum": 0, "maximum": 1}
+#: an exact rational written as text: "3/16", "-7/2", "10"
+_FRACTION = {"type": "string", "pattern": r"^-?[0-9]+(/[0-9]+)?$"}
+#: an outcome or label: an integer, text (fractions as "7/2", labels), or a boolean
+_VALUE = {"type": ["integer", "string", "boolean"]}
+_SEED = {"type": ["integer", "string"],
+         "description": "the master seed used (drawn from the OS when not given)"}
+_STREAM = {"type": ["integer", "string", "null"],
+           "description": "a number: raw PCG32 stream; text: named stream; null: stream 0"}
+
+
+def _head(command: str) -> dict[str, Any]:
+    return {"schema": {"const": schema_id(command)}}
+
+
+def _distribution(command: str, which: dict[str, Any]) -> dict[str, Any]:
+    return _obj({
+        **_head(command), **which,
+        "outcomes": _array(_obj({
+            "outcome": _VALUE, "weight": _NAT, "probability": _FRACTION,
+            "probability_float": _PROB, "at_least": _PROB, "at_most": _PROB})),
+        "total_weight": _NAT,
+        "mean": _null(_FRACTION), "mean_float": _null(_NUM), "sd": _null(_NUM)})
+
+
+_ROLL = _obj({"notation": _STR, "total": {"anyOf": [_INT, _FRACTION]}, "breakdown": _STR,
+              "text": _STR, "dice_rolled": _NAT, "dice": _array(_VALUE)})
+
+_TABLE = _obj({
+    "title": _null(_STR), "row_die": _INT, "check_die": _INT, "rule": _STR,
+    "rows": _array(_obj({"face": _INT, "outcome": _null(_VALUE), "threshold": _NAT,
+                         "alias": _null(_VALUE)})),
+    "target": _map(_FRACTION), "realized": _map(_FRACTION),
+    "report": _obj({"mean": _null(_NUM), "realized_mean": _null(_NUM), "sd": _null(_NUM),
+                    "realized_sd": _null(_NUM), "max_error_points": _NUM,
+                    "total_variation": _NUM})})
+
+_SUMMARY_EXACT = ("unpredictability", "guessability", "outcome_variance", "variance_ratio",
+                  "discrepancy")
+_SUMMARY_MC = ("p_repeat", "autocorrelation", "p_triple", "longest_drought")
+_SERIES = ("entropy", "guessability", "outcome_variance", "discrepancy")
+
+
+def _metric_map(keys: tuple[str, ...], optional: tuple[str, ...], item: Any) -> Any:
+    return _obj({k: item for k in keys + optional}, optional=optional)
+
+
+_CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"]}),
+                   "spec": _STR, "unpredictability": _null(_NUM),
+                   "outcome_variance": _null(_NUM), "min_unpredictability": _null(_NUM),
+                   "feasible": {"type": "boolean"}, "rank": _null(_INT)})
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "dist": _distribution("dist", {"notation": _STR}),
+    "nco": _distribution("nco", {"action": _NAT, "danger": _NAT}),
+    "roll": _obj({**_head("roll"), "notation": _STR, "seed": _SEED, "stream": _STREAM,
+                  "rolls": _array(_ROLL)}),
+    "table": _obj({**_head("table"), "tables": _array(_TABLE)}),
+    "sample": _obj({**_head("sample"), "notation": _null(_STR), "seed": _SEED,
+                    "stream": _STREAM, "no_repeat": _null(_NAT), "swap": _null(_NAT),
+                    "n": _NAT, "draws": _array(_VALUE), "probabilities": _map(_FRACTION)}),
+    "tune": _obj({**_head("tune"), "values": _INT,
+                  "lengths": _array({"type": "array", "prefixItems": [_INT, _NUM],
+                                     "minItems": 2, "maxItems": 2}),
+                  "min_entropy": _NUM, "floor": {"enum": ["average", "every"]},
+                  "best": _null(_STR),
+                  "winners": _map(_array(_CANDIDATE)), "tables": _map(_array(_CANDIDATE))}),
+    "fairness": _obj({
+        **_head("fairness"), "system": _STR, "n": _INT, "samples": _INT,
+        "method": {"enum": ["exact", "montecarlo"]}, "trials": _NAT,
+        "seed": _null(_SEED), "stream": _STREAM,
+        "summary": _metric_map(_SUMMARY_EXACT, _SUMMARY_MC, _null(_NUM)),
+        "se": _metric_map(_SUMMARY_EXACT, _SUMMARY_MC, _null(_NUM)),
+        "series": _metric_map(_SERIES, ("p_gap",), _array(_null(_NUM))),
+        "series_se": _metric_map((), ("entropy", "outcome_variance", "p_gap"),
+                                 _array(_null(_NUM))),
+        "states": _array(_NAT), "dropped": _NUM}),
+    "simulate": _obj({**_head("simulate"), "system": _STR, "seed": _SEED, "stream": _STREAM,
+                      "draws": _array(_VALUE)}),
+    "stream": _obj({**_head("stream"), "seed": _SEED, "stream": _STREAM,
+                    "children": _array(_STR), "bound": _null(_NAT), "skip": _INT,
+                    "draws": _array(_NAT),
+                    "state_after": _obj({"state": {"type": "string",
+                                                   "pattern": "^0x[0-9a-f]{16}$"},
+                                         "inc": {"type": "string",
+                                                 "pattern": "^0x[0-9a-f]{16}$"}})}),
+    "tour": _obj({**_head("tour"), "version": _STR,
+                  "sections": _array(_obj({"title": _STR, "explanation": _STR,
+                                           "command": _STR,
+                                           "output": {"type": "object"}}))}),
+}
+
+SCHEMAS = {name: {"$schema": _DIALECT, "$id": schema_id(name),
+                  "title": f"chancekit {name} --json", **schema}
+           for name, schema in SCHEMAS.items()}
