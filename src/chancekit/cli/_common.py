@@ -61,3 +61,26 @@ def _is_int(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def check_output_files(args: argparse.Namespace) -> None:
+    """Refuse ``-o FILE`` / ``--plot FILE`` before any work: the folder must exist and a
+    plot's extension must be an image format matplotlib writes."""
+    from pathlib import Path
+
+    for option, attr in (("-o", "output"), ("--plot", "plot")):
+        path = getattr(args, attr, None)
+        if not path:
+            continue
+        folder = Path(path).expanduser().parent
+        if not folder.is_dir():
+            raise InvalidValueError(option, path, f"a file in an existing folder ({folder} "
+                                    "does not exist)")
+        if attr == "plot":
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            formats = sorted(FigureCanvasBase.get_supported_filetypes())
+            suffix = Path(path).suffix.lower().lstrip(".")
+            if suffix not in formats:
+                raise InvalidValueError(option, path, "a file name ending in an image format: "
+                                        + ", ".join(f".{f}" for f in formats))

@@ -157,8 +157,6 @@ def _plot(title: str, xs: list[Any], ps: list[float], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from chancekit.errors import InvalidValueError
-
     fig, ax = plt.subplots(figsize=(8, 4.5))
     try:
         ax.bar([float(x) for x in xs], ps, width=0.8 * _step(xs), color="#4c72b0")
@@ -167,10 +165,7 @@ def _plot(title: str, xs: list[Any], ps: list[float], path: str) -> None:
         ax.set_ylabel("probability")
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
-        try:
-            fig.savefig(path, dpi=100)
-        except (OSError, ValueError) as exc:
-            raise InvalidValueError(f"--plot: cannot write {path!r}: {exc}") from None
+        fig.savefig(path, dpi=100)
     finally:
         plt.close(fig)
 

@@ -118,17 +118,21 @@ def _tune(args: argparse.Namespace) -> int:
 
     samples = _parse_samples(args.samples)
     systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
+    from chancekit._validate import require_int
+
+    workers = require_int("--workers", args.workers, lo=0, hi=256)
     executor = None
-    if args.workers:
+    if workers:
         from concurrent.futures import ProcessPoolExecutor
 
-        executor = ProcessPoolExecutor(max_workers=args.workers)
+        executor = ProcessPoolExecutor(max_workers=workers)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     try:
         with Progress(TextColumn("tuning"), BarColumn(), MofNCompleteColumn(),
-                      console=Console(file=sys.stderr), transient=True) as bar:
+                      console=Console(file=sys.stderr), transient=True,
+                      disable=not sys.stderr.isatty()) as bar:
             task = bar.add_task("tune", total=None)
 
             def progress(done: int, total: int) -> None:

@@ -1,8 +1,8 @@
 """Entry point of the ``chancekit`` command.
 
-Exit codes: 0 success, 1 a user mistake the library reported (one line on stderr, plus the
-caret line for notation errors), 2 a usage error (argparse). No Python traceback is shown
-for any user mistake.
+Exit codes: 0 success; 1 a user mistake the library reported, or an output file (``-o``,
+``--plot``) that cannot be written (one line on stderr, plus the caret line for notation
+errors); 2 a usage error (argparse). No Python traceback is shown for any user mistake.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from chancekit import __version__
+from chancekit.cli._common import check_output_files
 from chancekit.errors import ChancekitError
 
 # Subcommand modules, in the order ``chancekit --help`` lists them.
@@ -47,12 +48,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_output_files(args)
         return int(args.func(args) or 0)
     except ChancekitError as exc:
         print(f"chancekit {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `chancekit stream ... | head`
         return 0
+    except OSError as exc:  # a file given with -o / --plot cannot be written
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"chancekit {args.command}: error: cannot write{where}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
