@@ -88,14 +88,10 @@ def _pct(p: Fraction | float) -> str:
 
 def distribution_html(dist: Any, title: str = "") -> str:
     """A distribution: outcome, probability, at least, at most, and a bar chart."""
-    pmf = dist.pmf()
-    outcomes = list(dist.outcomes())
-    rows, below, above = [], Fraction(0), Fraction(1)
-    for x in outcomes:
-        p = pmf[x]
-        rows.append((x, _pct(p), _pct(above), _pct(below + p)))
-        below += p
-        above -= p
+    table = dist.cumulative()
+    pmf = {x: p for x, p, _, _ in table}
+    outcomes = list(pmf)
+    rows = [(x, _pct(p), _pct(al), _pct(am)) for x, p, al, am in table]
     note = ""
     if len(rows) > _MAX_ROWS:
         keep = set(sorted(outcomes, key=lambda x: pmf[x], reverse=True)[:_MAX_ROWS])

@@ -61,6 +61,12 @@ class InvalidTypeError(ChancekitError, TypeError):
         self.value = value
 
 
+#: control characters shown as their Unicode pictures (a newline as U+2424, ...), so a
+#: notation error's text stays on one line and the caret stays under the right column
+_CONTROL_PICTURES = {c: 0x2400 + c for c in range(32)} | {0x7F: 0x2421, 0x85: 0x2424,
+                                                          0x2028: 0x2424, 0x2029: 0x2424}
+
+
 class NotationError(InvalidValueError):
     """A dice expression could not be parsed or evaluated.
 
@@ -76,7 +82,8 @@ class NotationError(InvalidValueError):
         self.problem = problem
         self.text = text
         self.column = column  # 1-based
-        super().__init__(f"{problem} at column {column}\n  {text}\n  {' ' * (column - 1)}^")
+        shown = text.translate(_CONTROL_PICTURES)  # one visible character per character
+        super().__init__(f"{problem} at column {column}\n  {shown}\n  {' ' * (column - 1)}^")
 
     @property
     def line(self) -> str:

@@ -344,3 +344,13 @@ def test_explode_total_mass_and_mean(a: Distribution, depth: int) -> None:
     p = a.probability(top)
     # E[exploded] = mean * (1 + p + ... + p^depth)
     assert e.mean() == a.mean() * sum(p**i for i in range(depth + 1))
+
+
+@given(small_dice)
+def test_cumulative_agrees_with_probability_at_least_and_at_most(x: Distribution) -> None:
+    rows = x.cumulative()
+    assert [r[0] for r in rows] == list(x.outcomes())
+    for outcome, p, at_least, at_most in rows:
+        assert p == x.probability(outcome)
+        assert at_least == x.at_least(outcome) and at_most == x.at_most(outcome)
+    assert rows[0][2] == 1 and rows[-1][3] == 1

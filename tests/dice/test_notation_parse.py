@@ -126,3 +126,11 @@ def test_merged_operators() -> None:
 def test_not_equal_after_dice_is_a_comparison() -> None:
     assert weights("1d6!=3") == {0: 1, 1: 5}
     assert weights("1d4!!=4") == weights("(1d4!) != 4")
+
+
+def test_control_characters_are_shown_on_one_line_with_the_caret_in_place() -> None:
+    with pytest.raises(NotationError) as info:
+        dist("3d6\n+x")
+    lines = str(info.value).splitlines()
+    assert len(lines) == 3 and lines[1] == "  3d6\u240a+x"
+    assert lines[2].index("^") == lines[1].index("x")

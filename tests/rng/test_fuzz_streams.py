@@ -1,13 +1,16 @@
 """Fuzzing the entry points that take user text or data: stream ids, child names, seeds,
-and saved-state JSON. Nothing but chancekit's documented errors may escape."""
+and saved-state JSON. Nothing but chancekit's documented errors may escape.
+
+Counts: 3 000 examples in the default profile; see docs/fuzzing.md for the long run."""
 
 from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from _fuzz import fuzz_settings
 from chancekit import ChancekitError, StateError, Streams
 
 JSON = st.recursive(
@@ -25,7 +28,7 @@ def valid_save() -> dict:
     return json.loads(s.to_json())
 
 
-@settings(max_examples=1000)
+@fuzz_settings(quick=1_000, long=100_000)
 @given(st.one_of(st.integers(), st.text(), st.floats(), st.binary(), st.none()),
        st.one_of(st.text(max_size=1100), st.integers(), st.binary(max_size=5), st.none()))
 def test_ids_and_seeds(seed, stream_id):
@@ -36,7 +39,7 @@ def test_ids_and_seeds(seed, stream_id):
         pass
 
 
-@settings(max_examples=1500)
+@fuzz_settings(quick=500, long=25_000)
 @given(JSON)
 def test_arbitrary_json_documents(doc):
     try:
@@ -45,7 +48,7 @@ def test_arbitrary_json_documents(doc):
         pass
 
 
-@settings(max_examples=1500)
+@fuzz_settings(quick=500, long=25_000)
 @given(st.data())
 def test_mutated_saves(data):
     doc = valid_save()
@@ -69,7 +72,7 @@ def test_mutated_saves(data):
     loaded["a"].next_u32()  # whatever loaded must work
 
 
-@settings(max_examples=1500)
+@fuzz_settings(quick=1_000, long=100_000)
 @given(st.data())
 def test_byte_level_corruption(data):
     s = Streams(7)

@@ -72,7 +72,7 @@ def check_output_files(args: argparse.Namespace) -> None:
         path = getattr(args, attr, None)
         if not path:
             continue
-        folder = Path(path).expanduser().parent
+        folder = Path(path).parent  # the shell expands ~; Python must not guess
         if not folder.is_dir():
             raise InvalidValueError(option, path, f"a file in an existing folder ({folder} "
                                     "does not exist)")

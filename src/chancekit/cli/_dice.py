@@ -95,18 +95,8 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     ``head`` leads the ``--json`` document of ``command``."""
     from chancekit.cli._output import bar, print_json, print_table
 
-    pmf = d.pmf()
-    outcomes = list(d.outcomes())
-    ordered = _orderable(outcomes)
-    rows_data = []
-    below = 0
-    above = sum(pmf.values())
-    for x in outcomes:
-        p = pmf[x]
-        at_most = below + p
-        rows_data.append((x, p, above, at_most))
-        below = at_most
-        above -= p
+    rows_data = d.cumulative()
+    ordered = _orderable(d.outcomes())
     mean = d.mean() if ordered else None
     sd = d.sd() if ordered else None
     if args.json:
@@ -122,7 +112,7 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
             "sd": sd,
         })
     else:
-        top = max(pmf.values())
+        top = max(r[1] for r in rows_data)
         hide = not args.all and len(rows_data) > _MANY_ROWS
         shown = [r for r in rows_data if not hide or r[1] >= _HIDE_BELOW]
         rows = [(str(x), f"{100 * float(p):.4f}%", f"{100 * float(al):.4f}%",
@@ -142,7 +132,7 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     return 0
 
 
-def _orderable(outcomes: list[Any]) -> bool:
+def _orderable(outcomes: Any) -> bool:
     try:
         sorted(outcomes)
         sum(outcomes)

@@ -7,7 +7,8 @@ are numbers, or any hashable label where arithmetic is not needed.
 
 Contents: :class:`Distribution` (build, combine, read), :func:`d`, :func:`fudge`,
 :func:`faces`, :func:`constant`, and the limits :data:`MAX_DICE`, :data:`MAX_OUTCOMES`,
-:data:`MAX_WEIGHT_BITS`, :data:`MAX_PAIRS`.
+:data:`MAX_WEIGHT_BITS`, :data:`MAX_PAIRS`, :data:`MAX_EXPLODE_DEPTH`,
+:data:`MAX_EXPLODE_WORK` (all listed in docs/limits.md).
 
 Sums of integer outcomes are computed as polynomial products with python-flint's
 ``fmpz_poly`` (the weight of outcome ``x`` is the coefficient of ``z**x``), so ``1000 @ d(6)``
@@ -39,6 +40,8 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 
 __all__ = [
     "MAX_DICE",
+    "MAX_EXPLODE_DEPTH",
+    "MAX_EXPLODE_WORK",
     "MAX_OUTCOMES",
     "MAX_PAIRS",
     "MAX_WEIGHT_BITS",
@@ -57,6 +60,11 @@ MAX_OUTCOMES = 2_000_000
 MAX_PAIRS = 20_000_000
 #: Largest estimated total size of the weights of a result, in bits (about 512 MiB).
 MAX_WEIGHT_BITS = 2**32
+#: Largest ``depth`` of :meth:`Distribution.explode` and :meth:`Distribution.reroll`.
+MAX_EXPLODE_DEPTH = 10_000
+#: Largest estimated work of an exploding integer die: depth x faces x outcomes x bits per
+#: weight of the result (about a second at most).
+MAX_EXPLODE_WORK = 2 * 10**10
 
 Outcome = Hashable
 
@@ -310,6 +318,24 @@ class Distribution:
         """
         self._need_order("at_most")
         return Fraction(sum(w for k, w in self._w.items() if k <= x), self._total)
+
+    def cumulative(self) -> tuple[tuple[Any, Fraction, Fraction, Fraction], ...]:
+        """Every outcome, in order, with its probability, P(result >= it) and
+        P(result <= it), exact: the table ``chancekit dist`` prints. O(m).
+
+        >>> for row in d(3).cumulative():
+        ...     print(*row)
+        1 1/3 1 1/3
+        2 1/3 2/3 2/3
+        3 1/3 1/3 1
+        """
+        t = self._total
+        rows = []
+        below = 0
+        for x, w in self._w.items():
+            rows.append((x, Fraction(w, t), Fraction(t - below, t), Fraction(below + w, t)))
+            below += w
+        return tuple(rows)
 
     def _moments(self) -> tuple[Fraction, Fraction]:
         if not all(isinstance(k, numbers.Number) and not isinstance(k, complex)
@@ -725,14 +751,16 @@ class Distribution:
         """The die where rolling a face in ``on`` (default: the highest face) adds another
         roll, recursively, for at most ``depth`` extra rolls. Past the cap, the last extra
         roll is kept as rolled (an exploding face there adds nothing more) — the same as
-        icepool's ``explode(depth=depth)``. Cost O(depth) polynomial products.
+        icepool's ``explode(depth=depth)``. Cost O(depth) polynomial products; refused up
+        front past :data:`MAX_EXPLODE_DEPTH`, :data:`MAX_OUTCOMES` or
+        :data:`MAX_EXPLODE_WORK`.
 
         >>> d(6).explode(depth=1).probability(12)
         Fraction(1, 36)
         >>> d(6).explode(depth=1).probability(6)
         Fraction(0, 1)
         """
-        depth = require_int("depth", depth, lo=0, hi=10_000)
+        depth = _check_depth(depth)
         fire = self._face_set(on, "explode")
         if not fire or depth == 0:
             return self
@@ -744,6 +772,23 @@ class Distribution:
         if self._int:
             off, full = self._poly()
             n = full.degree() + 1
+            # checked before any work: the result spans at most (depth + 1) * (n - 1) + 1
+            # outcomes with weights of about (depth + 1) * log2(total) bits
+            span = (depth + 1) * (n - 1) + 1
+            bits = (depth + 1) * max(1.0, math.log2(max(2, self._total)))
+            if span > MAX_OUTCOMES:
+                raise LimitError(
+                    f"exploding this die {depth} times would span {span} outcomes, more than "
+                    f"MAX_OUTCOMES = {MAX_OUTCOMES}; use a smaller depth",
+                    limit="MAX_OUTCOMES", value=span)
+            work = depth * n * span * bits
+            if work > MAX_EXPLODE_WORK:
+                raise LimitError(
+                    f"exploding a die with {n} faces {depth} times needs about {work:.2e} "
+                    f"bit operations (depth x faces x outcomes x bits per weight), more than "
+                    f"MAX_EXPLODE_WORK = {MAX_EXPLODE_WORK:.0e}; use a smaller depth (the "
+                    "mass past depth 20 is tiny for most dice)",
+                    limit="MAX_EXPLODE_WORK", value=work)
             s_poly = flint.fmpz_poly([stay.get(off + i, 0) for i in range(n)])
             b_poly = flint.fmpz_poly([boom.get(off + i, 0) for i in range(n)])
             # E_0 = X; E_k = S * total(E_{k-1}) + B * E_{k-1}, reduced by content each step.
@@ -771,7 +816,8 @@ class Distribution:
                depth: int | None = None) -> Distribution:
         """The die rerolled while it shows a face in ``on``: ``depth=1`` rerolls once,
         ``depth=None`` until no match (exact: the die conditioned on the other faces).
-        The last reroll is kept whatever it shows. O(depth · m).
+        The last reroll is kept whatever it shows. O(m) big-integer products (closed
+        form); refused past :data:`MAX_EXPLODE_DEPTH` or :data:`MAX_WEIGHT_BITS`.
 
         >>> d(6).reroll([1]).probability(2)
         Fraction(1, 5)
@@ -786,18 +832,26 @@ class Distribution:
                     "reroll: every face matches, so rerolling until no match never ends; "
                     "give a finite depth")
             return Distribution._raw(keep)
-        depth = require_int("depth", depth, lo=0, hi=10_000)
+        depth = _check_depth(depth)
         if not match or depth == 0:
             return self
-        keep = {k: w for k, w in self._w.items() if k not in match}
+        total = self._total
         m_weight = sum(w for k, w in self._w.items() if k in match)
-        cur = self
-        for _ in range(depth):
-            out = {k: w * cur._total for k, w in keep.items()}
-            for k, v in cur._w.items():
-                out[k] = out.get(k, 0) + m_weight * v
-            cur = Distribution._raw(out)
-        return cur
+        bits = len(self._w) * depth * max(1.0, math.log2(max(2, total)))
+        if bits > MAX_WEIGHT_BITS:
+            raise LimitError(
+                f"rerolling {len(self._w)} outcomes {depth} times needs weights of about "
+                f"{bits / 8 / 2**20:.0f} MiB, past MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS}; use a "
+                "smaller depth, or depth=None (reroll until no match)",
+                limit="MAX_WEIGHT_BITS", value=bits)
+        # closed form of `depth` rounds of "keep the face, or reroll on a match" (O(m)):
+        # a kept face x ends with w_x * sum_{i<=depth} M**i * T**(depth-i), a matching face
+        # with w_x * M**depth (M: weight of the matching faces, T: total weight)
+        keep_factor = ((total ** (depth + 1) - m_weight ** (depth + 1)) // (total - m_weight)
+                       if total != m_weight else 0)
+        match_factor = m_weight**depth
+        return Distribution._raw({k: w * (match_factor if k in match else keep_factor)
+                                  for k, w in self._w.items()})
 
     def clamp(self, lo: Any = None, hi: Any = None) -> Distribution:
         """Each outcome raised to at least ``lo`` and lowered to at most ``hi`` (per-die
@@ -817,6 +871,15 @@ class Distribution:
             return x
 
         return self.map(f)
+
+
+def _check_depth(depth: int) -> int:
+    depth = require_int("depth", depth, lo=0)
+    if depth > MAX_EXPLODE_DEPTH:
+        raise LimitError(
+            f"depth {depth} is past MAX_EXPLODE_DEPTH = {MAX_EXPLODE_DEPTH}; use a smaller "
+            "depth", limit="MAX_EXPLODE_DEPTH", value=depth)
+    return depth
 
 
 def _aligned_add(a: flint.fmpz_poly, oa: int, b: flint.fmpz_poly,

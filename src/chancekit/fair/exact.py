@@ -16,7 +16,8 @@ relative error around 1e-13 (entropies are irrational anyway). ``prune`` drops s
 probability is below it and reports the dropped mass in ``Metrics.dropped``. A layer larger
 than ``max_states`` (default :data:`MAX_STATES`) is refused with
 :class:`~chancekit.errors.LimitError` — quickly, before any work when the state count is
-known up front — and the message suggests Monte Carlo.
+known up front — and the message suggests Monte Carlo. A layer whose arrays would hold more
+than :data:`MAX_LAYER_CELLS` states x values x candidates is refused the same way.
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 from chancekit.fair.metrics import Metrics, die_variance
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System, _CountSystem
 
-__all__ = ["MAX_STATES", "evaluate_exact", "evaluate_exact_batch", "partition_count"]
+__all__ = ["MAX_LAYER_CELLS", "MAX_STATES", "evaluate_exact", "evaluate_exact_batch",
+           "partition_count"]
 
 #: the largest number of states one draw's layer may hold in an exact evaluation
 MAX_STATES = 300_000
+#: the most states x values x candidates one layer's float64 arrays may hold (160 MB each)
+MAX_LAYER_CELLS = 20_000_000
 
 
 def partition_count(total: int, parts: int) -> int:
@@ -68,6 +72,17 @@ def _limit_error(name: str, states: int, max_states: int, t: int) -> LimitError:
         f"max_states={max_states:,}; use Monte Carlo instead (method='montecarlo', "
         f"--trials K), prune small states (prune=1e-12), or raise max_states",
         limit="max_states", value=states,
+    )
+
+
+def _cells_error(name: str, states: int, n: int, batch: int, t: int) -> LimitError:
+    cells = states * n * batch
+    return LimitError(
+        f"exact evaluation of {name} holds {states:,} states x {n:,} values x {batch:,} "
+        f"candidates = {cells:,} cells after draw {t}, more than MAX_LAYER_CELLS = "
+        f"{MAX_LAYER_CELLS:,}; evaluate fewer candidates at once (tune(..., chunk_size=10)), "
+        "a shorter match, or use Monte Carlo (method='montecarlo')",
+        limit="MAX_LAYER_CELLS", value=cells,
     )
 
 
@@ -197,6 +212,8 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
                  else math.comb(samples + n - 1, n - 1))
         if bound > max_states:
             raise _limit_error(repr(systems[0]), bound, max_states, samples)
+        if bound * n * len(systems) > MAX_LAYER_CELLS:
+            raise _cells_error(repr(systems[0]), bound, n, len(systems), samples)
     batch = _Batch(systems, samples, symmetric)
     B = batch.B
     target = np.array([s.target() for s in systems]).T  # (n, B)
@@ -247,6 +264,8 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
         S, inv = _dedupe(nxt)
         if len(S) > max_states:
             raise _limit_error(repr(systems[0]), len(S), max_states, t + 1)
+        if len(S) * n * B > MAX_LAYER_CELLS:
+            raise _cells_error(repr(systems[0]), len(S), n, B, t + 1)
         p = np.zeros((len(S), B))
         np.add.at(p, inv, fl)
         states.append(len(S))
@@ -312,6 +331,8 @@ def _evaluate_generic(system: System, samples: int, prune: float,
                 dropped += nxt.pop(k)
         if len(nxt) > max_states:
             raise _limit_error(repr(system), len(nxt), max_states, t + 1)
+        if len(nxt) * n > MAX_LAYER_CELLS:
+            raise _cells_error(repr(system), len(nxt), n, 1, t + 1)
         layer = nxt
         states.append(len(layer))
         ent.append(e)

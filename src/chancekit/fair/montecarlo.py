@@ -19,12 +19,16 @@ from typing import Any
 import numpy as np
 
 from chancekit._validate import require_int
-from chancekit.errors import InvalidTypeError
+from chancekit.errors import InvalidTypeError, LimitError
 from chancekit.fair.metrics import Metrics, die_variance
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System
 from chancekit.rng._resolve import resolve_rng
 
-__all__ = ["evaluate_montecarlo", "simulate_matches"]
+__all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "simulate_matches"]
+
+#: the most trials x (samples + values) cells one Monte Carlo run may hold: its arrays take
+#: about 50 bytes per cell, so this is about 500 MB
+MAX_MC_CELLS = 10_000_000
 
 _INV32 = 1.0 / 4294967296.0
 
@@ -46,7 +50,8 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
     system's current state): returns ``(draws, entropy, guess)`` where ``draws`` is an
     integer matrix ``(trials, samples)`` of value indices and ``entropy``/``guess`` the
     normalised entropy and top probability before each draw (``None`` if
-    ``entropy=False``). Vectorised cost O(samples * trials * n) for count-based systems.
+    ``entropy=False``). Vectorised cost O(samples * trials * n) for count-based systems;
+    refused up front past :data:`MAX_MC_CELLS` cells of ``trials * (samples + n)``.
 
     >>> from chancekit.fair import Deck
     >>> draws, _, _ = simulate_matches(Deck(3), 3, 2, 1)
@@ -57,8 +62,15 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         raise InvalidTypeError("system", system, "a chancekit.fair System")
     samples = require_int("samples", samples, lo=1, hi=100_000)
     trials = require_int("trials", trials, lo=1, hi=100_000_000)
-    rng = resolve_rng(rng)
     n = system.n
+    cells = trials * (samples + n)
+    if cells > MAX_MC_CELLS:
+        raise LimitError(
+            f"Monte Carlo with {trials:,} trials of {samples:,} draws over {n:,} values holds "
+            f"{cells:,} trials x (samples + values) cells, more than MAX_MC_CELLS = "
+            f"{MAX_MC_CELLS:,} (about 50 bytes each); use fewer trials (the standard error "
+            "shrinks as 1/sqrt(trials)) or a shorter match", limit="MAX_MC_CELLS", value=cells)
+    rng = resolve_rng(rng)
     T = trials
     draws = np.empty((T, samples), dtype=np.int16 if n < 32_000 else np.int32)
     ent = np.empty((T, samples)) if entropy else None

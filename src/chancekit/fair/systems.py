@@ -33,7 +33,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from chancekit._validate import require_int
-from chancekit.errors import InvalidTypeError, InvalidValueError, StateError
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.rng._resolve import resolve_rng
 
 __all__ = [
@@ -64,6 +64,24 @@ def _check_prob(name: str, value: Any, *, open_low: bool = True, open_high: bool
         interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
         raise InvalidValueError(name, value, f"a number in {interval}")
     return x
+
+
+#: the most values (n) a system may have
+MAX_VALUES = 1_000_000
+#: the most rolls per draw of :class:`HistoryReroll` (``tries``)
+MAX_REROLL_TRIES = 10_000
+#: the smallest success rate :func:`prd_constant` (and so :class:`PRD`) accepts: solving
+#: for the constant costs O(1/p**2) steps (about a second at 0.001, minutes at 1e-5)
+MIN_PRD_P = 0.001
+
+
+def _require_n(n: Any) -> int:
+    n = require_int("n", n, lo=2)
+    if n > MAX_VALUES:
+        raise LimitError(f"a system over {n:,} values is past MAX_VALUES = {MAX_VALUES:,}; "
+                         "use fewer values (group them, then pick within a group)",
+                         limit="MAX_VALUES", value=n)
+    return n
 
 
 def _labels(n: int, labels: Sequence[Any] | None) -> tuple[Any, ...]:
@@ -236,7 +254,7 @@ class Dice(_CountSystem):
     kind = "dice"
 
     def __init__(self, n: int, *, labels: Sequence[Any] | None = None) -> None:
-        n = require_int("n", n, lo=2)
+        n = _require_n(n)
         self._values = _labels(n, labels)
         self._labels_arg = None if labels is None else tuple(labels)
         self.reset()
@@ -288,7 +306,7 @@ class GeneralizedDeck(_WeightedCountSystem):
     def __init__(self, n: int, size: int = 1, refill: int = 1, *,
                  weights: Sequence[int] | None = None,
                  labels: Sequence[Any] | None = None) -> None:
-        n = require_int("n", n, lo=2)
+        n = _require_n(n)
         self.size = require_int("size", size, lo=1)
         self.refill = require_int("refill", refill, lo=1)
         if weights is None:
@@ -393,7 +411,7 @@ class DynamicDice(_WeightedCountSystem):
 
     def __init__(self, n: int, decrease: float, *, weights: Sequence[float] | None = None,
                  labels: Sequence[Any] | None = None) -> None:
-        n = require_int("n", n, lo=2)
+        n = _require_n(n)
         self.decrease = _check_prob("decrease", decrease, open_high=False)
         if weights is None:
             self.weights: tuple[float, ...] = (1.0,) * n
@@ -433,6 +451,11 @@ def prd_constant(p: float) -> float:
     0.084744
     """
     p = _check_prob("p", p)
+    if p < MIN_PRD_P:
+        raise LimitError(f"a PRD success rate of {p!r} is below MIN_PRD_P = {MIN_PRD_P} "
+                         "(solving for its constant costs O(1/p**2) steps); for rarer "
+                         "events use a pity timer or an error accumulator",
+                         limit="MIN_PRD_P", value=p)
 
     def rate(c: float) -> float:
         # expected tries until success = sum_{k>=0} P(no success in first k tries)
@@ -623,9 +646,13 @@ class HistoryReroll(System):
 
     def __init__(self, n: int, history: int = 4, tries: int = 4, *,
                  labels: Sequence[Any] | None = None) -> None:
-        n = require_int("n", n, lo=2)
+        n = _require_n(n)
         self.history = require_int("history", history, lo=1)
         self.tries = require_int("tries", tries, lo=1)
+        if self.tries > MAX_REROLL_TRIES:
+            raise LimitError(f"tries={self.tries:,} is past MAX_REROLL_TRIES = "
+                             f"{MAX_REROLL_TRIES:,} (each draw may roll that often); use fewer "
+                             "tries", limit="MAX_REROLL_TRIES", value=self.tries)
         self._values = _labels(n, labels)
         self._labels_arg = None if labels is None else tuple(labels)
         self.reset()

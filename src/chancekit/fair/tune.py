@@ -159,6 +159,23 @@ def _lengths(samples: Any) -> tuple[tuple[int, float], ...]:
     return tuple(sorted((k, w / tot) for k, w in out.items()))
 
 
+#: how many parameters each family's grid entries carry
+_ARITY = {"dice": 0, "deck": 0, "generalized-deck": 2, "dynamic-dice": 1}
+
+
+def _check_params(family: str, params: tuple[Any, ...]) -> None:
+    """A grid entry must have the family's number of parameters and be hashable (the
+    ranking looks candidates up by their parameters)."""
+    want = _ARITY[family]
+    if len(params) != want:
+        raise InvalidValueError(f"grid[{family!r}]", params,
+                                f"a tuple of {want} parameter(s) for {family}")
+    try:
+        hash(params)
+    except TypeError:
+        raise InvalidTypeError(f"grid[{family!r}]", params, "a tuple of numbers") from None
+
+
 def _evaluate_chunk(family: str, params: list[tuple[Any, ...]], n: int,
                     lengths: tuple[tuple[int, float], ...], max_states: int,
                     ) -> list[tuple[tuple[Any, ...], list[float], list[float]]]:
@@ -216,11 +233,13 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
         raise InvalidValueError("floor", floor, "'average' or 'every'")
     if isinstance(systems, str):
         systems = (systems,)
+    if not isinstance(systems, Iterable):
+        raise InvalidTypeError("systems", systems, "a sequence of family names")
     systems = tuple(systems)
     if not systems:
         raise InvalidValueError("systems", systems, "at least one system family")
     for fam in systems:
-        if fam not in FAMILIES:
+        if not isinstance(fam, str) or fam not in FAMILIES:
             raise InvalidValueError("systems", fam, f"one of {sorted(FAMILIES)}")
     if executor is not None and not isinstance(executor, Executor):
         raise InvalidTypeError("executor", executor, "a concurrent.futures.Executor")
@@ -231,6 +250,8 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
         for fam, cands in grid.items():
             if fam not in FAMILIES:
                 raise InvalidValueError("grid", fam, f"a family among {sorted(FAMILIES)}")
+            if isinstance(cands, str) or not isinstance(cands, Iterable):
+                raise InvalidTypeError(f"grid[{fam!r}]", cands, "a list of parameter tuples")
             full[fam] = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in cands]
     jobs: list[tuple[str, list[tuple[Any, ...]]]] = []
     for fam in systems:
@@ -239,6 +260,7 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
             raise InvalidValueError("grid", fam, "a non-empty list of parameters for "
                                     f"{fam!r} (the grid for it is empty)")
         for p in cands:  # validate up front, in the caller's process
+            _check_params(fam, p)
             FAMILIES[fam](n, *p)
         size = chunk_size or (len(cands) if executor is None else max(1, -(-len(cands) // 8)))
         size = require_int("chunk_size", size, lo=1)

@@ -12,11 +12,31 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from chancekit.errors import InvalidTypeError, InvalidValueError
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+
+#: ``parse_weights``: a weight's decimal exponent and its count of digits are limited to
+#: this, so ``"1e999999999"`` is refused at once instead of building a billion-digit number
+MAX_WEIGHT_DIGITS = 1000
+
+_EXPONENT = re.compile(r"[eE]([-+]?[\d_]+)\s*\Z")
+
+#: the most labels (outcomes, categories) one weights argument may have
+MAX_LABELS = 1_000_000
+#: the most bits of the exact integer weights, estimated as labels x bits of the common
+#: denominator (128 MiB): weights like 1/p for thousands of different primes p blow up
+MAX_TABLE_BITS = 2**30
+
+
+def _check_labels(count: int, what: str) -> None:
+    if count > MAX_LABELS:
+        raise LimitError(f"{what} has {count:,} labels, past MAX_LABELS = {MAX_LABELS:,}; "
+                         "group the labels (a first table picks a group, a second one picks "
+                         "within it)", limit="MAX_LABELS", value=count)
 
 
 def exact_weight(name: str, value: Any) -> Fraction:
@@ -39,24 +59,32 @@ def exact_weight(name: str, value: Any) -> Fraction:
 
 def _entries(source: Any, what: str) -> list[tuple[Any, Any]]:
     if isinstance(source, Mapping):
+        _check_labels(len(source), what)
         return list(source.items())
     weights = getattr(source, "weights", None)
     if isinstance(weights, Mapping):
+        _check_labels(len(weights), what)
         return list(weights.items())
     pmf = getattr(source, "pmf", None)
     if callable(pmf):
         got = pmf()
         if isinstance(got, Mapping):
+            _check_labels(len(got), what)
             return list(got.items())
     if isinstance(source, (str, bytes)):
         raise InvalidTypeError(what, source, "a mapping label -> weight or a sequence of "
                                "weights (a dice notation string is accepted by "
                                "TabletopTable.build)")
     if isinstance(source, (Sequence, Iterable)) and not isinstance(source, (str, bytes)):
+        if isinstance(source, Sequence):
+            _check_labels(len(source), what)
         try:
-            return list(enumerate(source))
+            out = list(enumerate(source))
         except TypeError:  # pragma: no cover - defensive
             pass
+        else:
+            _check_labels(len(out), what)
+            return out
     raise InvalidTypeError(what, source, "a mapping label -> weight, a sequence of weights, "
                            "or a Distribution")
 
@@ -94,6 +122,13 @@ def integer_weights(source: Any, *, what: str = "weights",
     denom = 1
     for f in fracs:
         denom = denom * f.denominator // math.gcd(denom, f.denominator)
+        if denom.bit_length() * len(fracs) > MAX_TABLE_BITS:
+            raise LimitError(
+                f"{what}: the exact weights over a common denominator would take about "
+                f"{len(fracs):,} x {denom.bit_length():,}+ bits, past MAX_TABLE_BITS = "
+                f"{MAX_TABLE_BITS:,}; round the weights (e.g. to floats or to a common "
+                "denominator) first", limit="MAX_TABLE_BITS",
+                value=denom.bit_length() * len(fracs))
     ints = [f.numerator * (denom // f.denominator) for f in fracs]
     g = 0
     for x in ints:
@@ -126,6 +161,7 @@ def parse_weights(text: str) -> dict[str, Fraction]:
                                     "(e.g. 'sword=5')")
         if label in out:
             raise InvalidValueError(f"--weights: label {label!r} appears twice")
+        _check_size(entry, value)
         try:
             w = Fraction(value)
         except (ValueError, ZeroDivisionError):
@@ -135,3 +171,22 @@ def parse_weights(text: str) -> dict[str, Fraction]:
             raise InvalidValueError(f"--weights entry {entry!r}: weight must be >= 0")
         out[label] = w
     return out
+
+
+def _check_size(entry: str, value: str) -> None:
+    """Refuse, before ``Fraction`` builds it, a weight whose exponent or digit count is past
+    :data:`MAX_WEIGHT_DIGITS` (``Fraction("1e999999999")`` would compute ``10**999999999``).
+    """
+    digits = sum(ch.isdecimal() for ch in value)  # what int() and Fraction() read as digits
+    m = _EXPONENT.search(value)
+    exponent = 0
+    if m is not None:
+        text = m.group(1).lstrip("+-").replace("_", "")
+        digits -= len(text)
+        exponent = MAX_WEIGHT_DIGITS + 1 if len(text) > 6 else int(text or 0)
+    if digits > MAX_WEIGHT_DIGITS or abs(exponent) > MAX_WEIGHT_DIGITS:
+        shown = entry if len(entry) <= 60 else entry[:57] + "..."
+        raise LimitError(f"--weights entry {shown!r}: the weight has more than "
+                         f"{MAX_WEIGHT_DIGITS} digits or an exponent beyond "
+                         f"±{MAX_WEIGHT_DIGITS} (MAX_WEIGHT_DIGITS); write it with fewer "
+                         "digits, e.g. 1e6 or 1/3", limit="MAX_WEIGHT_DIGITS", value=value)

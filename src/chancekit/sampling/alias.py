@@ -267,8 +267,8 @@ class AliasTable:
             kinds = {type(lab) for lab in self._labels}
             if not (kinds == {int} and self._labels == tuple(range(n))):
                 if len(kinds) == 1 and kinds <= {int, str, float}:
-                    labels_np = np.array(self._labels)
-                else:
+                    labels_np = _typed_labels(np, self._labels, kinds.pop())
+                if labels_np is None:
                     labels_np = np.empty(n, dtype=object)
                     labels_np[:] = list(self._labels)
             self._np = (cut, thr, ali, labels_np)
@@ -324,6 +324,20 @@ class AliasTable:
         idx = self.draw_indices(rng, n)
         labels_np = self._arrays()[3]
         return idx if labels_np is None else labels_np[idx]
+
+
+def _typed_labels(np: Any, labels: tuple[Any, ...], kind: type) -> Any:
+    """``labels`` as a typed numpy array, or None when numpy would not give them back
+    unchanged (ints past int64 turn into floats; strings lose trailing NUL characters)."""
+    try:
+        arr = np.array(labels)
+    except (OverflowError, ValueError):
+        return None
+    if arr.dtype.kind not in {int: "iu", str: "U", float: "f"}[kind]:
+        return None
+    if kind is not float and arr.tolist() != list(labels):
+        return None
+    return arr
 
 
 def _randbelow64_array(rng: Any, bound: int, n: int) -> Any:

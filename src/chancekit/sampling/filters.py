@@ -81,7 +81,8 @@ class MaxStreak:
                 tries += 1
                 if tries >= self.max_tries:
                     raise LimitError(f"the sampler gave {x!r} {self.max_tries} times in a "
-                                     "row; a streak filter needs another possible result",
+                                     "row (max_tries); a streak filter needs another "
+                                     "possible result",
                                      limit="max_tries", value=self.max_tries)
                 x = draw(rng)
         if self._run and x == self._last:

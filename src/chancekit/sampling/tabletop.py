@@ -28,7 +28,20 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 from chancekit.sampling._weights import integer_weights
 from chancekit.sampling.alias import vose_integer
 
-__all__ = ["TableReport", "TableRow", "TabletopTable", "round_to_grid", "tabletop_sheet"]
+__all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "round_to_grid",
+           "tabletop_sheet"]
+
+#: the most grid cells (row_die x check_die, or ``units`` of :func:`round_to_grid`): the
+#: optimal rounding is O(cells log k), about a second at this size
+MAX_TABLE_CELLS = 100_000
+
+
+def _check_cells(units: int, what: str) -> None:
+    if units > MAX_TABLE_CELLS:
+        raise LimitError(
+            f"{what} = {units:,} grid cells is past MAX_TABLE_CELLS = {MAX_TABLE_CELLS:,}; use "
+            "smaller dice (d100 x d100 is 10,000 cells) or a two-stage table",
+            limit="MAX_TABLE_CELLS", value=units)
 
 
 # -- optimal rounding ----------------------------------------------------------------------
@@ -51,6 +64,7 @@ def round_to_grid(target: Sequence[Fraction], units: int, *,
     [1, 19]
     """
     units = require_int("units", units, lo=1)
+    _check_cells(units, "units")
     xs = [Fraction(t) * units for t in target]
     k = len(xs)
     positive = sum(1 for x in xs if x > 0)
@@ -264,8 +278,9 @@ class TabletopTable:
         :func:`chancekit.dist`), or a mapping ``outcome -> weight`` (labels allowed: a loot
         table). O(k log k + row_die*check_die log k).
 
-        More outcomes than faces on the row die raise :class:`~chancekit.errors.LimitError`
-        naming what works instead.
+        More outcomes than faces on the row die, or more than :data:`MAX_TABLE_CELLS`
+        cells ``row_die * check_die``, raise :class:`~chancekit.errors.LimitError` naming
+        what works instead.
 
         >>> t = TabletopTable.build({"sword": 5, "shield": 3, "potion": 12}, row_die=6)
         >>> t.realized()
@@ -273,6 +288,7 @@ class TabletopTable:
         """
         row_die = _die("row_die", row_die)
         check_die = _die("check_die", check_die)
+        _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
         labels, ints, notation = _target(source)
         total = sum(ints)
         pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]

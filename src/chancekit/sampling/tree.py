@@ -54,7 +54,11 @@ class ChanceTree:
         self._total = 0
         self._scale = 1                  # weight = stored / scale
         if items is not None:
-            pairs = list(items.items()) if hasattr(items, "items") else list(items)
+            try:
+                pairs = list(items.items()) if hasattr(items, "items") else list(items)
+            except TypeError:  # not iterable (e.g. a bare number)
+                raise InvalidTypeError("items", items, "a mapping item -> weight or an "
+                                       "iterable of (item, weight) pairs") from None
             for pair in pairs:
                 if not (isinstance(pair, tuple) and len(pair) == 2):
                     raise InvalidTypeError("items", items, "a mapping item -> weight or an "

@@ -1,0 +1,298 @@
+"""Every documented limit is refused up front: quickly, cheaply, naming the limit.
+
+One case per row of docs/limits.md (a test checks that the table and the cases match, and
+that the values in the table are the code's constants). Each case calls the public API with
+input just past the limit and checks:
+
+- it raises ``LimitError`` (or the documented error) whose ``.limit`` (or message) names
+  the limit;
+- the refusal is quick: under 1 s of *CPU time* of this process (``time.process_time``),
+  so machine load cannot make it flaky (wall-clock times are never asserted); typical
+  values are a few milliseconds;
+- it does not allocate much first: the ``tracemalloc`` peak stays under 50 MB, the
+  deterministic sign that the work was refused up front, not half done;
+- a watchdog (SIGALRM after 10 s) turns a regression that hangs into a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import re
+import signal
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chancekit.errors import ChancekitError, LimitError, NotationError
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "limits.md"
+CPU_SECONDS = 1.0
+PEAK_BYTES = 50 * 2**20
+WATCHDOG_SECONDS = 10
+
+
+# --------------------------------------------------------------------------- the cases
+# (limit name, module as in the table) -> a factory returning the call to refuse; the
+# factory builds the input (not measured), the call is measured.
+def _dice() -> Any:
+    from chancekit.dice import d
+
+    return d
+
+
+def _const_sampler() -> Any:
+    class Always:
+        def draw(self, rng: Any = None) -> str:
+            return "same"
+
+    from chancekit.sampling import MaxStreak
+
+    f = MaxStreak(Always(), 1)
+    f.draw(1)
+    return lambda: f.draw(1)
+
+
+def _primes(below: int) -> list[int]:
+    sieve = bytearray([1]) * below
+    sieve[:2] = b"\0\0"
+    for i in range(2, int(below**0.5) + 1):
+        if sieve[i]:
+            sieve[i * i::i] = bytearray(len(range(i * i, below, i)))
+    return [i for i in range(below) if sieve[i]]
+
+
+def _pool_states() -> Callable[[], Any]:
+    from chancekit.dice import d
+    from chancekit.dice.pool import FaceRule, evaluate_pool
+
+    rule = FaceRule(lambda st, face, c: st, initial=0)
+    pool = [d(s) for s in range(2, 9) for _ in range(8)]  # 9**7 = 4.8 M (dice left) combos
+    return lambda: evaluate_pool(rule, pool)
+
+
+def _pool_dice() -> Callable[[], Any]:
+    from chancekit.dice import d
+    from chancekit.dice.pool import FaceRule, evaluate_pool
+
+    rule = FaceRule(lambda st, face, c: st, initial=0)
+    pool = [d(6)] * 10_001
+    return lambda: evaluate_pool(rule, pool)
+
+
+def _table_bits() -> Callable[[], Any]:
+    from chancekit.sampling import AliasTable
+
+    weights = [Fraction(1, p) for p in _primes(200_000)]  # lcm of ~18 000 primes
+    return lambda: AliasTable(weights)
+
+
+CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
+    # chancekit.dice (Distribution)
+    ("MAX_DICE", "chancekit.dice.distribution"): lambda: lambda: 100_001 @ _dice()(6),
+    ("MAX_OUTCOMES", "chancekit.dice.distribution"):
+        lambda: lambda: _dice()(1000).explode(depth=2002),
+    ("MAX_WEIGHT_BITS", "chancekit.dice.distribution"): lambda: lambda: 20_000 @ _dice()(6),
+    ("MAX_PAIRS", "chancekit.dice.distribution"):
+        lambda: (lambda a: lambda: a * a)(_dice()(5000)),
+    ("MAX_EXPLODE_DEPTH", "chancekit.dice.distribution"):
+        lambda: lambda: _dice()(6).explode(depth=10_001),
+    ("MAX_EXPLODE_WORK", "chancekit.dice.distribution"):
+        lambda: lambda: _dice()(20).explode(depth=300),
+    ("depth", "chancekit.dice.distribution"):
+        lambda: lambda: _dice()(6).explode(range(1, 7), depth=1001),
+    # chancekit.dice.pool
+    ("MAX_POOL_DICE", "chancekit.dice.pool"): _pool_dice,
+    ("MAX_POOL_STATES", "chancekit.dice.pool"): _pool_states,
+    ("MAX_POOL_WORK", "chancekit.dice.pool"):
+        lambda: lambda: importlib.import_module("chancekit.dice.pool").neon_city_overdrive(
+            1000, 1000),
+    # dice notation
+    ("MAX_LENGTH", "chancekit.dice._parse"): lambda: lambda: _dist("1+" * 1000 + "1"),
+    ("MAX_DEPTH", "chancekit.dice._parse"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
+    ("MAX_DICE", "chancekit.dice._ast"): lambda: lambda: _dist("100001d6"),
+    ("MAX_SIDES", "chancekit.dice._ast"): lambda: lambda: _dist("d1000001"),
+    ("MAX_OUTCOMES", "chancekit.dice._ast"): lambda: lambda: _dist("d2000*d2000"),
+    ("MAX_WEIGHT_BITS", "chancekit.dice._ast"): lambda: lambda: _dist("1000d1000"),
+    ("MAX_POOL_STATES", "chancekit.dice._ast"): lambda: lambda: _dist("100d100kh1kl1"),
+    ("MAX_ROLLED", "chancekit.dice._ast"):
+        lambda: lambda: importlib.import_module("chancekit.dice").roll("10001d6", 1),
+    # chancekit.fair
+    ("max_states", "chancekit.fair.exact"):
+        lambda: lambda: _fair().evaluate_exact(_fair().Dice(12), 100),
+    ("MAX_LAYER_CELLS", "chancekit.fair.exact"):
+        lambda: lambda: _fair().tune(6, 100, 0.9, systems=("dynamic-dice",)),
+    ("MAX_MC_CELLS", "chancekit.fair.montecarlo"):
+        lambda: lambda: _fair().evaluate_montecarlo(_fair().Dice(6), 100_000, trials=1000),
+    ("MAX_VALUES", "chancekit.fair.systems"): lambda: lambda: _fair().Dice(1_000_001),
+    ("MAX_REROLL_TRIES", "chancekit.fair.systems"):
+        lambda: lambda: _fair().HistoryReroll(7, 4, 10_001),
+    # chancekit.sampling
+    ("MAX_LABELS", "chancekit.sampling._weights"):
+        lambda: lambda: _sampling().AliasTable(range(1_000_001)),
+    ("MAX_TABLE_BITS", "chancekit.sampling._weights"): _table_bits,
+    ("MAX_WEIGHT_DIGITS", "chancekit.sampling._weights"):
+        lambda: lambda: importlib.import_module("chancekit.sampling._weights").parse_weights(
+            "a=1e999999999"),
+    ("MAX_TABLE_CELLS", "chancekit.sampling.tabletop"):
+        lambda: lambda: _sampling().TabletopTable.build({1: 1, 2: 1}, row_die=1000,
+                                                        check_die=1000),
+    ("row_die", "chancekit.sampling.tabletop"):
+        lambda: lambda: _sampling().TabletopTable.build("2d20"),
+    ("max_tries", "chancekit.sampling.filters"): _const_sampler,
+}
+
+#: rows whose documented error is not LimitError: (error class, text the message names)
+OTHER_ERRORS: dict[tuple[str, str], tuple[type[Exception], str]] = {
+    ("MAX_DEPTH", "chancekit.dice._parse"): (NotationError, "nested too deeply (more than 100"),
+}
+
+
+def _dist(text: str) -> Any:
+    from chancekit.dice import dist
+
+    return dist(text)
+
+
+def _fair() -> Any:
+    return importlib.import_module("chancekit.fair")
+
+
+def _sampling() -> Any:
+    return importlib.import_module("chancekit.sampling")
+
+
+# --------------------------------------------------------------------------- measuring
+class Hung(Exception):
+    """Raised by the watchdog: the refusal did not come within WATCHDOG_SECONDS."""
+
+
+@contextlib.contextmanager
+def watchdog(seconds: float) -> Iterator[None]:
+    """Fail (raise :class:`Hung`) instead of hanging; main thread, POSIX only."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):  # pragma: no cover - e.g. Windows or a worker thread: no watchdog
+        yield
+        return
+
+    def fire(signum: int, frame: Any) -> None:
+        raise Hung(f"no refusal within {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def refuse(call: Callable[[], Any]) -> tuple[BaseException | None, float, int]:
+    """Run ``call``: (the error it raised or None, CPU seconds, tracemalloc peak bytes)."""
+    error: BaseException | None = None
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        with watchdog(WATCHDOG_SECONDS):
+            call()
+    except ChancekitError as e:
+        error = e
+    finally:
+        cpu = time.process_time() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return error, cpu, peak
+
+
+@pytest.mark.parametrize("key", sorted(CASES), ids=lambda k: f"{k[0]}@{k[1]}")
+def test_limit_refused_quickly(key: tuple[str, str]) -> None:
+    name, module = key
+    for mod in ("chancekit.dice", "chancekit.fair", "chancekit.sampling", module):
+        importlib.import_module(mod)  # imports are not part of the refusal
+    call = CASES[key]()
+    error, cpu, peak = refuse(call)
+    expected, text = OTHER_ERRORS.get(key, (LimitError, name))
+    assert isinstance(error, expected), f"{key}: expected {expected.__name__}, got {error!r}"
+    if expected is LimitError:
+        assert error.limit == name
+    assert text in str(error)  # the message names the limit too
+    assert cpu < CPU_SECONDS, f"{key}: refusal took {cpu:.3f} s of CPU"
+    assert peak < PEAK_BYTES, f"{key}: {peak / 2**20:.1f} MB allocated before the refusal"
+
+
+# --------------------------------------------------------------------------- doc <-> tests
+_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|")
+
+
+def doc_rows() -> list[tuple[str, str, str, str]]:
+    """(limit, value, module, constant) of every row of the table in docs/limits.md."""
+    rows = []
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        m = _ROW.match(line)
+        if m:
+            rows.append((m.group(1), m.group(2), m.group(3), m.group(4).strip("`")))
+    return rows
+
+
+def test_doc_table_and_cases_match() -> None:
+    rows = doc_rows()
+    keys = [(limit, module) for limit, _, module, _ in rows]
+    assert len(keys) == len(set(keys)), "a limit is listed twice in docs/limits.md"
+    assert set(keys) == set(CASES), (
+        f"only in docs/limits.md: {sorted(set(keys) - set(CASES))}; "
+        f"only in tests/test_limits.py: {sorted(set(CASES) - set(keys))}")
+
+
+def _value(text: str) -> int:
+    text = text.replace(" ", "").replace("_", "")
+    m = re.fullmatch(r"(\d+)(?:\*\*|\^)(\d+)", text)
+    if m:
+        return int(m.group(1)) ** int(m.group(2))
+    m = re.fullmatch(r"(\d+)\*10(?:\*\*|\^)(\d+)", text)
+    if m:
+        return int(m.group(1)) * 10 ** int(m.group(2))
+    return int(text)
+
+
+def test_doc_values_are_the_code_constants() -> None:
+    checked = 0
+    for limit, value, module, constant in doc_rows():
+        if constant in ("-", "—"):
+            continue
+        mod_name, _, attr = constant.rpartition(".")
+        assert mod_name.startswith(module.rsplit(".", 1)[0]), (limit, constant)
+        actual = getattr(importlib.import_module(mod_name), attr)
+        assert _value(value) == actual, f"{limit} ({module}): doc says {value}, code {actual}"
+        checked += 1
+    assert checked >= 20
+
+
+# --------------------------------------------------------------------------- CLI
+@pytest.mark.parametrize(("argv", "limit"), [
+    (["dist", "1000000d1000000"], "MAX_DICE"),
+    (["fairness", "dice", "--samples", "100000", "--trials", "1000"], "MAX_MC_CELLS"),
+    (["fairness", "dice", "--values", "2000000", "--samples", "25"], "MAX_VALUES"),
+    (["fairness", "dice", "--values", "12", "--samples", "100"], "max_states"),
+])
+def test_cli_refuses_with_one_line(argv: list[str], limit: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from chancekit.cli.main import main
+
+    start = time.process_time()
+    with watchdog(WATCHDOG_SECONDS):
+        code = main(argv)
+    cpu = time.process_time() - start
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert limit in lines[0]
+    assert cpu < CPU_SECONDS
