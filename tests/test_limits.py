@@ -127,12 +127,13 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("max_states", "chancekit.fair.exact"):
         lambda: lambda: _fair().evaluate_exact(_fair().Dice(12), 100),
     ("MAX_LAYER_CELLS", "chancekit.fair.exact"):
-        lambda: lambda: _fair().tune(6, 100, 0.9, systems=("dynamic-dice",)),
+        lambda: lambda: _fair().tune(6, 100, 0.9, systems=("dynamic-dice",), chunk_size=100),
     ("MAX_MC_CELLS", "chancekit.fair.montecarlo"):
         lambda: lambda: _fair().evaluate_montecarlo(_fair().Dice(6), 100_000, trials=1000),
     ("MAX_VALUES", "chancekit.fair.systems"): lambda: lambda: _fair().Dice(1_000_001),
     ("MAX_REROLL_TRIES", "chancekit.fair.systems"):
         lambda: lambda: _fair().HistoryReroll(7, 4, 10_001),
+    ("MIN_PRD_P", "chancekit.fair.systems"): lambda: lambda: _fair().PRD(1e-9),
     # chancekit.sampling
     ("MAX_LABELS", "chancekit.sampling._weights"):
         lambda: lambda: _sampling().AliasTable(range(1_000_001)),
@@ -250,8 +251,10 @@ def test_doc_table_and_cases_match() -> None:
         f"only in tests/test_limits.py: {sorted(set(CASES) - set(keys))}")
 
 
-def _value(text: str) -> int:
+def _value(text: str) -> int | float:
     text = text.replace(" ", "").replace("_", "")
+    if re.fullmatch(r"\d*\.\d+", text):
+        return float(text)
     m = re.fullmatch(r"(\d+)(?:\*\*|\^)(\d+)", text)
     if m:
         return int(m.group(1)) ** int(m.group(2))

@@ -340,3 +340,30 @@ def test_cli_simulate(capsys):
                  "--stream", "level-1", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["draws"]) == 5
     assert main(["simulate", "gdeck:0,1", "--values", "4", "--seed", "1"]) == 1
+
+
+def test_tune_chunks_automatically_to_bound_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from chancekit.fair.exact import MAX_LAYER_CELLS, partition_count
+
+    tune_module = importlib.import_module("chancekit.fair.tune")  # the module, not tune()
+
+    whole = tune(6, 25, 0.9, grid=_small_grid())
+    cells = partition_count(25, 6) * 6
+    # pretend the limit is tiny: every dynamic-dice chunk then holds one candidate
+    monkeypatch.setattr(tune_module, "MAX_LAYER_CELLS", 4 * cells)
+    sizes: list[int] = []
+    original = tune_module._evaluate_chunk
+
+    def spy(fam, params, *args):
+        if fam == "dynamic-dice":
+            sizes.append(len(params))
+        return original(fam, params, *args)
+
+    monkeypatch.setattr(tune_module, "_evaluate_chunk", spy)
+    chunked = tune(6, 25, 0.9, grid=_small_grid())
+    assert sizes and set(sizes) == {1}
+    _same(chunked, whole)
+    assert tune_module._auto_chunk("dynamic-dice", 6, 100) * partition_count(100, 6) * 6 \
+        <= MAX_LAYER_CELLS // 4

@@ -80,8 +80,8 @@ def _cells_error(name: str, states: int, n: int, batch: int, t: int) -> LimitErr
     return LimitError(
         f"exact evaluation of {name} holds {states:,} states x {n:,} values x {batch:,} "
         f"candidates = {cells:,} cells after draw {t}, more than MAX_LAYER_CELLS = "
-        f"{MAX_LAYER_CELLS:,}; evaluate fewer candidates at once (tune(..., chunk_size=10)), "
-        "a shorter match, or use Monte Carlo (method='montecarlo')",
+        f"{MAX_LAYER_CELLS:,}; evaluate fewer candidates at once (a smaller "
+        "tune(..., chunk_size=K)), a shorter match, or use Monte Carlo (method='montecarlo')",
         limit="MAX_LAYER_CELLS", value=cells,
     )
 

@@ -24,7 +24,12 @@ from typing import Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError
-from chancekit.fair.exact import MAX_STATES, evaluate_exact_batch
+from chancekit.fair.exact import (
+    MAX_LAYER_CELLS,
+    MAX_STATES,
+    evaluate_exact_batch,
+    partition_count,
+)
 from chancekit.fair.systems import Deck, Dice, DynamicDice, GeneralizedDeck, System
 
 __all__ = ["FAMILIES", "Candidate", "TuneResult", "published_grid", "tune"]
@@ -176,6 +181,16 @@ def _check_params(family: str, params: tuple[Any, ...]) -> None:
         raise InvalidTypeError(f"grid[{family!r}]", params, "a tuple of numbers") from None
 
 
+def _auto_chunk(family: str, n: int, longest: int) -> int:
+    """How many candidates of ``family`` one exact sweep may hold so that its layer arrays
+    stay under a quarter of ``MAX_LAYER_CELLS``: dice and dynamic dice reach every sorted
+    count vector, so their state count is known up front; decks keep few states."""
+    if family not in ("dice", "dynamic-dice"):
+        return 1 << 30
+    cells = partition_count(longest, n) * n
+    return max(1, MAX_LAYER_CELLS // 4 // cells)
+
+
 def _evaluate_chunk(family: str, params: list[tuple[Any, ...]], n: int,
                     lengths: tuple[tuple[int, float], ...], max_states: int,
                     ) -> list[tuple[tuple[Any, ...], list[float], list[float]]]:
@@ -264,6 +279,8 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
             FAMILIES[fam](n, *p)
         size = chunk_size or (len(cands) if executor is None else max(1, -(-len(cands) // 8)))
         size = require_int("chunk_size", size, lo=1)
+        if chunk_size is None:  # keep each sweep's arrays well under MAX_LAYER_CELLS
+            size = min(size, _auto_chunk(fam, n, lengths[-1][0]))
         jobs += [(fam, cands[i:i + size]) for i in range(0, len(cands), size)]
     total = sum(len(c) for _, c in jobs)
     done = 0
