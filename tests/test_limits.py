@@ -121,6 +121,7 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_OUTCOMES", "chancekit.dice._ast"): lambda: lambda: _dist("d2000*d2000"),
     ("MAX_WEIGHT_BITS", "chancekit.dice._ast"): lambda: lambda: _dist("1000d1000"),
     ("MAX_POOL_STATES", "chancekit.dice._ast"): lambda: lambda: _dist("100d100kh1kl1"),
+    ("MAX_WORK", "chancekit.dice._ast"): lambda: lambda: _dist("831d100"),
     ("MAX_ROLLED", "chancekit.dice._ast"):
         lambda: lambda: importlib.import_module("chancekit.dice").roll("10001d6", 1),
     # chancekit.fair

@@ -19,6 +19,7 @@ __all__ = [
     "MAX_ROLLED",
     "MAX_SIDES",
     "MAX_WEIGHT_BITS",
+    "MAX_WORK",
     "Binary",
     "Dice",
     "Group",
@@ -38,6 +39,10 @@ MAX_SIDES = 1_000_000
 MAX_OUTCOMES = 1_000_000
 #: outcomes x bits per weight, estimated before the work (about 256 MiB of integers)
 MAX_WEIGHT_BITS = 2**31
+#: estimated work of one exact step (polynomial powers, keep/drop and pool engines), in
+#: units of about 20 ns of CPU: the limit is about half a second (calibrated in
+#: docs/limits.md; ``831d100``, ``377d6e6``, ``8d6!kh20`` are refused)
+MAX_WORK = 25_000_000
 #: most intermediate pool states the general keep/drop/explode engine may hold
 MAX_POOL_STATES = 200_000
 #: at most this many extra dice per die per explosion operator (``e``/``!``/``ra`` chains)

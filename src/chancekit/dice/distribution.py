@@ -897,7 +897,10 @@ def _exact_div(x: Any, y: Any) -> Any:
 
 
 def _reduce(w: dict[Any, int]) -> dict[Any, int]:
-    g = 0
+    if not w:
+        return w
+    # start from the smallest weight: every gcd step is then cheap even for huge weights
+    g = min(w.values())
     for v in w.values():
         g = math.gcd(g, v)
         if g == 1:

@@ -71,7 +71,7 @@ def dist(notation: str) -> Any:
     """
     from chancekit.dice.distribution import Distribution
 
-    return Distribution(weights(notation))
+    return Distribution._raw(weights(notation), reduced=True)
 
 
 @dataclass(frozen=True)

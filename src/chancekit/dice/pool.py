@@ -377,9 +377,97 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
     groups = _group(dice)
     if len(groups) == 1:
         die, n = groups[0]
-        return _cached(("keep", die, n, k, order),
-                       lambda: _keep_sum_poly(die, n, k, order == "descending"))
+        hi = order == "descending"
+        if k == n:
+            return _cached(("sum", die, n), lambda: _sum_poly(die, n))
+        if k == 1:
+            return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
+        if n - k < k:
+            return _cached(("drop", die, n, n - k, order),
+                           lambda: _drop_sum_poly(die, n, n - k, hi))
+        return _cached(("keep", die, n, k, order), lambda: _keep_sum_poly(die, n, k, hi))
+    if k == len(dice):
+        total = constant(0)
+        for die, n in groups:
+            total = total + _sum_poly(die, n)
+        return total
     return evaluate_pool(_keep_rules(k, order), dice)
+
+
+def _sum_poly(die: Distribution, n: int) -> Distribution:
+    """Sum of ``n`` copies of an integer die, by one ``fmpz_poly`` power."""
+    faces = sorted(die.outcomes())
+    fmin = faces[0]
+    poly = flint.fmpz_poly([die.weights.get(f, 0) for f in range(fmin, faces[-1] + 1)])
+    return Distribution._from_poly(n * fmin, poly**n)
+
+
+def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
+    """The highest (or lowest) of ``n`` copies of ``die`` in closed form: the weight of face
+    ``f`` is ``S(f)**n - S'(f)**n`` with ``S``/``S'`` the weight of faces up to ``f``
+    included / excluded (beyond ``f`` for the lowest). O(F) big-integer powers."""
+    faces = sorted(die.outcomes(), reverse=not highest)
+    out: dict[Any, int] = {}
+    cum = 0
+    prev = 0
+    for f in faces:
+        cum += die.weights[f]
+        cur = cum**n
+        if cur != prev:
+            out[f] = cur - prev
+        prev = cur
+    return Distribution._raw(out)
+
+
+def _drop_sum_poly(die: Distribution, n: int, drop: int, highest: bool) -> Distribution:
+    """Sum of the highest (``highest``) or lowest ``n - drop`` of ``n`` copies of ``die``,
+    for a small ``drop``: the faces are read from the dropped end; until ``drop`` dice are
+    dropped nothing is kept (the state is one integer weight per number dropped), and once
+    the ``drop``-th die is dropped at face ``f`` the unread dice are all beyond ``f``:
+    their sum is a power of the die restricted to faces beyond ``f``, summed in closed form
+    ``(T + R)^r - (first terms)`` with ``T`` the face itself and ``R`` the faces beyond.
+    O(F · drop²) polynomial powers."""
+    faces = sorted(die.outcomes(), reverse=not highest)  # dropped end first
+    base = faces[0]
+    ws = [die.weights[f] for f in faces]
+    nf = len(faces)
+    expo = [abs(f - base) for f in faces]
+    # beyond[i]: generating polynomial of one die restricted to faces after faces[i]
+    beyond: list[flint.fmpz_poly] = [flint.fmpz_poly([])] * nf
+    acc = flint.fmpz_poly([])
+    for i in range(nf - 1, -1, -1):
+        beyond[i] = acc
+        acc = acc + flint.fmpz_poly([0] * expo[i] + [ws[i]])
+    weight = [0] * drop  # weight[j]: j dice dropped so far, all read faces seen
+    weight[0] = 1
+    result = flint.fmpz_poly([])
+    for i in range(nf):
+        w, e, rest = ws[i], expo[i], beyond[i]
+        here = flint.fmpz_poly([0] * e + [w])
+        new = [0] * drop
+        for j in range(drop):
+            c = weight[j]
+            if not c:
+                continue
+            r = n - j
+            need = drop - j  # dice still to drop: t >= need of the r unread show face i
+            if need <= r:
+                full = (here + rest) ** r
+                for t in range(need):
+                    full -= math.comb(r, t) * (here**t) * (rest ** (r - t))
+                result += c * full.right_shift(need * e) if e * need else c * full
+            for t in range(min(need - 1, r) + 1):
+                new[j + t] += c * math.comb(r, t) * w**t
+        weight = new
+    kept = n - drop
+    coeffs = result.coeffs()
+    g = int(result.content())
+    out: dict[Any, int] = {}
+    sign = 1 if highest else -1
+    for i, c in enumerate(coeffs):
+        if c:
+            out[kept * base + sign * i] = int(c) // g
+    return Distribution._raw(out, reduced=True)
 
 
 _keep_rule_cache: dict[tuple[int, str], _KeepRule] = {}
