@@ -16,20 +16,18 @@ input just past the limit and checks:
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import re
-import signal
-import threading
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _watchdog import watchdog
 from chancekit.errors import ChancekitError, LimitError, NotationError
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "limits.md"
@@ -171,31 +169,6 @@ def _sampling() -> Any:
 
 
 # --------------------------------------------------------------------------- measuring
-class Hung(Exception):
-    """Raised by the watchdog: the refusal did not come within WATCHDOG_SECONDS."""
-
-
-@contextlib.contextmanager
-def watchdog(seconds: float) -> Iterator[None]:
-    """Fail (raise :class:`Hung`) instead of hanging; main thread, POSIX only."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):  # pragma: no cover - e.g. Windows or a worker thread: no watchdog
-        yield
-        return
-
-    def fire(signum: int, frame: Any) -> None:
-        raise Hung(f"no refusal within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def refuse(call: Callable[[], Any]) -> tuple[BaseException | None, float, int]:
     """Run ``call``: (the error it raised or None, CPU seconds, tracemalloc peak bytes)."""
     error: BaseException | None = None

@@ -5,18 +5,15 @@ flaky), with a SIGALRM watchdog so a regression fails instead of hanging."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import signal
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from _watchdog import watchdog
 from chancekit.dice import d, dist
 from chancekit.dice.pool import keep_sum
 from chancekit.errors import LimitError
@@ -32,25 +29,6 @@ SLOW_INPUTS = [
     # neighbours: documented or benchmarked cases that must stay fast
     "10000d6", "1000d6", "4d6!kh3", "8d6!kh3", "8d6!pl2",
 ]
-
-
-@contextlib.contextmanager
-def watchdog(seconds: float) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "setitimer"):  # pragma: no cover
-        yield
-        return
-
-    def fire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.mark.parametrize("text", SLOW_INPUTS)
