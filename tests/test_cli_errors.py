@@ -78,3 +78,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"chancekit {__version__}"
+
+
+def test_undecodable_arguments_are_escaped_not_a_crash(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fairness", "\udcffdeck", "--samples", "3"]) == 1  # byte 0xff from a shell
+    err = capsys.readouterr().err
+    assert "\\udcff" in err and "Traceback" not in err

@@ -26,6 +26,9 @@ SLOW_INPUTS = [
     "4d40ra20", "2d520kh1kl1", "2d20001kl1", "22d2!kh1kl1", "1d42404ra20", "1d7720ra20",
     "(188d8!, 8d6!)kh1", "(1d8!, 221d6!)kh1", "377d6e6", "313d6!/2", "488d6rr1dl1",
     "42d96rr1dl1", "343d6rr1pl1", "831D%", "983D92", "71d2065 >=715",
+    # the second long fuzz run's slow inputs (keep/drop on large dice), and neighbours
+    "34d611dl1", "4d6111dl1", "4d6111kh3", "20d1000kh10", "50d100kh45", "3d3000kh2",
+    "8d1000kh4", "4d6111kh2",
     # neighbours: documented or benchmarked cases that must stay fast
     "10000d6", "1000d6", "4d6!kh3", "8d6!kh3", "8d6!pl2",
 ]
@@ -137,3 +140,11 @@ def test_keep_highest_matches_distribution_api() -> None:
     assert dist("6d6kh5") == keep_sum(6 * [d(6)], highest=5)
     assert dist("6d6dl1") == keep_sum(6 * [d(6)], highest=5)
     assert dist("4d6kl3") == keep_sum(4 * [d(6)], lowest=3)
+
+
+def test_keep_sum_refuses_a_long_face_walk_up_front() -> None:
+    start = time.process_time()
+    with pytest.raises(LimitError) as info:
+        keep_sum([d(6111)] * 4, highest=3)
+    assert info.value.limit == "MAX_POOL_WORK" and "MAX_POOL_WORK" in str(info.value)
+    assert time.process_time() - start < 0.1

@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    _tolerate_unencodable_text()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -60,6 +61,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"chancekit {args.command}: error: cannot write{where}: "
               f"{exc.strerror or exc}", file=sys.stderr)
         return 1
+
+
+def _tolerate_unencodable_text() -> None:
+    """Arguments that are not valid text (undecodable bytes reach Python as lone
+    surrogates) are echoed with backslash escapes instead of failing to print."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper: leave it
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -382,6 +382,7 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             return _cached(("sum", die, n), lambda: _sum_poly(die, n))
         if k == 1:
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
+        _check_keep_work(die, n, k)
         if n - k < k:
             return _cached(("drop", die, n, n - k, order),
                            lambda: _drop_sum_poly(die, n, n - k, hi))
@@ -392,6 +393,28 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             total = total + _sum_poly(die, n)
         return total
     return evaluate_pool(_keep_rules(k, order), dice)
+
+
+def _check_keep_work(die: Distribution, n: int, k: int) -> None:
+    """Refuse up front a face walk of ``n`` identical dice keeping ``k`` whose estimated
+    work passes ``MAX_POOL_WORK`` (units of about 20 ns, so about a second). The estimate is
+    faces x (dice tracked)^2 polynomial operations x their degree x coefficient bits,
+    calibrated on this machine (docs/performance.md): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s)
+    and 4d6111dl1 (12 s) are refused, 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
+    faces = len(die.weights)
+    span = max(die.outcomes()) - min(die.outcomes()) + 1
+    bits = n * die.total.bit_length()
+    drop = n - k
+    if drop < k:  # read from the dropped end; each step is a power of a degree-n*span poly
+        work = faces * drop * drop * n * span * bits // 10
+    else:  # the running sums of up to k kept dice
+        work = faces * k * k * k * span * bits // 600
+    if work > MAX_POOL_WORK:
+        raise LimitError(
+            f"keeping {k} of {n} dice with {faces} faces needs about {work:,} units of "
+            f"work, more than MAX_POOL_WORK = {MAX_POOL_WORK:,}; use fewer or smaller dice, "
+            "or estimate it by rolling (chancekit.roll) many times",
+            limit="MAX_POOL_WORK", value=work)
 
 
 def _sum_poly(die: Distribution, n: int) -> Distribution:
