@@ -379,7 +379,7 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
         die, n = groups[0]
         hi = order == "descending"
         if k == n:
-            return _cached(("sum", die, n), lambda: _sum_poly(die, n))
+            return die.repeat_sum(n)
         if k == 1:
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
         _check_keep_work(die, n, k)
@@ -390,7 +390,7 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
     if k == len(dice):
         total = constant(0)
         for die, n in groups:
-            total = total + _sum_poly(die, n)
+            total = total + die.repeat_sum(n)
         return total
     return evaluate_pool(_keep_rules(k, order), dice)
 
@@ -415,14 +415,6 @@ def _check_keep_work(die: Distribution, n: int, k: int) -> None:
             f"work, more than MAX_POOL_WORK = {MAX_POOL_WORK:,}; use fewer or smaller dice, "
             "or estimate it by rolling (chancekit.roll) many times",
             limit="MAX_POOL_WORK", value=work)
-
-
-def _sum_poly(die: Distribution, n: int) -> Distribution:
-    """Sum of ``n`` copies of an integer die, by one ``fmpz_poly`` power."""
-    faces = sorted(die.outcomes())
-    fmin = faces[0]
-    poly = flint.fmpz_poly([die.weights.get(f, 0) for f in range(fmin, faces[-1] + 1)])
-    return Distribution._from_poly(n * fmin, poly**n)
 
 
 def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
