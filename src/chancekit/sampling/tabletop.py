@@ -295,9 +295,9 @@ class TabletopTable:
         if len(pairs) > row_die:
             raise LimitError(
                 f"{len(pairs)} possible outcomes do not fit on a d{row_die} row die (one row "
-                "each at most); use a larger row die, e.g. row_die=100 rolled as d10 x d10 "
-                "(tens and units), or a two-stage table (a first table picks a group of "
-                f"outcomes, a second table per group picks within it)",
+                "each at most); use a larger row die, e.g. row_die=100 (--row-die 100) rolled "
+                "as d10 x d10 (tens and units), or a two-stage table (a first table picks a "
+                "group of outcomes, a second table per group picks within it)",
                 limit="row_die", value=row_die)
         target = {lab: Fraction(w, total) for lab, w in pairs}
         grid = row_die * check_die
