@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -48,6 +48,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from _stats import pooled_chisquare
 from chancekit.dice import dist, roll
 from chancekit.fair import simulate_matches
 from chancekit.fair import systems as systems_module
@@ -80,42 +81,6 @@ def stream(test_id: str, seed: int = SEED) -> PCG32:
 
 
 # ------------------------------------------------------------------ Pearson chi-square
-def pooled_chisquare(counts: Mapping[Any, int], probs: Mapping[Any, Any], *,
-                     ordered: bool) -> tuple[float, int]:
-    """Pearson's test of ``counts`` against ``probs``: ``(p-value, cells)``. Cells are
-    pooled until each expected count is at least 5: in outcome order if ``ordered`` (tails
-    merge inwards), otherwise largest first (the small cells end up in one pool). An
-    observed outcome with probability 0 gives p = 0."""
-    n = sum(counts.values())
-    if any(probs.get(k, 0) == 0 for k, c in counts.items() if c):
-        return 0.0, 0
-    keys = list(probs)
-    if ordered:
-        keys.sort()
-    else:
-        keys.sort(key=lambda k: -float(probs[k]))
-    obs: list[float] = []
-    exp: list[float] = []
-    o = e = 0.0
-    for k in keys:
-        o += counts.get(k, 0)
-        e += float(probs[k]) * n
-        if e >= 5:
-            obs.append(o)
-            exp.append(e)
-            o = e = 0.0
-    if e or o:
-        if obs:
-            obs[-1] += o
-            exp[-1] += e
-        else:
-            obs.append(o)
-            exp.append(e)
-    if len(obs) < 2:
-        return 1.0, len(obs)
-    return float(stats.chisquare(obs, exp).pvalue), len(obs)
-
-
 def array_counts(draws: np.ndarray) -> Counter[Any]:
     values, freq = np.unique(draws, return_counts=True)
     return Counter({v.item(): int(c) for v, c in zip(values, freq, strict=True)})

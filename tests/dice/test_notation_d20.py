@@ -18,14 +18,15 @@ deterministic. ``test_chi_square_has_power`` shows it does fail on a real differ
 from __future__ import annotations
 
 import random
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
 import d20
 import d20.expression
 import pytest
-from scipy import stats
 
+from _stats import pooled_chisquare
 from chancekit.dice.notation import weights
 
 SEED = 20_000
@@ -108,28 +109,8 @@ def _trunc_pmf(notation: str) -> dict[int, Fraction]:
 
 
 def chi_square_p(samples: list[int], pmf: dict[int, Fraction]) -> float:
-    n = len(samples)
-    counts: dict[int, int] = {}
-    for s in samples:
-        counts[s] = counts.get(s, 0) + 1
-    if set(counts) - set(pmf):
-        return 0.0  # an outcome chancekit says is impossible
-    obs: list[float] = []
-    exp: list[float] = []
-    o = e = 0.0
-    for k in sorted(pmf):
-        o += counts.get(k, 0)
-        e += float(pmf[k]) * n
-        if e >= 5:
-            obs.append(o)
-            exp.append(e)
-            o = e = 0.0
-    if e and obs:
-        obs[-1] += o
-        exp[-1] += e
-    if len(obs) < 2:
-        return 1.0
-    return float(stats.chisquare(obs, exp).pvalue)
+    """Pearson's p-value of ``samples`` against ``pmf`` (0 for an impossible outcome)."""
+    return pooled_chisquare(Counter(samples), pmf, ordered=True)[0]
 
 
 def test_corpus_size() -> None:
