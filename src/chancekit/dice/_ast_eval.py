@@ -555,16 +555,19 @@ def _pool(base: W, n: int, ops: tuple[Op, ...], ctx: _Ctx, col: int) -> W:
 
 
 def _explode_squashed(states: dict[tuple[Any, ...], int], op: Op, base: W,
-                      squash: tuple[int, int, bool], budget: _Budget, ctx: _Ctx, col: int
-                      ) -> tuple[dict[Any, int], dict[Any, Any]]:
-    """The ``e`` step of :func:`_pool_op` on squashed pools: a pool longer than ``a + b``
-    is kept as its ``b`` lowest and ``a`` highest values (and, for a drop, the sum of the
-    others), which is all one last keep/drop of ``a`` highest / ``b`` lowest can see."""
-    hi, lo, need_mid = squash
+                      squash: tuple[int, int, bool] | None, budget: _Budget, ctx: _Ctx,
+                      col: int) -> tuple[dict[Any, int], dict[Any, Any]]:
+    """The ``e`` step: each matching die rolls another, and new dice explode too,
+    ``EXPLODE_DEPTH`` levels deep. Keys of the result are ``(pool, mid)``. With ``squash =
+    (a, b, need_mid)`` a pool longer than ``a + b`` is kept as its ``b`` lowest and ``a``
+    highest values (and, for a drop, ``mid``: the sum of the others), which is all one last
+    keep/drop of ``a`` highest / ``b`` lowest can see; with ``None`` pools are kept whole
+    (``mid`` stays 0)."""
+    hi, lo, need_mid = squash if squash is not None else (0, 0, False)
     width = hi + lo
 
     def sq(tup: tuple[Any, ...], mid: Any) -> tuple[tuple[Any, ...], Any]:
-        if len(tup) <= width:
+        if squash is None or len(tup) <= width:
             return tup, mid
         cut = len(tup) - hi
         if need_mid:
@@ -657,34 +660,9 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, ctx: _Ctx,
             else:
                 put(tup, w * total)
         return out
-    # "e": each matching die rolls another; new dice explode too, EXPLODE_DEPTH levels deep
-    pending: dict[tuple[tuple[Any, ...], int], int] = {}
-    for tup, w in states.items():
-        m = sum(1 for v in tup if op.matches(v))
-        key = (tup, m)
-        pending[key] = pending.get(key, 0) + w
-    mcache: dict[int, dict[tuple[Any, ...], int]] = {}
-    for level in range(1, EXPLODE_DEPTH + 1):
-        top = max(m for (_, m) in pending)
-        if top == 0:
-            break
-        nxt: dict[tuple[tuple[Any, ...], int], int] = {}
-        for (tup, m), w in pending.items():
-            scale = w * total ** (top - m)
-            if m == 0:
-                nxt[(tup, 0)] = nxt.get((tup, 0), 0) + scale
-                continue
-            if m not in mcache:
-                mcache[m] = _multisets(base, m, ctx, col)
-            budget.spend(len(mcache[m]) * (len(tup) + m + 120))
-            for extra, we in mcache[m].items():
-                m2 = sum(1 for v in extra if op.matches(v)) if level < EXPLODE_DEPTH else 0
-                key = (_merge(tup, extra), m2)
-                nxt[key] = nxt.get(key, 0) + scale * we
-            if len(nxt) > MAX_POOL_STATES:
-                _combine(nxt, ctx, col)
-        pending = nxt
-    for (tup, _), w in pending.items():
+    # "e": the explosion, pools kept whole
+    exploded, _ = _explode_squashed(states, op, base, None, budget, ctx, col)
+    for (tup, _mid), w in exploded.items():
         put(tup, w)
     return out
 
