@@ -25,6 +25,69 @@ __all__ = [
 ]
 
 
+#: characters of a quoted value kept in an error message (a 100 MB string quotes its start)
+QUOTE_CHARS = 200
+#: digits of an integer shown in full in an error message; a longer one is summarised
+QUOTE_DIGITS = 60
+
+
+def quote(value: object, *, limit: int = QUOTE_CHARS) -> str:
+    """``repr(value)`` made safe for an error message: bounded, and never failing.
+
+    Huge integers are summarised by their size (``repr`` of an int past 4300 digits raises
+    ``ValueError``), long values are cut to ``limit`` characters with a count of the rest,
+    and text that cannot be encoded (lone surrogates) is shown escaped, as ``repr`` does.
+    Cost: O(limit) for strings and containers of strings, O(bits) for integers.
+
+    >>> quote(10**100)
+    'an integer of 101 digits (1000000000...0000000000)'
+    >>> quote(-(1 << 80000))
+    'an integer of 24083 digits (-250988...8263909376)'
+    >>> quote("x" * 1000, limit=5)
+    "'xxxxx'... (995 more characters)"
+    >>> quote(chr(0xD800))
+    "'\\\\ud800'"
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _quote_int(value)
+    if isinstance(value, str | bytes | bytearray) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value) - limit} more characters)"
+    try:
+        text = repr(value)
+    except Exception:  # a huge int inside a container, a broken __repr__
+        text = f"<{type(value).__name__} object>"
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return text
+
+
+def _quote_int(value: int) -> str:
+    if value.bit_length() <= 3 * QUOTE_DIGITS:  # < 10**54: repr is cheap and short
+        return repr(value)
+    digits = _decimal_digits(abs(value))
+    if digits <= QUOTE_DIGITS:
+        return repr(value)
+    sign = "-" if value < 0 else ""
+    low = str(abs(value) % 10**10).zfill(10)
+    high = str(abs(value) // 10 ** (digits - 10)) if digits <= 4000 else _leading(abs(value))
+    return f"an integer of {digits} digits ({sign}{high}...{low})"
+
+
+def _decimal_digits(n: int) -> int:
+    """Number of decimal digits of ``n > 0``, exactly, without ``str`` (no 4300-digit cap)."""
+    guess = int(n.bit_length() * 0.30102999566398120)  # log10(2)
+    return guess + 1 if n >= 10**guess else guess
+
+
+def _leading(n: int) -> str:
+    """The first 10 decimal digits of a huge ``n``, from a float logarithm of its top bits."""
+    import math
+
+    shift = max(n.bit_length() - 64, 0)
+    log10 = math.log10(n >> shift) + shift * math.log10(2)
+    return f"{10 ** (log10 - math.floor(log10)):.5f}".replace(".", "")  # 6 sure digits
+
+
 class ChancekitError(Exception):
     """Root of every error chancekit raises on purpose."""
 
@@ -40,7 +103,7 @@ class InvalidValueError(ChancekitError, ValueError):
         if valid is None:
             super().__init__(name)
         else:
-            super().__init__(f"{name} must be {valid}, not {value!r}")
+            super().__init__(f"{name} must be {valid}, not {quote(value)}")
         self.argument = name if valid is not None else None
         self.value = value
 
@@ -56,7 +119,9 @@ class InvalidTypeError(ChancekitError, TypeError):
         if valid is None:
             super().__init__(name)
         else:
-            super().__init__(f"{name} must be {valid}, not {type(value).__name__} ({value!r})")
+            super().__init__(
+                f"{name} must be {valid}, not {type(value).__name__} ({quote(value)})"
+            )
         self.argument = name if valid is not None else None
         self.value = value
 
