@@ -144,7 +144,7 @@ BAD = [
     ("format", mutate(["format"], "other"), "format must be"),
     ("missing seed", mutate(["seed"], KeyError), "missing"),
     ("extra key", mutate(["extra"], 1), "unknown"),
-    ("state not hex", mutate(["streams", "a", "state"], "0xZZZZZZZZZZZZZZZZ"), "not hexadecimal"),
+    ("state not hex", mutate(["streams", "a", "state"], "0xZZZZZZZZZZZZZZZZ"), "lowercase hex"),
     ("state too long", mutate(["streams", "a", "state"], "0x" + "1" * 17), "64-bit hex"),
     ("state as number", mutate(["streams", "a", "state"], 5), "64-bit hex"),
     ("inc tampered", mutate(["streams", "a", "inc"], "0x0000000000000003"), "does not match"),

@@ -26,13 +26,14 @@ Contract (frozen, pinned by ``tests/data/pcg32-demo-42-54.txt`` and
 from __future__ import annotations
 
 import numbers
+import threading
 from collections.abc import MutableSequence, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from chancekit._validate import require_int
-from chancekit.errors import InvalidTypeError, InvalidValueError, StateError
+from chancekit.errors import InvalidTypeError, InvalidValueError, StateError, quote
 
 __all__ = ["PCG32", "PCG32State"]
 
@@ -164,6 +165,12 @@ class PCG32:
     Costs: ``next_u32`` O(1); ``advance(delta)`` O(log |delta|); the bulk methods
     O(n) vectorised with numpy.
 
+    Thread safety: every method is atomic. Each generator holds its own re-entrant lock
+    (as numpy's bit generators do), so threads sharing one generator never get the same
+    word twice nor lose one, whatever mix of methods they call; ``shuffle`` and the bulk
+    methods hold it for the whole call. The lock is not part of the state: pickling and
+    copying give a new lock.
+
     >>> rng = PCG32(42, 54)
     >>> rng.u32_array(2).tolist() == [0xA15C02B7, 0x7B47F409]
     True
@@ -171,11 +178,12 @@ class PCG32:
     '0xa15c02b7'
     """
 
-    __slots__ = ("_inc", "_state")
+    __slots__ = ("_inc", "_lock", "_state")
 
     def __init__(self, seed: int = 0, stream: int = 0) -> None:
         seed = _check_u64("seed", seed)
         stream = _check_u64("stream", stream)
+        self._lock = threading.RLock()
         self._inc = ((stream << 1) | 1) & _MASK64
         # pcg32_srandom_r: one step from state 0 (giving inc), add the seed, one more step.
         self._state = ((self._inc + seed) * MULT + self._inc) & _MASK64
@@ -189,6 +197,7 @@ class PCG32:
         True
         """
         rng = cls.__new__(cls)
+        rng._lock = threading.RLock()
         rng.setstate(state)
         return rng
 
@@ -200,8 +209,9 @@ class PCG32:
         '0xa15c02b7'
         """
         # Constants are literals on purpose: LOAD_CONST is faster than a global lookup.
-        old = self._state
-        self._state = (old * 6364136223846793005 + self._inc) & 0xFFFFFFFFFFFFFFFF
+        with self._lock:
+            old = self._state
+            self._state = (old * 6364136223846793005 + self._inc) & 0xFFFFFFFFFFFFFFFF
         x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
         rot = old >> 59
         return ((x >> rot) | (x << (32 - rot))) & 0xFFFFFFFF
@@ -217,7 +227,8 @@ class PCG32:
         True
         """
         delta = require_int("delta", delta)
-        self._state = _advance_lcg(self._state, delta, MULT, self._inc)
+        with self._lock:
+            self._state = _advance_lcg(self._state, delta, MULT, self._inc)
 
     # -- integers -------------------------------------------------------------------------
     def randbelow(self, bound: int) -> int:
@@ -234,28 +245,30 @@ class PCG32:
         """
         if bound.__class__ is int and 0 < bound <= 0x100000000:  # the reference, inlined
             threshold = (0x100000000 - bound) % bound
-            inc, state = self._inc, self._state
-            while True:
-                old = state
-                state = (old * 6364136223846793005 + inc) & 0xFFFFFFFFFFFFFFFF
-                x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
-                rot = old >> 59
-                r = ((x >> rot) | (x << (32 - rot))) & 0xFFFFFFFF
-                if r >= threshold:
-                    self._state = state
-                    return r % bound
+            with self._lock:
+                inc, state = self._inc, self._state
+                while True:
+                    old = state
+                    state = (old * 6364136223846793005 + inc) & 0xFFFFFFFFFFFFFFFF
+                    x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+                    rot = old >> 59
+                    r = ((x >> rot) | (x << (32 - rot))) & 0xFFFFFFFF
+                    if r >= threshold:
+                        self._state = state
+                        return r % bound
         bound = require_int("bound", bound, lo=1)
         if bound <= 0x100000000:  # an int subclass, e.g. numpy integers converted
             return self.randbelow(bound)
         words = ((bound - 1).bit_length() + 31) // 32
         span = 1 << (32 * words)
         threshold = (span - bound) % bound
-        while True:
-            r = 0
-            for i in range(words):
-                r |= self.next_u32() << (32 * i)
-            if r >= threshold:
-                return r % bound
+        with self._lock:
+            while True:
+                r = 0
+                for i in range(words):
+                    r |= self.next_u32() << (32 * i)
+                if r >= threshold:
+                    return r % bound
 
     def randint(self, a: int, b: int) -> int:
         """A uniform integer in ``[a, b]``, both ends included: ``a + randbelow(b - a + 1)``.
@@ -266,7 +279,8 @@ class PCG32:
         a = require_int("a", a)
         b = require_int("b", b)
         if b < a:
-            raise InvalidValueError(f"empty range for randint({a}, {b}): b must be >= a")
+            raise InvalidValueError(
+                f"empty range for randint({quote(a)}, {quote(b)}): b must be >= a")
         return a + self.randbelow(b - a + 1)
 
     def random(self) -> float:
@@ -277,8 +291,9 @@ class PCG32:
         >>> PCG32(42, 54).random()
         0.6303102186438938
         """
-        a = self.next_u32() >> 5
-        b = self.next_u32() >> 6
+        with self._lock:
+            a = self.next_u32() >> 5
+            b = self.next_u32() >> 6
         return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
     def getrandbits(self, k: int) -> int:
@@ -293,13 +308,14 @@ class PCG32:
         if k <= 32:
             return self.next_u32() >> (32 - k) if k else 0
         result, shift = 0, 0
-        while k > 0:
-            w = self.next_u32()
-            if k < 32:
-                w >>= 32 - k
-            result |= w << shift
-            shift += 32
-            k -= 32
+        with self._lock:
+            while k > 0:
+                w = self.next_u32()
+                if k < 32:
+                    w >>= 32 - k
+                result |= w << shift
+                shift += 32
+                k -= 32
         return result
 
     def choice(self, seq: Sequence[_T]) -> _T:
@@ -323,9 +339,10 @@ class PCG32:
         """
         if not isinstance(x, MutableSequence):
             raise InvalidTypeError("x", x, "a mutable sequence (e.g. a list)")
-        for i in range(len(x), 1, -1):
-            j = self.randbelow(i)
-            x[j], x[i - 1] = x[i - 1], x[j]
+        with self._lock:
+            for i in range(len(x), 1, -1):
+                j = self.randbelow(i)
+                x[j], x[i - 1] = x[i - 1], x[j]
 
     # -- bulk ----------------------------------------------------------------------------
     def u32_array(self, n: int) -> np.ndarray:
@@ -337,7 +354,8 @@ class PCG32:
         True
         """
         n = require_int("n", n, lo=0)
-        out, self._state = _u32_block(self._state, self._inc, n)
+        with self._lock:
+            out, self._state = _u32_block(self._state, self._inc, n)
         return out
 
     def randbelow_array(self, bound: int, n: int) -> np.ndarray:
@@ -364,22 +382,23 @@ class PCG32:
         accept_rate = 1.0 - threshold / 2**32
         parts: list[np.ndarray] = []
         have = 0
-        state = self._state
-        while have < n:
-            need = n - have
-            m = int(need / accept_rate * 1.01) + 64
-            words, end_state = _u32_block(state, self._inc, m)
-            ok = np.flatnonzero(words >= np.uint32(threshold))
-            if len(ok) >= need:
-                used = int(ok[need - 1]) + 1
-                parts.append(words[ok[:need]])
-                state = _advance_lcg(state, used, MULT, self._inc)
-                have = n
-            else:
-                parts.append(words[ok])
-                have += len(ok)
-                state = end_state
-        self._state = state
+        with self._lock:
+            state, inc = self._state, self._inc
+            while have < n:
+                need = n - have
+                m = int(need / accept_rate * 1.01) + 64
+                words, end_state = _u32_block(state, inc, m)
+                ok = np.flatnonzero(words >= np.uint32(threshold))
+                if len(ok) >= need:
+                    used = int(ok[need - 1]) + 1
+                    parts.append(words[ok[:need]])
+                    state = _advance_lcg(state, used, MULT, inc)
+                    have = n
+                else:
+                    parts.append(words[ok])
+                    have += len(ok)
+                    state = end_state
+            self._state = state
         out = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
         return out % np.uint32(bound)
 
@@ -390,26 +409,30 @@ class PCG32:
         >>> PCG32(42, 54).getstate().inc == (54 << 1) | 1
         True
         """
-        return PCG32State(self._state, self._inc)
+        with self._lock:
+            return PCG32State(self._state, self._inc)
 
     def setstate(self, state: PCG32State | tuple[int, int]) -> None:
         """Restore a state from :meth:`getstate`. Validated: two integers in
         ``[0, 2**64)``, the increment odd; else :class:`~chancekit.errors.StateError`.
         """
         if not isinstance(state, tuple) or len(state) != 2:
-            raise StateError(f"PCG32 state must be a pair (state, inc), not {state!r}")
+            raise StateError(f"PCG32 state must be a pair (state, inc), not {quote(state)}")
         s, inc = state
         for name, v in (("state", s), ("inc", inc)):
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not (
                 0 <= int(v) < _TWO64
             ):
-                raise StateError(f"PCG32 {name} must be an integer in [0, 2**64), not {v!r}")
+                raise StateError(
+                    f"PCG32 {name} must be an integer in [0, 2**64), not {quote(v)}")
         if not int(inc) & 1:
-            raise StateError(f"PCG32 inc must be odd, not {inc!r}")
-        self._state, self._inc = int(s), int(inc)
+            raise StateError(f"PCG32 inc must be odd, not {quote(inc)}")
+        with self._lock:
+            self._state, self._inc = int(s), int(inc)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_unpickle, (STATE_VERSION, self._state, self._inc))
+        s = self.getstate()
+        return (_unpickle, (STATE_VERSION, s.state, s.inc))
 
     def __copy__(self) -> PCG32:
         return PCG32.from_state(self.getstate())
@@ -425,13 +448,14 @@ class PCG32:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
-        return f"PCG32.from_state(PCG32State(state={self._state:#018x}, inc={self._inc:#018x}))"
+        s = self.getstate()
+        return f"PCG32.from_state(PCG32State(state={s.state:#018x}, inc={s.inc:#018x}))"
 
 
 def _unpickle(version: int, state: int, inc: int) -> PCG32:
-    if version != STATE_VERSION:
+    if type(version) is not int or version != STATE_VERSION:  # not True, not 1.0
         raise StateError(
-            f"unknown PCG32 pickle version {version!r}; this chancekit reads version "
+            f"unknown PCG32 pickle version {quote(version)}; this chancekit reads version "
             f"{STATE_VERSION}"
         )
     return PCG32.from_state((state, inc))

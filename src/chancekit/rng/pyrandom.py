@@ -6,21 +6,32 @@ else (``choices``, ``sample``, ``gauss``, ``randrange``, ``shuffle``…) is inhe
 runs on PCG32 words. Note that the inherited ``randrange``/``shuffle`` use CPython's own
 algorithms (built on ``getrandbits``), not the reference ``pcg32_boundedrand_r``; use
 :class:`~chancekit.PCG32` directly for reference-exact bounded draws.
+
+The stream survives everything that carries the state: ``getstate``/``setstate``, pickle,
+``copy.copy``/``copy.deepcopy`` and :meth:`PCG32Random.to_json`/``from_json``; a later
+``seed(a)`` reseeds on the same stream.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import random
+import re
 from typing import Any
 
 from chancekit._validate import require_int
-from chancekit.errors import StateError
+from chancekit.errors import InvalidTypeError, StateError, quote
 from chancekit.rng.pcg32 import PCG32, PCG32State
 
 __all__ = ["PCG32Random"]
 
 _VERSION = "chancekit.PCG32Random/1"
+#: the JSON save (:meth:`PCG32Random.to_json`): format name and version
+FORMAT = "chancekit.PCG32Random"
+JSON_VERSION = 1
+_U64_TEXT = re.compile(r"0x[0-9a-f]{16}")
 
 
 class PCG32Random(random.Random):
@@ -47,8 +58,16 @@ class PCG32Random(random.Random):
         """Reseed: ``PCG32(a, stream)``; ``a=None`` draws a seed from ``os.urandom``."""
         if a is None:
             a = int.from_bytes(os.urandom(8), "little")
-        self._rng = PCG32(a, getattr(self, "_stream", 0))
+        fresh = PCG32(a, getattr(self, "_stream", 0))
+        if getattr(self, "_rng", None) is None:
+            self._rng = fresh
+        else:  # in place: whoever holds ``generator`` follows the reseed
+            self._rng.setstate(fresh.getstate())
         self.gauss_next = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle and copy: a cheap constructor call (no os.urandom), then setstate
+        return (self.__class__, (0,), self.getstate())
 
     def random(self) -> float:
         """PCG32's 53-bit float (see :meth:`chancekit.PCG32.random`)."""
@@ -68,17 +87,96 @@ class PCG32Random(random.Random):
         if not isinstance(state, tuple) or len(state) != 4 or state[0] != _VERSION:
             raise StateError(
                 f"PCG32Random state must be a tuple from getstate() of version {_VERSION!r}, "
-                f"not {state!r:.80}"
+                f"not {quote(state, limit=80)}"
             )
         _, s, inc, gauss_next = state
-        if gauss_next is not None and not isinstance(gauss_next, float):
-            raise StateError(f"PCG32Random gauss_next must be a float or None, not {gauss_next!r}")
-        rng = PCG32.__new__(PCG32)
-        rng.setstate(PCG32State(s, inc))
-        self._rng = rng
+        if gauss_next is not None and not (
+            isinstance(gauss_next, float) and math.isfinite(gauss_next)
+        ):
+            raise StateError(
+                f"PCG32Random gauss_next must be a finite float or None, not {quote(gauss_next)}")
+        checked = PCG32.from_state(PCG32State(s, inc))  # validates: StateError
+        if getattr(self, "_rng", None) is None:
+            self._rng = checked
+        else:  # in place, as seed() does
+            self._rng.setstate(checked.getstate())
+        self._stream = checked.getstate().inc >> 1  # the stream seed() reseeds on
         self.gauss_next = gauss_next
+
+    @property
+    def stream(self) -> int:
+        """The PCG32 stream ``seed()`` reseeds on (``inc >> 1``; streams ``s`` and
+        ``s + 2**63`` are the same stream, so a stream restored from a state is reported
+        mod 2**63)."""
+        return self._stream
+
+    # -- JSON --------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``{"format": "chancekit.PCG32Random", "version": 1,
+        "state": "0x…", "inc": "0x…", "gauss_next": float or null}`` (states as 16-digit
+        lowercase hex, as :meth:`chancekit.Streams.to_json` writes them).
+
+        >>> r = PCG32Random(5, stream=9); r.gauss(0, 1) and None
+        >>> PCG32Random.from_json(r.to_json()).getstate() == r.getstate()
+        True
+        """
+        _, s, inc, gauss_next = self.getstate()
+        return {"format": FORMAT, "version": JSON_VERSION, "state": f"{s:#018x}",
+                "inc": f"{inc:#018x}", "gauss_next": gauss_next}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (floats written exactly, as ``repr`` does)."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PCG32Random:
+        """A generator at the state :meth:`to_dict` saved. Anything but exactly that
+        layout (wrong format or version, ``version`` ``1.0`` or ``true``, missing or extra
+        keys, states not ``0x`` + 16 lowercase hex digits, an even ``inc``, a
+        ``gauss_next`` that is not a finite float or null) is a
+        :class:`~chancekit.errors.StateError` naming the field."""
+        if not isinstance(data, dict):
+            raise StateError(f"saved PCG32Random must be a JSON object, not {quote(data)}")
+        keys = {"format", "version", "state", "inc", "gauss_next"}
+        if data.keys() != keys:
+            raise StateError(f"saved PCG32Random must have exactly the keys {sorted(keys)}, "
+                             f"not {quote(sorted(map(str, data))[:10])}")
+        if data["format"] != FORMAT:
+            raise StateError(f"format must be {FORMAT!r}, not {quote(data['format'])}")
+        version = data["version"]
+        if type(version) is not int or version != JSON_VERSION:
+            raise StateError(f"unknown saved PCG32Random version {quote(version)}; this "
+                             f"chancekit reads version {JSON_VERSION} (the integer)")
+        words = []
+        for name in ("state", "inc"):
+            v = data[name]
+            if not isinstance(v, str) or not _U64_TEXT.fullmatch(v):
+                raise StateError(f"{name} must be '0x' and 16 lowercase hex digits, not "
+                                 f"{quote(v, limit=40)}")
+            words.append(int(v[2:], 16))
+        gauss_next = data["gauss_next"]
+        if isinstance(gauss_next, int) and not isinstance(gauss_next, bool):
+            raise StateError(f"gauss_next must be a float or null, not {quote(gauss_next)}")
+        rng = cls(0)
+        rng.setstate((_VERSION, words[0], words[1], gauss_next))
+        return rng
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> PCG32Random:
+        """Load :meth:`to_json`'s output (validated like :meth:`from_dict`)."""
+        if not isinstance(text, str | bytes | bytearray):
+            raise InvalidTypeError("text", text, "a str or bytes holding JSON")
+        try:
+            data = json.loads(text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as exc:
+            raise StateError(f"saved PCG32Random is not valid JSON: {quote(str(exc))}") from None
+        return cls.from_dict(data)
 
     @property
     def generator(self) -> PCG32:
         """The underlying :class:`~chancekit.PCG32` (shared, not a copy)."""
         return self._rng
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
