@@ -141,6 +141,128 @@ def integer_weights(source: Any, *, what: str = "weights",
     return tuple(labels), tuple(x // g for x in ints)
 
 
+#: from this many labels on, plain int or float weights take the vectorised numpy path
+#: (:func:`array_weights`); below it the pure-Python path is as fast
+NUMPY_FROM = 256
+
+
+def _first_bad(name: str, label: Any, value: Any) -> None:
+    """Raise exactly the error the pure-Python path raises for this entry."""
+    exact_weight(f"{name}[{label!r}]", value)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any] | None:
+    """The vectorised twin of :func:`integer_weights` for many plain weights: a 1-D numpy
+    array of ints or floats, or a list, tuple or mapping whose values are all ``int`` or
+    all ``float``. Returns ``(labels, kind, w)``: ``labels`` a tuple (or a ``range`` for
+    positional weights), and the integer weights divided by their gcd, either
+    ``("i64", int64 array)`` or ``("limbs", uint64 limbs)`` (see ``_limbs``). The same
+    integers, the same errors (first bad entry, same message) as :func:`integer_weights`;
+    ``None`` when the input is not of that kind (or is short): use the Python path.
+
+    A float is exactly ``M * 2**x`` (``M`` odd, at most 53 bits): the weights are
+    ``M_i << (x_i - min x)``, computed with ``numpy.frexp`` and integer shifts.
+    """
+    import numpy as np
+
+    if hasattr(source, "dtype") and hasattr(source, "tolist"):
+        if getattr(source, "ndim", None) != 1 or source.dtype.kind not in "iuf":
+            return None
+        _check_labels(source.shape[0], what)
+        if source.shape[0] < NUMPY_FROM:
+            return None
+        labels: Any = range(source.shape[0])
+        arr = np.asarray(source)
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and int(arr.max()) >= 2**63:
+            return None
+    else:
+        if isinstance(source, Mapping):
+            values = list(source.values())
+            labels = None
+        elif isinstance(source, (list, tuple)):
+            values = list(source)
+            labels = range(len(values))
+        else:
+            return None
+        _check_labels(len(values), what)
+        if len(values) < NUMPY_FROM:
+            return None
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            try:
+                arr = np.array(values, dtype=np.int64)
+            except OverflowError:
+                return None
+        elif kinds == {float}:
+            arr = np.array(values, dtype=np.float64)
+        else:
+            return None
+        if labels is None:
+            labels = tuple(source.keys())
+    n = arr.shape[0]
+    if arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+        neg = np.flatnonzero(arr < 0)
+        if len(neg):
+            i = int(neg[0])
+            raise InvalidValueError(f"{what}[{labels[i]!r}]", int(arr[i]), "a weight >= 0")
+        g = int(np.gcd.reduce(arr))
+        if g == 0:
+            raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
+                                    "at least one must be > 0")
+        if g > 1:
+            arr = arr // g
+        return labels, "i64", arr
+    from chancekit.sampling import _limbs
+
+    arr = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if len(bad):
+        i = int(bad[0])
+        _first_bad(what, labels[i], float(arr[i]))
+    nz = np.flatnonzero(arr > 0)
+    if not len(nz):
+        raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
+                                "at least one must be > 0")
+    mant, expo = np.frexp(arr[nz])
+    m = (mant * 2.0**53).astype(np.int64)  # exact: 53 significant bits at most
+    x = expo.astype(np.int64) - 53
+    low = m & -m  # the lowest set bit, a power of two
+    tz = np.frexp(low.astype(np.float64))[1].astype(np.int64) - 1
+    m >>= tz
+    x += tz
+    xmin = int(x.min())
+    denom_bits = max(0, -xmin) + 1  # bits of the common denominator 2**-xmin
+    if denom_bits * n > MAX_TABLE_BITS:
+        raise LimitError(
+            f"{what}: the exact weights over a common denominator would take about "
+            f"{n:,} x {denom_bits:,}+ bits, past MAX_TABLE_BITS = {MAX_TABLE_BITS:,}; "
+            "round the weights (e.g. to floats or to a common denominator) first",
+            limit="MAX_TABLE_BITS", value=denom_bits * n)
+    g = int(np.gcd.reduce(m))
+    if g > 1:
+        m //= g
+    shift = x - xmin
+    top = int(shift.max()) + int(m.max()).bit_length()
+    if top <= 62:
+        out = np.zeros(n, dtype=np.int64)
+        out[nz] = m << shift
+        return labels, "i64", out
+    q, r = np.divmod(shift, 32)
+    limbs = max(_limbs.limbs_for(top), int(q.max()) + 3)
+    out_l = np.zeros((limbs, n), dtype=np.uint64)
+    r64 = r.astype(np.uint64)
+    mlo = (m & 0xFFFFFFFF).astype(np.uint64) << r64   # < 2**63
+    mhi = (m >> 32).astype(np.uint64) << r64          # < 2**53
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    out_l[q, nz] += mlo & m32
+    out_l[q + 1, nz] += (mlo >> s32) + (mhi & m32)
+    out_l[q + 2, nz] += mhi >> s32
+    return labels, "limbs", _limbs.normalize(out_l)
+
+
 def parse_weights(text: str) -> dict[str, Fraction]:
     """Parse ``"sword=5,shield=3,potion=12"`` (weights: integers, ``a/b`` or decimals, read
     exactly). Each malformed entry is named in the error.

@@ -11,13 +11,15 @@ of each label is *exactly* ``w[i] / W``.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from chancekit.errors import InvalidValueError, StateError
+from chancekit.errors import InvalidValueError, StateError, quote
 from chancekit.rng._resolve import resolve_rng
-from chancekit.sampling._weights import integer_weights
+from chancekit.sampling import _limbs
+from chancekit.sampling._weights import array_weights, integer_weights
 
 __all__ = ["AliasTable", "vose_integer"]
 
@@ -85,52 +87,60 @@ class AliasTable:
     """
 
     __slots__ = (
-        "_aliases",
+        "_a",
+        "_cache",
         "_cap",
-        "_cut",
         "_hash",
         "_index",
         "_labels",
         "_n",
         "_np",
-        "_thresholds",
+        "_t",
         "_total",
-        "_weights",
+        "_w",
     )
 
     def __init__(self, weights: Any) -> None:
-        labels, ints = integer_weights(weights, what="weights")
-        n = len(ints)
-        total = sum(ints)
-        # masses in units of 1/(n*cap): mass_i = n * w_i, cap = total (then divide by the
-        # gcd of everything, which keeps thresholds whole)
-        masses = [n * w for w in ints]
-        cap = total
-        thresholds, aliases = vose_integer(masses, cap)
-        g = cap
-        for t in thresholds:
-            g = math.gcd(g, t)
-        if g > 1:
-            cap //= g
-            thresholds = [t // g for t in thresholds]
-        index: dict[Any, int] = {}
-        for i, lab in enumerate(labels):
-            try:
-                if lab in index:
-                    raise InvalidValueError(f"weights: label {lab!r} appears twice")
-            except TypeError:
-                raise InvalidValueError(f"weights: label {lab!r} is not hashable") from None
-            index[lab] = i
+        fast = array_weights(weights, what="weights")
+        if fast is not None:
+            labels, kind, w = fast
+            n = w.shape[-1]
+            total = int(w.sum()) if kind == "i64" else _limbs.total(w)
+            g = math.gcd(total, n)
+            cap = total // g
+            t, a = _sweep(kind, w, n // g, cap)
+            index = None
+        else:
+            labels, ints = integer_weights(weights, what="weights")
+            n = len(ints)
+            total = sum(ints)
+            # masses n * w_i in columns of capacity `total`, both divided by gcd(total, n):
+            # that is the gcd of the capacity and every threshold (each threshold is a
+            # whole combination of the masses and the capacity, and conversely), so the
+            # capacity is as small as it can be.
+            g = math.gcd(total, n)
+            cap = total // g
+            k = n // g
+            thresholds, aliases = vose_integer([k * w for w in ints], cap)
+            t, a, w = tuple(thresholds), tuple(aliases), ints
+            index = {}
+            for i, lab in enumerate(labels):
+                try:
+                    if lab in index:
+                        raise InvalidValueError(f"weights: label {quote(lab)} appears twice")
+                except TypeError:
+                    raise InvalidValueError(f"weights: label {quote(lab)} is not hashable") \
+                        from None
+                index[lab] = i
         self._labels = labels
         self._index = index
-        self._weights = ints
+        self._w = w            # tuple of ints, int64 array, or limbs (see _limbs)
         self._total = total
         self._n = n
         self._cap = cap
-        self._thresholds = tuple(thresholds)
-        self._aliases = tuple(aliases)
-        # cut[j] = j*cap + t[j]: the single-draw rule is "u < cut[u // cap] -> own"
-        self._cut = tuple(j * cap + t for j, t in enumerate(thresholds))
+        self._t = t            # thresholds: tuple, int64 array or limbs
+        self._a = a            # aliases (indices): tuple or int64 array
+        self._cache: dict[str, Any] = {}
         self._np: Any = None
         self._hash: int | None = None
 
@@ -138,17 +148,30 @@ class AliasTable:
     @property
     def labels(self) -> tuple[Any, ...]:
         """The labels, in the order given."""
-        return self._labels
+        if isinstance(self._labels, range):
+            return self._cached("labels", lambda: tuple(self._labels))
+        return self._labels  # type: ignore[no-any-return]
 
     @property
     def thresholds(self) -> tuple[int, ...]:
         """Column thresholds in units of ``1/capacity`` (keep own label if ``r < t``)."""
-        return self._thresholds
+        return self._cached("thresholds", lambda: _as_tuple(self._t))
 
     @property
     def aliases(self) -> tuple[Any, ...]:
         """Each column's alias label."""
-        return tuple(self._labels[a] for a in self._aliases)
+        labels = self._labels
+        return self._cached("aliases", lambda: tuple(labels[a] for a in _as_tuple(self._a)))
+
+    @property
+    def _weights(self) -> tuple[int, ...]:
+        return self._cached("weights", lambda: _as_tuple(self._w))
+
+    def _cached(self, key: str, make: Any) -> Any:
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return got
 
     @property
     def capacity(self) -> int:
@@ -168,7 +191,14 @@ class AliasTable:
         Fraction(1, 2)
         """
         i = self._lookup(label)
-        return Fraction(self._weights[i], self._total)
+        w = self._w
+        if isinstance(w, tuple):
+            wi = w[i]
+        elif w.ndim == 1:
+            wi = int(w[i])
+        else:
+            wi = _limbs.to_int(w, i)
+        return Fraction(wi, self._total)
 
     def realized(self) -> dict[Any, Fraction]:
         """Enumerate the table: each label's probability as the columns realise it
@@ -178,53 +208,65 @@ class AliasTable:
         {'a': Fraction(1, 4), 'b': Fraction(3, 4)}
         """
         units = [0] * self._n
-        for j, (t, a) in enumerate(zip(self._thresholds, self._aliases, strict=True)):
+        for j, (t, a) in enumerate(zip(self.thresholds, _as_tuple(self._a), strict=True)):
             units[j] += t
             units[a] += self._cap - t
         denom = self._n * self._cap
         return {lab: Fraction(u, denom) for lab, u in zip(self._labels, units, strict=True)}
 
     def _lookup(self, label: Any) -> int:
+        labels = self._labels
+        if isinstance(labels, range) and label.__class__ is int and 0 <= label < self._n:
+            return label  # type: ignore[no-any-return]
+        if self._index is None:
+            self._index = {lab: i for i, lab in enumerate(labels)}
         try:
             return self._index[label]
         except (KeyError, TypeError):
-            raise InvalidValueError(f"unknown label {label!r}; the table's labels are "
-                                    f"{list(self._labels)[:10]!r}"
+            shown = [labels[i] for i in range(min(10, self._n))]
+            raise InvalidValueError(f"unknown label {quote(label)}; the table's labels are "
+                                    f"{quote(shown)}"
                                     f"{' ...' if self._n > 10 else ''}") from None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AliasTable):
             return NotImplemented
-        return self._labels == other._labels and self._weights == other._weights
+        return self.labels == other.labels and self._weights == other._weights
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash((self._labels, self._weights))
+            self._hash = hash((self.labels, self._weights))
         return self._hash
 
     def __repr__(self) -> str:
-        pairs = list(zip(self._labels, self._weights, strict=True))[:6]
+        k = min(6, self._n)
+        pairs = [(self._labels[i], self._weights[i]) for i in range(k)]
         body = ", ".join(f"{lab!r}: {w}" for lab, w in pairs)
         more = ", ..." if self._n > 6 else ""
         return f"AliasTable({{{body}{more}}})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self._labels, self._weights))
+        return (_rebuild, (self.labels, self._weights))
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("_np", "_hash") or not hasattr(self, name):
+        if name in ("_np", "_hash", "_index") or not hasattr(self, name):
             object.__setattr__(self, name, value)
         else:
             raise AttributeError("AliasTable is immutable")
 
     # -- drawing ------------------------------------------------------------------------
     def draw_index(self, rng: Any = None) -> int:
-        """The index of a drawn label. O(1): one bounded integer ``u`` in ``[0, n*T)``
-        (``rng.randbelow(n*T)``: one 32-bit word, or a pair of words when ``n*T`` is below
-        ``2**64``), then column ``u // T`` keeps its label if ``u % T`` is below its
-        threshold; beyond ``2**64`` two bounded integers (the column, then ``r``).
+        """The index of a drawn label. O(1).
 
-        >>> AliasTable([0, 1, 0]).draw_index(1)
+        While ``span = len(table) * capacity`` is below ``2**64``: one bounded integer
+        ``u = rng.randbelow(span)`` (one 32-bit word when ``span <= 2**32``, else a pair),
+        then column ``u // capacity`` keeps its label iff ``u`` is below ``j * capacity +
+        t[j]``. From ``2**64`` on: the lazy rule (:meth:`_draw_lazy`): two words make the
+        top 64 bits of a uniform binary fraction, which almost always decide the draw;
+        further words only on a tie.
+
+        >>> from chancekit.rng import PCG32
+        >>> AliasTable([0, 1, 0]).draw_index(PCG32(1))
         1
         """
         rng = resolve_rng(rng)
@@ -233,17 +275,31 @@ class AliasTable:
         if span < _U64:
             u = rng.randbelow(span)
             j = u // cap
-            return j if u < self._cut[j] else self._aliases[j]
-        j = rng.randbelow(self._n)
-        return j if rng.randbelow(cap) < self._thresholds[j] else self._aliases[j]
+            cut, ali = self._scalar_cut()
+            return j if u < cut[j] else int(ali[j])
+        x = rng.next_u32()
+        x |= rng.next_u32() << 32
+        return self._lazy_pick(x, rng)
+
+    def _scalar_cut(self) -> tuple[Any, Any]:
+        cut = self._cache.get("cut")
+        if cut is None:
+            if isinstance(self._t, tuple):
+                cap = self._cap
+                cut = tuple(j * cap + t for j, t in enumerate(self._t))
+            else:
+                cut = self._arrays()[0]
+            self._cache["cut"] = cut
+        return cut, self._a
 
     def draw(self, rng: Any = None) -> Any:
         """One label, with probability exactly ``weight / total``. O(1).
 
-        ``rng``: ``None`` (process default), an integer seed, or a ``PCG32``.
+        ``rng``: ``None`` (process default) or a ``PCG32`` (or a named stream).
 
+        >>> from chancekit.rng import PCG32
         >>> t = AliasTable({"a": 1, "b": 1})
-        >>> t.draw(3) in ("a", "b")
+        >>> t.draw(PCG32(3)) in ("a", "b")
         True
         """
         return self._labels[self.draw_index(rng)]
@@ -255,34 +311,107 @@ class AliasTable:
             n = self._n
             cap = self._cap
             span = n * cap
-            if span < _U32:
-                cut: Any = np.array(self._cut, dtype=np.uint32)
-            elif span < _U64:
-                cut = np.array(self._cut, dtype=np.uint64)
+            t = self._t
+            ali: Any = np.asarray(self._a, dtype=np.int64)
+            ali = ali.astype(np.uint32 if span < _U32 else np.uint64)
+            lazy: Any = None
+            cut: Any = None
+            if span < _U64:
+                if isinstance(t, tuple):
+                    cut = np.array([j * cap + x for j, x in enumerate(t)], dtype=np.uint64)
+                elif t.ndim == 1:
+                    cut = np.arange(n, dtype=np.uint64) * np.uint64(cap) + t.astype(np.uint64)
+                else:
+                    cut = _limbs.shift_down(_cut_limbs(t, cap, 1), 0)
+                if span < _U32:
+                    cut = cut.astype(np.uint32)
             else:
-                cut = None
-            thr: Any = np.array(self._thresholds, dtype=np.uint64) if cap <= _U64 else None
-            ali = np.array(self._aliases, dtype=np.uint32 if span < _U32 else np.uint64)
+                s = span.bit_length()
+                f = (1 << (s + 64)) // span
+                if isinstance(t, tuple):
+                    keys = np.array([min((f * (j * cap + x)) >> s, _U64 - 1)
+                                     for j, x in enumerate(t)], dtype=np.uint64)
+                else:
+                    tl = t if t.ndim == 2 else _limbs.from_uint64(t, 2)
+                    keys = _limbs.shift_down(_cut_limbs(tl, cap, f), s)
+                    if f * span == 1 << (s + 64):  # a key of exactly 2**64 wrapped to 0
+                        keys[-1] = np.uint64(_U64 - 1) if keys[-1] == 0 else keys[-1]
+                lazy = (keys, f, s)
             labels_np: Any = None
-            kinds = {type(lab) for lab in self._labels}
-            if not (kinds == {int} and self._labels == tuple(range(n))):
-                if len(kinds) == 1 and kinds <= {int, str, float}:
-                    labels_np = _typed_labels(np, self._labels, kinds.pop())
-                if labels_np is None:
-                    labels_np = np.empty(n, dtype=object)
-                    labels_np[:] = list(self._labels)
-            self._np = (cut, thr, ali, labels_np)
+            labels = self._labels
+            if not isinstance(labels, range):
+                kinds = {type(lab) for lab in labels}
+                if not (kinds == {int} and labels == tuple(range(n))):
+                    if len(kinds) == 1 and kinds <= {int, str, float}:
+                        labels_np = _typed_labels(np, labels, kinds.pop())
+                    if labels_np is None:
+                        labels_np = np.empty(n, dtype=object)
+                        labels_np[:] = list(labels)
+            self._np = (cut, lazy, ali, labels_np)
         return self._np
+
+    def _lazy_pick(self, x: int, rng: Any) -> int:
+        """The lazy rule for ``span >= 2**64``, given the first 64-bit word ``x``.
+
+        Let ``s = span.bit_length()`` and ``f = 2**(s+64) // span``; scale every column by
+        ``f`` (capacity ``C' = f*C``, cuts ``f * (j*C + t[j])``; the ``f*span`` cells lie
+        in ``[0, 2**(s+64))``, almost filling it). The draw is a uniform integer ``u`` of
+        ``s + 64`` bits, read top down: ``x`` gives its top 64 bits, each further word the
+        next 32 (``x = w0 | w1 << 32`` from the first two words). As soon as the bits read
+        fix the answer -- ``u >= f*span`` (start again with two new words: probability
+        below ``2**-63``), or the column ``u // C'`` and the side of its cut -- it is
+        returned. The first 64 bits decide unless they tie with a boundary (probability
+        about ``3n / 2**64``): every label gets exactly ``weight / total``.
+        """
+        n = self._n
+        keys, f, s = self._arrays()[1]
+        xn = x * n
+        j = xn >> 64
+        key = int(keys[j])
+        if (xn & 0xFFFFFFFFFFFFFFFF) <= _U64 - 2 * n and x != key:
+            return j if x < key else int(self._a[j])
+        return self._lazy_exact(x, rng, f, s)
+
+    def _lazy_exact(self, x: int, rng: Any, f: int, s: int) -> int:
+        n, cap = self._n, self._cap
+        bits = s + 64
+        spanf = f * n * cap
+        capf = f * cap
+        prefix, known = x, 64
+        while True:
+            shift = bits - known
+            lo = prefix << shift
+            hi = (prefix + 1) << shift
+            if lo >= spanf:  # rejected: a fresh draw
+                prefix = rng.next_u32()
+                prefix |= rng.next_u32() << 32
+                known = 64
+                continue
+            if hi <= spanf:
+                j = lo // capf
+                if hi <= (j + 1) * capf:
+                    cut = f * (j * cap + self._threshold(j))
+                    if hi <= cut:
+                        return j
+                    if lo >= cut:
+                        return int(self._a[j])
+            word = rng.next_u32()
+            take = min(32, bits - known)
+            prefix = (prefix << take) | (word >> (32 - take))
+            known += take
+
+    def _threshold(self, j: int) -> int:
+        t = self._t
+        if isinstance(t, tuple):
+            return t[j]  # type: ignore[no-any-return]
+        return int(t[j]) if t.ndim == 1 else _limbs.to_int(t, j)
 
     def draw_indices(self, rng: Any, n: int) -> Any:
         """``n`` label indices as a numpy array, vectorised. O(n).
 
-        While ``len(table) * capacity`` is below ``2**64`` (always for integer weights
-        of moderate size, and for most float weights) the result equals ``n`` calls of
-        :meth:`draw_index` -- same values, same words consumed. Beyond that the columns
-        and the in-column integers are drawn in two bulk passes (exact, another order of
-        words), or, for capacities beyond ``2**64`` (floats spanning hundreds of binary
-        orders of magnitude), by a Python loop.
+        The result equals ``n`` calls of :meth:`draw_index` -- same values, same words
+        consumed -- for every table: below ``2**64`` through the bounded integers, beyond
+        it through the lazy rule (two words a draw; the rare ties are finished one by one).
 
         >>> from chancekit.rng import PCG32
         >>> t = AliasTable([1, 2, 3]); g = PCG32(5)
@@ -295,7 +424,7 @@ class AliasTable:
 
         n = require_int("n", n, lo=0)
         rng = resolve_rng(rng)
-        cut, thr, ali, _ = self._arrays()
+        cut, _, ali, _ = self._arrays()
         cap = self._cap
         k = self._n
         span = k * cap
@@ -307,23 +436,154 @@ class AliasTable:
             u = _randbelow64_array(rng, span, n)
             j = u // np.uint64(cap)
             return np.where(u < cut[j], j, ali[j])
-        if thr is None:
-            return np.array([self.draw_index(rng) for _ in range(n)], dtype=np.int64)
-        j = rng.randbelow_array(k, n).astype(np.uint64)
-        r = (rng.randbelow_array(cap, n).astype(np.uint64) if cap <= _U32
-             else _randbelow64_array(rng, cap, n))
-        return np.where(r < thr[j], j, ali[j])
+        return self._draw_lazy(rng, n)
+
+    def _draw_lazy(self, rng: Any, count: int) -> Any:
+        import numpy as np
+
+        if not all(hasattr(rng, a) for a in ("u32_array", "getstate", "setstate",
+                                              "advance")):
+            return np.array([self.draw_index(rng) for _ in range(count)], dtype=np.int64)
+        _, lazy, ali, _ = self._arrays()
+        keys = lazy[0]
+        n = self._n
+        limit = np.uint64(_U64 - 2 * n)
+        m32, s32, nn = np.uint64(0xFFFFFFFF), np.uint64(32), np.uint64(n)
+        out = np.empty(count, dtype=np.int64)
+        pos = 0
+        while pos < count:
+            m = min(count - pos, 1 << 20)
+            start = rng.getstate()
+            x = _pairs(rng.u32_array(2 * m))
+            p1 = (x & m32) * nn
+            p2 = (x >> s32) * nn
+            j = (p2 + (p1 >> s32)) >> s32
+            low = p1 + (p2 << s32)  # x * n mod 2**64 (wraps)
+            key = keys[j]
+            res = np.where(x < key, j, ali[j])
+            odd = np.flatnonzero((low > limit) | (x == key))
+            if not len(odd):
+                out[pos:pos + m] = res
+                pos += m
+                continue
+            e = int(odd[0])
+            out[pos:pos + e] = res[:e]
+            rng.setstate(start)
+            rng.advance(2 * (e + 1))
+            out[pos + e] = self._lazy_pick(int(x[e]), rng)
+            pos += e + 1
+        return out
 
     def draw_array(self, rng: Any, n: int) -> Any:
         """``n`` labels as a numpy array (the indices themselves when the labels are
         ``0..n-1``), vectorised; same distribution as :meth:`draw`. O(n).
 
-        >>> AliasTable({"x": 1, "y": 0}).draw_array(1, 3).tolist()
+        >>> from chancekit.rng import PCG32
+        >>> AliasTable({"x": 1, "y": 0}).draw_array(PCG32(1), 3).tolist()
         ['x', 'x', 'x']
         """
         idx = self.draw_indices(rng, n)
         labels_np = self._arrays()[3]
         return idx if labels_np is None else labels_np[idx]
+
+
+def _as_tuple(v: Any) -> tuple[int, ...]:
+    if isinstance(v, tuple):
+        return v
+    if v.ndim == 1:
+        return tuple(v.tolist())
+    return tuple(_limbs.to_ints(v))
+
+
+def _pairs(words: Any) -> Any:
+    """Consecutive 32-bit words ``w0, w1`` as ``w0 | w1 << 32`` (uint64)."""
+    import numpy as np
+
+    if sys.byteorder == "little":
+        return words.view(np.uint64)
+    w = words.astype(np.uint64)
+    return w[0::2] | (w[1::2] << np.uint64(32))
+
+
+def _cut_limbs(t: Any, cap: int, f: int) -> Any:
+    """``f * (j * cap + t[j])`` for every column ``j``, as limbs."""
+    import numpy as np
+
+    n = t.shape[1]
+    bits = (f * n * cap).bit_length() + 1
+    limbs = _limbs.limbs_for(bits)
+    j = _limbs.from_uint64(np.arange(n, dtype=np.uint64), 2)
+    cut = _limbs.mul_big(j, cap, limbs)
+    cut[: t.shape[0]] += t[:limbs]
+    _limbs.normalize(cut)
+    return cut if f == 1 else _limbs.mul_big(cut, f, limbs)
+
+
+def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
+    """Vose's construction (exactly :func:`vose_integer`'s tables) in numpy passes.
+
+    Masses ``k * w``, columns of ``cap``. :func:`vose_integer` pops the lights (mass below
+    ``cap``) from the highest index down and tops each up from the current heavy, the
+    highest-index heavy left; a heavy that falls below ``cap`` is the next light (topped
+    up by the next heavy). With the lights' deficits ``d`` and the heavies' excesses
+    ``e`` in that order and their running sums ``D``, ``E``: light ``j`` is topped up by
+    heavy ``i = min{i : E[i] > D[j-1]}``, and heavy ``i`` ends with deficit
+    ``D[J] - E[i]``, ``J = min{j : D[j] >= E[i]}`` (then its alias is heavy ``i + 1``).
+    Two cumulative sums and two binary searches: O(n log n) in C, no Python loop.
+    Returns thresholds (int64 array or limbs) and aliases (int64 array).
+    """
+    import numpy as np
+
+    n = w.shape[-1]
+    ali = np.arange(n, dtype=np.int64)
+    if kind == "i64" and n * cap < 2**63:
+        m = w * k
+        light = np.flatnonzero(m < cap)[::-1]
+        heavy = np.flatnonzero(m > cap)[::-1]
+        t = np.full(n, cap, dtype=np.int64)
+        if not len(light):
+            return t, ali
+        d = np.cumsum(cap - m[light])
+        e = np.cumsum(m[heavy] - cap)
+        dprev = np.concatenate(([0], d[:-1]))
+        server = np.searchsorted(e, dprev, side="right")
+        jj = np.searchsorted(d, e, side="left")
+        delta = d[jj] - e
+        t[light] = m[light]
+        ali[light] = heavy[server]
+        t[heavy] = cap - delta
+        short = np.flatnonzero(delta > 0)
+        ali[heavy[short]] = heavy[short + 1]
+        return t, ali
+    limbs = _limbs.limbs_for((n * cap).bit_length() + 1)
+    if kind == "i64":
+        wl = _limbs.from_uint64(w, limbs)
+    else:
+        wl = np.zeros((max(limbs, w.shape[0]), n), dtype=np.uint64)
+        wl[: w.shape[0]] = w
+        limbs = wl.shape[0]
+    m = _limbs.mul_small(wl, k)
+    c = _limbs.from_int(cap, limbs)
+    light = np.flatnonzero(_limbs.less(m, c))[::-1]
+    heavy = np.flatnonzero(_limbs.less(c, m))[::-1]
+    tl = _limbs.limbs_for(cap.bit_length())
+    t = np.zeros((tl, n), dtype=np.uint64)
+    t[:] = c[:tl]
+    if not len(light):
+        return t, ali
+    d = _limbs.cumsum(_limbs.sub(c, m[:, light]))
+    e = _limbs.cumsum(_limbs.sub(m[:, heavy], c))
+    dprev = np.zeros_like(d)
+    dprev[:, 1:] = d[:, :-1]
+    server = _limbs.searchsorted(e, dprev, side="right")
+    jj = _limbs.searchsorted(d, e, side="left")
+    delta = _limbs.sub(d[:, jj], e)
+    t[:, light] = m[:tl, light]
+    ali[light] = heavy[server]
+    t[:, heavy] = _limbs.sub(c, delta)[:tl]
+    short = np.flatnonzero(np.any(delta != 0, axis=0))
+    ali[heavy[short]] = heavy[short + 1]
+    return t, ali
 
 
 def _typed_labels(np: Any, labels: tuple[Any, ...], kind: type) -> Any:

@@ -1,0 +1,186 @@
+"""Vectors of exact non-negative integers of any size, as numpy limbs (private).
+
+A vector of ``n`` integers is a ``uint64`` array of shape ``(L, n)``: limb ``k`` holds bits
+``32k .. 32k+31`` (least significant limb first), each below ``2**32`` once normalised.
+32-bit limbs in 64-bit cells leave room for carries: a limb-wise sum of up to ``2**31``
+vectors, or a limb times a 32-bit number, cannot overflow before :func:`normalize`.
+Every operation is a few numpy passes per limb (O(n * L)); nothing rounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_M32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+
+def limbs_for(bits: int) -> int:
+    """Limbs needed for ``bits`` bits, plus one spare for carries."""
+    return max(1, (bits + 31) // 32) + 1
+
+
+def from_uint64(a: Any, limbs: int) -> Any:
+    """Non-negative integers below ``2**64`` (any integer dtype) as ``limbs`` limbs."""
+    a = np.asarray(a).astype(np.uint64)
+    out = np.zeros((limbs, a.shape[0]), dtype=np.uint64)
+    out[0] = a & _M32
+    if limbs > 1:
+        out[1] = a >> _S32
+    return out
+
+
+def from_int(x: int, limbs: int) -> Any:
+    """One Python int as a ``(limbs, 1)`` column (broadcasts against vectors)."""
+    out = np.zeros((limbs, 1), dtype=np.uint64)
+    for k in range(limbs):
+        out[k, 0] = (x >> (32 * k)) & 0xFFFFFFFF
+    if x >> (32 * limbs):
+        raise OverflowError("integer does not fit the limbs")
+    return out
+
+
+def normalize(a: Any) -> Any:
+    """Carry every limb into the next, in place; returns ``a``."""
+    for k in range(a.shape[0] - 1):
+        carry = a[k] >> _S32
+        a[k] &= _M32
+        a[k + 1] += carry
+    return a
+
+
+def mul_small(a: Any, k: int) -> Any:
+    """``a * k`` for ``0 <= k < 2**31`` (a new normalised array)."""
+    return normalize(a * np.uint64(k))
+
+
+def mul_big(a: Any, f: int, limbs: int) -> Any:
+    """``a * f`` for a Python int ``f >= 0``, into ``limbs`` limbs (normalised)."""
+    out = np.zeros((limbs, a.shape[1]), dtype=np.uint64)
+    fk = [(f >> (32 * k)) & 0xFFFFFFFF for k in range((f.bit_length() + 31) // 32)]
+    for i in range(a.shape[0]):
+        for k, fl in enumerate(fk):
+            if not fl:
+                continue
+            p = a[i] * np.uint64(fl)  # < 2**64: both factors below 2**32
+            if i + k < limbs:
+                out[i + k] += p & _M32
+            if i + k + 1 < limbs:
+                out[i + k + 1] += p >> _S32
+        if i % 1024 == 1023:  # pragma: no cover - only for thousands of limbs
+            normalize(out)
+    return normalize(out)
+
+
+def cumsum(a: Any) -> Any:
+    """Running sums along the vector (normalised; the caller sizes the limbs)."""
+    return normalize(np.cumsum(a, axis=1, dtype=np.uint64))
+
+
+def total(a: Any) -> int:
+    """The sum of the vector as a Python int."""
+    sums = a.sum(axis=1, dtype=np.uint64)  # each below n * 2**32
+    return sum(int(s) << (32 * k) for k, s in enumerate(sums))
+
+
+def sub(a: Any, b: Any) -> Any:
+    """``a - b`` for ``a >= b`` element-wise (``b`` may be a broadcast column); normalised
+    inputs, normalised result."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.uint64)
+    borrow = np.zeros(out.shape[1], dtype=np.uint64)
+    base = np.uint64(1 << 32)
+    for k in range(out.shape[0]):
+        need = b[k] + borrow
+        lt = a[k] < need
+        out[k] = a[k] + np.where(lt, base, np.uint64(0)) - need
+        borrow = lt.astype(np.uint64)
+    return out
+
+
+def less(a: Any, b: Any) -> Any:
+    """``a < b`` element-wise (normalised, same number of limbs; ``b`` may broadcast)."""
+    shape = np.broadcast_shapes(a.shape, b.shape)[1]
+    result = np.zeros(shape, dtype=bool)
+    decided = np.zeros(shape, dtype=bool)
+    for k in range(a.shape[0] - 1, -1, -1):
+        lt = a[k] < b[k]
+        gt = a[k] > b[k]
+        result |= lt & ~decided
+        decided |= lt | gt
+    return result
+
+
+def equal(a: Any, b: Any) -> Any:
+    """``a == b`` element-wise."""
+    return np.all(a == b, axis=0)
+
+
+def shift_down(a: Any, s: int) -> Any:
+    """``floor(a / 2**s)`` as ``uint64``; the caller guarantees it is below ``2**64``."""
+    q, r = divmod(s, 32)
+    limbs = a.shape[0]
+    out = np.zeros(a.shape[1], dtype=np.uint64)
+    for k in range(q, min(q + 3, limbs)):
+        off = 32 * (k - q) - r  # where limb k lands in the result
+        if off >= 64:
+            continue
+        if off >= 0:
+            out |= a[k] << np.uint64(off)
+        else:
+            out |= a[k] >> np.uint64(-off)
+    return out
+
+
+def bit_length(a: Any) -> int:
+    """Bits of the largest element."""
+    for k in range(a.shape[0] - 1, -1, -1):
+        top = int(a[k].max()) if a.shape[1] else 0
+        if top:
+            return 32 * k + top.bit_length()
+    return 0
+
+
+def to_int(a: Any, i: int) -> int:
+    """Element ``i`` as a Python int."""
+    return sum(int(a[k, i]) << (32 * k) for k in range(a.shape[0]))
+
+
+def to_ints(a: Any) -> list[int]:
+    """Every element as a Python int. O(n * L), about a microsecond an element."""
+    n = a.shape[1]
+    if not n:
+        return []
+    words = np.ascontiguousarray(a.astype(np.uint32).T)  # (n, L) little-endian rows
+    raw = words.tobytes()
+    size = 4 * a.shape[0]
+    return [int.from_bytes(raw[i * size:(i + 1) * size], "little") for i in range(n)]
+
+
+def searchsorted(sorted_a: Any, q: Any, side: str) -> Any:
+    """``numpy.searchsorted`` for limb vectors: ``sorted_a`` ascending, queries ``q``.
+    Decided on the top 64 bits; queries whose top bits tie with an entry's are finished by
+    an exact vectorised bisection over the tied run."""
+    bits = max(bit_length(sorted_a), bit_length(q))
+    s = max(0, bits - 64)
+    ks = shift_down(sorted_a, s)
+    kq = shift_down(q, s)
+    lo = np.searchsorted(ks, kq, side="left")
+    hi = np.searchsorted(ks, kq, side="right")
+    amb = np.flatnonzero(lo < hi)
+    if len(amb):
+        a_lo, a_hi = lo[amb], hi[amb]
+        qa = q[:, amb]
+        while True:
+            open_ = np.flatnonzero(a_lo < a_hi)
+            if not len(open_):
+                break
+            mid = (a_lo[open_] + a_hi[open_]) // 2
+            vals = sorted_a[:, mid]
+            qq = qa[:, open_]
+            go_right = less(vals, qq) if side == "left" else ~less(qq, vals)
+            a_lo[open_] = np.where(go_right, mid + 1, a_lo[open_])
+            a_hi[open_] = np.where(go_right, a_hi[open_], mid)
+        lo[amb] = a_lo
+    return lo
