@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--min-entropy, exactly.",
         epilog="examples:\n"
         "  chancekit tune --values 6 --samples 25 --min-entropy 0.9 --plot tune.png\n"
-        "  chancekit tune --values 6 --samples 20..40 --min-entropy 0.9 --floor every\n"
+        "  chancekit tune --values 6 --samples 20..30 --min-entropy 0.9 --floor every\n"
         "  chancekit tune --values 4 --samples 12 --min-entropy 0.8 --systems deck,dice "
         "--json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "errors).",
         epilog="examples:\n"
         '  chancekit fairness "dynamic-dice:0.355" --values 6 --samples 25\n'
-        '  chancekit fairness "prd:0.25" --samples 40 --trials 100000 --seed 7 --json',
+        '  chancekit fairness "prd:0.25" --samples 40 --trials 20000 --seed 7 --json',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", help=_SPEC_HELP)
@@ -158,6 +158,8 @@ def _tune(args: argparse.Namespace) -> int:
     if rows:
         print_table(("system", "params", "unpredictability", "outcome variance", ""), rows,
                     title="winners", align=("left", "left", "right", "right", "left"))
+    for warning in result.warnings:
+        print(f"warning: {warning}")
     for fam, table in result.tables.items():
         if not result.winners[fam]:
             print(f"{fam}: no candidate reaches the entropy floor")
@@ -199,19 +201,34 @@ def _label(system: Any) -> str:
 
 
 def _fairness(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     from chancekit.cli._output import print_json, print_table
     from chancekit.fair import evaluate, plot_metrics, system_from_spec
 
     system = system_from_spec(args.spec, args.values)
     seed: int | str | None = None
-    if args.trials is not None:
-        rng, seed = rng_from_args(args)
-        m = evaluate(system, args.samples, method="montecarlo", trials=args.trials, rng=rng)
-    else:
-        if args.seed is not None or args.stream is not None:
-            raise InvalidValueError("--seed and --stream go with --trials K (Monte Carlo); "
-                                    "the exact evaluation draws no random numbers")
-        m = evaluate(system, args.samples, prune=args.prune)
+    # the work is estimated and refused (LimitError) before it starts; accepted work shows
+    # a bar on a terminal only
+    with Progress(TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(),
+                  console=Console(file=sys.stderr), transient=True,
+                  disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("fairness", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        if args.trials is not None:
+            rng, seed = rng_from_args(args)
+            m = evaluate(system, args.samples, method="montecarlo", trials=args.trials,
+                         rng=rng, progress=progress)
+        else:
+            if args.seed is not None or args.stream is not None:
+                raise InvalidValueError("--seed and --stream go with --trials K (Monte "
+                                        "Carlo); the exact evaluation draws no random "
+                                        "numbers")
+            m = evaluate(system, args.samples, prune=args.prune, progress=progress)
     if args.plot:
         plot_metrics([m], args.plot, labels=[repr(system)])
     if args.json:

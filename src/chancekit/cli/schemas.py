@@ -105,7 +105,9 @@ def _metric_map(keys: tuple[str, ...], optional: tuple[str, ...], item: Any) -> 
 _CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"]}),
                    "spec": _STR, "unpredictability": _null(_NUM),
                    "outcome_variance": _null(_NUM), "min_unpredictability": _null(_NUM),
-                   "feasible": {"type": "boolean"}, "rank": _null(_INT)})
+                   "feasible": {"type": "boolean"}, "rank": _null(_INT),
+                   "variance_ratio": _null(_NUM), "mid_match_variance_ratio": _null(_NUM),
+                   "end_effect": {"type": "boolean"}})
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dist": _distribution("dist", {"notation": _STR}),
@@ -121,7 +123,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                      "minItems": 2, "maxItems": 2}),
                   "min_entropy": _NUM, "floor": {"enum": ["average", "every"]},
                   "best": _null(_STR),
-                  "winners": _map(_array(_CANDIDATE)), "tables": _map(_array(_CANDIDATE))}),
+                  "winners": _map(_array(_CANDIDATE)), "tables": _map(_array(_CANDIDATE)),
+                  "warnings": _array(_STR)}),
     "fairness": _obj({
         **_head("fairness"), "system": _STR, "n": _INT, "samples": _INT,
         "method": {"enum": ["exact", "montecarlo"]}, "trials": _NAT,

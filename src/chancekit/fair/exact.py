@@ -18,23 +18,32 @@ than ``max_states`` (default :data:`MAX_STATES`) is refused with
 :class:`~chancekit.errors.LimitError` — quickly, before any work when the state count is
 known up front — and the message suggests Monte Carlo. A layer whose arrays would hold more
 than :data:`MAX_LAYER_CELLS` states x values x candidates is refused the same way.
+
+Time is bounded too: before the first draw, the work is estimated from an upper bound on
+every layer's state count (:func:`lattice_estimate`: partitions of t for dice and dynamic
+dice; for decks, the sorted count vectors inside the box the refill rule allows;
+:meth:`System.state_bound` for the generic engine) and refused past
+:data:`~chancekit.fair.work.MAX_FAIR_WORK` units (about a second). Only a system without a
+``state_bound`` (a user's own), or ``prune > 0`` (which makes layers smaller than any bound),
+is checked as it runs instead: refused as soon as the counted work passes the limit.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
-from chancekit.fair.metrics import Metrics, die_variance
+from chancekit.fair import work as _work
+from chancekit.fair.metrics import Metrics, independent_variance
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System, _CountSystem
 
 __all__ = ["MAX_LAYER_CELLS", "MAX_STATES", "evaluate_exact", "evaluate_exact_batch",
-           "partition_count"]
+           "lattice_estimate", "partition_count"]
 
 #: the largest number of states one draw's layer may hold in an exact evaluation
 MAX_STATES = 300_000
@@ -48,7 +57,10 @@ def partition_count(total: int, parts: int) -> int:
 
     >>> partition_count(25, 6)
     612
+    >>> partition_count(25, 10**6)  # more parts than the total: capped at the total
+    1958
     """
+    parts = min(parts, total)
     table = [1] + [0] * total  # partitions with parts of size <= k (conjugate view)
     for k in range(1, parts + 1):
         for s in range(k, total + 1):
@@ -86,12 +98,139 @@ def _cells_error(name: str, states: int, n: int, batch: int, t: int) -> LimitErr
     )
 
 
+def _box_counts(n: int, k: int, deg: int) -> np.ndarray:
+    """``out[m]`` (m = 0..deg): how many partitions of m have at most ``n`` parts, each at
+    most ``k`` — the coefficients of the Gaussian binomial ``[n + k, n]_q`` — as floats
+    (``inf`` past float range). O(min(n, deg)) numpy passes over ``deg + 1`` numbers.
+
+    >>> [int(x) for x in _box_counts(2, 2, 5)]
+    [1, 1, 2, 1, 1, 0]
+    """
+    a = np.zeros(deg + 1)
+    a[0] = 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(1, min(n, deg) + 1):
+            if k + i <= deg:  # times (1 - q**(k+i))
+                a[k + i:] -= a[: deg + 1 - (k + i)].copy()
+            pad = (-len(a)) % i  # divided by (1 - q**i): a[j] += a[j - i], in stride-i runs
+            a = np.cumsum(np.concatenate([a, np.zeros(pad)]).reshape(-1, i), axis=0)
+            a = a.ravel()[: deg + 1]
+    return np.where(np.isnan(a), np.inf, np.maximum(a, 0.0))
+
+
+def _blocks(per: int, refill: int, samples: int) -> np.ndarray:
+    """``out[t]`` = deck blocks added (the initial one included) after t draws, t =
+    0..samples, for a deck of ``per`` cards per block: the smallest B >= 1 with
+    ``per*B - t >= refill`` when ``per >= refill`` (then one refill per draw is enough)."""
+    if per >= refill:
+        t = np.arange(samples + 1, dtype=np.int64)
+        return np.maximum(1, -(-(t + refill) // per))
+    out = np.empty(samples + 1, dtype=np.int64)
+    blocks, left = 1, per
+    out[0] = 1
+    for t in range(1, samples + 1):
+        left -= 1
+        if left < refill:
+            blocks += 1
+            left += per
+        out[t] = blocks
+    return out
+
+
+def lattice_estimate(systems: Sequence[System], samples: int) -> tuple[np.ndarray, bool]:
+    """Upper bounds on the number of states after each draw t = 1..samples of one lattice
+    sweep of ``systems`` (count-based, same n), and whether the bound is *reached* (dice and
+    dynamic dice visit every sorted count vector). Dice and dynamic dice: partitions of t
+    into at most n parts (compositions when weighted); decks: the sorted count vectors
+    inside the box the refill rule allows — value i has between ``s*w*B - (s*w + r - 1)``
+    and ``s*w*B`` draws after B blocks — over the union of the candidates' boxes.
+    Within a factor of about 2 to 3 of the states actually met (a test checks it is never
+    below). O(samples * candidates) numpy work plus O(samples) steps.
+
+    >>> from chancekit.fair import DynamicDice, GeneralizedDeck
+    >>> bound, full = lattice_estimate([DynamicDice(6, 0.5)], 25)
+    >>> int(bound[-1]), full
+    (612, True)
+    >>> bound, full = lattice_estimate([GeneralizedDeck(6, 1, 1)], 25)
+    >>> int(bound.max()), full
+    (1, False)
+    """
+    n = systems[0].n
+    symmetric = all(getattr(s, "symmetric", False) for s in systems)
+    full = any(isinstance(s, (Dice, DynamicDice)) for s in systems)
+    t = np.arange(1, samples + 1)
+    if symmetric:
+        part = _box_counts(n, samples, samples)
+        bound = part[1:].copy()
+    else:  # compositions of t into n parts: C(t + n - 1, n - 1), in floats
+        lg = np.array([math.lgamma(x) for x in range(1, samples + n + 1)])  # lg[k] = ln k!
+        with np.errstate(over="ignore"):
+            bound = np.exp(lg[t + n - 1] - lg[t] - lg[n - 1])
+        return bound, full
+    if full:
+        return bound, full
+    los, his = None, None
+    for d in systems:
+        assert isinstance(d, GeneralizedDeck)
+        sw = d.size * d.weights[0]
+        blocks = _blocks(d.size * sum(d.weights), d.refill, samples)[1:]
+        lo = np.maximum(0, sw * blocks - (sw + d.refill - 1))
+        hi = np.minimum(sw * blocks, t)
+        los = lo if los is None else np.minimum(los, lo)
+        his = hi if his is None else np.maximum(his, hi)
+    assert los is not None and his is not None
+    cache: dict[int, np.ndarray] = {}
+    for i in range(samples):
+        m = int(t[i] - n * los[i])
+        k = int(his[i] - los[i])
+        if m < 0:
+            bound[i] = 0.0
+        elif k >= m:  # only the lower end binds: partitions of m
+            bound[i] = min(bound[i], part[m])
+        else:
+            if k not in cache:
+                if len(cache) > 200:  # a wild grid: keep the plain partition bound
+                    continue
+                cache[k] = _box_counts(n, k, samples)
+            bound[i] = min(bound[i], cache[k][m])
+    return bound, full
+
+
+def _check_lattice(systems: Sequence[System], samples: int, max_states: int, prune: float,
+                   max_work: int) -> float:
+    """Refuse a lattice sweep up front (max_states, MAX_LAYER_CELLS, MAX_FAIR_WORK); return
+    its estimated work units."""
+    n, b = systems[0].n, len(systems)
+    name = repr(systems[0]) + (f" and {b - 1} more" if b > 1 else "")
+    instead = ("Monte Carlo (method='montecarlo', --trials K), a shorter match, fewer values, "
+               "or fewer candidates")
+    what = f"exact evaluation of {name} over {samples:,} draws"
+    # the floor (at least one state per layer) first: cheap, and enough for huge inputs
+    _work.check_work(what, samples * (_work.LAYER_UNITS + n * b), instead, max_work)
+    bound, full = lattice_estimate(systems, samples)
+    if full and prune == 0.0:
+        top = float(bound[-1])
+        if top > max_states:
+            raise _limit_error(repr(systems[0]), int(top) if top < 1e18 else top,
+                               max_states, samples)
+        if top * n * b > MAX_LAYER_CELLS:
+            raise _cells_error(repr(systems[0]), int(top), n, b, samples)
+    units = samples * _work.LAYER_UNITS + float(bound.sum()) * n * b
+    if prune == 0.0:
+        _work.check_work(what, units, instead, max_work)
+    return units
+
+
 def evaluate_exact(system: System, samples: int, *, prune: float = 0.0,
-                   max_states: int = MAX_STATES) -> Metrics:
+                   max_states: int = MAX_STATES, max_work: int | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Metrics:
     """Exact metrics of ``system`` (from its start state) over a match of ``samples`` draws.
 
     Cost: O(sum over t of states_t * n) numpy work for count-based systems (states_t at most
-    the number of partitions of t into n parts), O(states * n) Python steps otherwise.
+    the number of partitions of t into n parts), O(states * n) Python steps otherwise;
+    refused up front past ``max_work`` (default
+    :data:`~chancekit.fair.work.MAX_FAIR_WORK`) estimated units. ``progress(t, samples)``
+    is called after each draw's layer.
 
     >>> from chancekit.fair import DynamicDice
     >>> m = evaluate_exact(DynamicDice(6, 0.355), 25)
@@ -104,25 +243,17 @@ def evaluate_exact(system: System, samples: int, *, prune: float = 0.0,
     if isinstance(system, _CountSystem) and system.counts() == (0,) * system.n and (
         not isinstance(system, GeneralizedDeck) or system.getstate()[-1] == 1
     ):
-        return evaluate_exact_batch([system], samples, prune=prune, max_states=max_states)[0]
-    return _evaluate_generic(system, samples, prune, max_states)
+        return evaluate_exact_batch([system], samples, prune=prune, max_states=max_states,
+                                    max_work=max_work, progress=progress)[0]
+    return _evaluate_generic(system, samples, prune, max_states,
+                             _work.MAX_FAIR_WORK if max_work is None else max_work, progress)
 
 
 # --------------------------------------------------------------------------- lattice engine
 def _deck_schedule(deck: GeneralizedDeck, samples: int) -> np.ndarray:
     """blocks[t] = how many refills of s*w cards (incl. the initial one) happened before
     draw t+1 (t = 0..samples); deterministic, since refills depend only on cards left."""
-    per = deck.size * sum(deck.weights)
-    blocks, left = 1, per
-    out = np.empty(samples + 1, dtype=np.int64)
-    out[0] = 1
-    for t in range(1, samples + 1):
-        left -= 1
-        if left < deck.refill:
-            blocks += 1
-            left += per
-        out[t] = blocks
-    return out
+    return _blocks(deck.size * sum(deck.weights), deck.refill, samples)
 
 
 class _Batch:
@@ -185,11 +316,15 @@ def _dedupe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: float = 0.0,
-                         max_states: int = MAX_STATES) -> list[Metrics]:
+                         max_states: int = MAX_STATES, max_work: int | None = None,
+                         progress: Callable[[int, int], None] | None = None,
+                         ) -> list[Metrics]:
     """Exact metrics of several count-based systems over the same n, in one sweep of the
     count lattice (how :func:`~chancekit.fair.tune` evaluates a grid quickly). Each system is
     taken from its start state. Cost as :func:`evaluate_exact`, with one extra factor of the
-    batch size in the (vectorised) probability arithmetic only.
+    batch size in the (vectorised) probability arithmetic only; refused up front past
+    ``max_work`` estimated units (:func:`lattice_estimate` times values times candidates,
+    plus a fixed cost per draw; with ``prune > 0``, checked as it runs instead).
 
     >>> from chancekit.fair import Deck, Dice
     >>> [round(m.outcome_variance, 4) for m in evaluate_exact_batch([Dice(6), Deck(6)], 6)]
@@ -206,14 +341,10 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
     if any(s.n != n for s in systems):
         raise InvalidValueError("systems", [s.n for s in systems], "systems over the same n")
     symmetric = all(s.symmetric for s in systems)
-    full = any(isinstance(s, (Dice, DynamicDice)) for s in systems)
-    if full and prune == 0.0:
-        bound = (partition_count(samples, n) if symmetric
-                 else math.comb(samples + n - 1, n - 1))
-        if bound > max_states:
-            raise _limit_error(repr(systems[0]), bound, max_states, samples)
-        if bound * n * len(systems) > MAX_LAYER_CELLS:
-            raise _cells_error(repr(systems[0]), bound, n, len(systems), samples)
+    max_work = _work.MAX_FAIR_WORK if max_work is None else require_int(
+        "max_work", max_work, lo=1)
+    _check_lattice(systems, samples, max_states, prune, max_work)
+    counted = 0
     batch = _Batch(systems, samples, symmetric)
     B = batch.B
     target = np.array([s.target() for s in systems]).T  # (n, B)
@@ -269,6 +400,15 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
         p = np.zeros((len(S), B))
         np.add.at(p, inv, fl)
         states.append(len(S))
+        step = _work.LAYER_UNITS + len(S) * n * B
+        _work.COUNTER["lattice"] += step
+        counted += step
+        if prune > 0 and counted > max_work:  # pruned layers have no bound: checked here
+            _work.check_work(f"exact evaluation of {systems[0]!r} (prune={prune})",
+                             counted * samples / (t + 1), "a larger prune or Monte Carlo",
+                             max_work)
+        if progress is not None:
+            progress(t + 1, samples)
         dev_target = (t + 1) * target  # (n, B)
         dev = S.astype(np.float64)[:, :, None] - dev_target[None, :, :]
         var[t] = (p * (dev ** 2).mean(axis=1)).sum(axis=0)
@@ -280,10 +420,10 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
         out.append(Metrics(
             system=repr(sysm), n=n, samples=samples, method="exact",
             summary={
-                "unpredictability": float(ent[:, b].mean()),
-                "guessability": float(guess[:, b].mean()),
+                "unpredictability": math.fsum(ent[:, b].tolist()) / samples,
+                "guessability": math.fsum(guess[:, b].tolist()) / samples,
                 "outcome_variance": ov,
-                "variance_ratio": ov / die_variance(n, samples),
+                "variance_ratio": ov / independent_variance(sysm.target(), samples),
                 "discrepancy": float(disc[-1, b]),
             },
             se={k: 0.0 for k in ("unpredictability", "guessability", "outcome_variance",
@@ -298,9 +438,40 @@ def evaluate_exact_batch(systems: Sequence[System], samples: int, *, prune: floa
 
 
 # --------------------------------------------------------------------------- generic engine
-def _evaluate_generic(system: System, samples: int, prune: float,
-                      max_states: int) -> Metrics:
+def generic_estimate(system: System, samples: int) -> tuple[list[float], float] | None:
+    """Upper bounds on the states of each layer t = 1..samples of the generic engine (from
+    :meth:`System.state_bound`) and the estimated work units, or ``None`` when the system
+    gives no bound (then the engine counts its work as it runs).
+
+    >>> from chancekit.fair import HistoryReroll
+    >>> bounds, units = generic_estimate(HistoryReroll(7, 4, 4), 6)
+    >>> [int(b) for b in bounds]
+    [7, 49, 343, 2401, 16807, 67228]
+    """
+    bounds: list[float] = []
+    for t in range(1, samples + 1):
+        b = system.state_bound(t)
+        if b is None:
+            return None
+        bounds.append(float(b))
+        if b > 1e15:  # enough to refuse; the rest need not be computed
+            bounds += [float(b)] * (samples - t)
+            break
+    per_state = _work.GENERIC_STATE_UNITS + system.n * _work.GENERIC_TRANSITION_UNITS
+    return bounds, math.fsum(bounds) * per_state
+
+
+def _evaluate_generic(system: System, samples: int, prune: float, max_states: int,
+                      max_work: int, progress: Callable[[int, int], None] | None,
+                      ) -> Metrics:
     n = system.n
+    instead = "Monte Carlo (method='montecarlo', --trials K) or a shorter match"
+    what = f"exact evaluation of {system!r} over {samples:,} draws"
+    per_state = _work.GENERIC_STATE_UNITS + n * _work.GENERIC_TRANSITION_UNITS
+    _work.check_work(what, samples * per_state, instead, max_work)  # one state per layer
+    est = generic_estimate(system, samples) if prune == 0.0 else None
+    if est is not None:
+        _work.check_work(what, est[1], instead, max_work)
     work = system.copy()
     start = work.getstate()
     target = np.array(system.target())
@@ -308,14 +479,15 @@ def _evaluate_generic(system: System, samples: int, prune: float,
     ent, guess, var, disc, states = [], [], [], [], []
     dropped = 0.0
     log_n = math.log(n)
+    counted = 0
     for t in range(samples):
-        e = g = 0.0
+        es, gs = [], []
         nxt: dict[tuple[Any, tuple[int, ...]], float] = {}
         for (st, counts), prob in layer.items():
             work.setstate(st)
             probs = work.probabilities()
-            e -= prob * sum(q * math.log(q) for q in probs if q > 0) / log_n
-            g += prob * max(probs)
+            es.append(prob * math.fsum(q * math.log(q) for q in probs if q > 0))
+            gs.append(prob * max(probs))
             for i, q in enumerate(probs):
                 if q <= 0.0:
                     continue
@@ -334,21 +506,28 @@ def _evaluate_generic(system: System, samples: int, prune: float,
         if len(nxt) * n > MAX_LAYER_CELLS:
             raise _cells_error(repr(system), len(nxt), n, 1, t + 1)
         layer = nxt
+        step = len(layer) * per_state
+        _work.COUNTER["generic"] += step
+        counted += step
+        if est is None and counted > max_work:  # no bound known: checked as it runs
+            _work.check_work(what, counted * samples / (t + 1), instead, max_work)
         states.append(len(layer))
-        ent.append(e)
-        guess.append(g)
-        v = d = 0.0
-        for (_, counts), prob in layer.items():
-            dev = np.asarray(counts, dtype=float) - (t + 1) * target
-            v += prob * float((dev ** 2).mean())
-            d += prob * float(np.abs(dev).max())
-        var.append(v)
-        disc.append(d)
+        ent.append(-math.fsum(es) / log_n)
+        guess.append(math.fsum(gs))
+        pr = np.fromiter(layer.values(), dtype=np.float64, count=len(layer))
+        cm = np.array([c for _, c in layer], dtype=np.float64).reshape(len(layer), n)
+        dev = cm - (t + 1) * target
+        var.append(math.fsum((pr * (dev ** 2).mean(axis=1)).tolist()))
+        disc.append(math.fsum((pr * np.abs(dev).max(axis=1)).tolist()))
+        if progress is not None:
+            progress(t + 1, samples)
     ov = var[-1]
     return Metrics(
         system=repr(system), n=n, samples=samples, method="exact",
-        summary={"unpredictability": float(np.mean(ent)), "guessability": float(np.mean(guess)),
-                 "outcome_variance": ov, "variance_ratio": ov / die_variance(n, samples),
+        summary={"unpredictability": math.fsum(ent) / samples,
+                 "guessability": math.fsum(guess) / samples,
+                 "outcome_variance": ov,
+                 "variance_ratio": ov / independent_variance(system.target(), samples),
                  "discrepancy": disc[-1]},
         se={k: 0.0 for k in ("unpredictability", "guessability", "outcome_variance",
                              "variance_ratio", "discrepancy")},

@@ -10,7 +10,10 @@ draws, t = 1..N:
 * **outcome variance** — ``(1/n) * sum_i (c_i - t*pi_i)**2`` after draw t, in expectation,
   where ``c_i`` counts value i and ``pi`` is the system's target share (uniform unless base
   weights say otherwise, and then it is exactly the population variance of the counts);
-  the summary is its value after draw N, also given as a ratio to a die's ``N(n-1)/n**2``;
+  the summary is its value after draw N, also given as ``variance_ratio``: the ratio to
+  the same measure for N *independent* draws with the system's own long-run shares pi,
+  ``N (1 - sum_i pi_i**2) / n`` (a die's ``N(n-1)/n**2`` when pi is uniform; so any plain
+  independent roll scores 1, whatever its odds);
 * **discrepancy** — ``max_i |c_i - t*pi_i|`` after draw t, in expectation (summary: at N);
 * streaks (Monte Carlo engine): **p_repeat** — chance that a draw equals the previous one,
   averaged over t = 2..N; **p_triple** — chance that draws t-2, t-1, t are equal, averaged
@@ -24,10 +27,12 @@ draws, t = 1..N:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Metrics"]
+__all__ = ["Metrics", "die_variance", "independent_variance"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +89,19 @@ class Metrics:
 def die_variance(n: int, samples: int) -> float:
     """A die's expected outcome variance ``N(n-1)/n**2``."""
     return samples * (n - 1) / (n * n)
+
+
+def independent_variance(target: Sequence[float], samples: int) -> float:
+    """The expected outcome variance of ``samples`` independent draws with the long-run
+    probabilities ``target`` (pi): ``(1/n) sum_i E[(c_i - N pi_i)**2]`` for multinomial
+    counts ``c``, which is ``N (1 - sum_i pi_i**2) / n`` exactly (each ``c_i`` is binomial
+    with variance ``N pi_i (1 - pi_i)``). A die's ``N(n-1)/n**2`` when pi is uniform; what
+    ``variance_ratio`` divides by. The sum is ``math.fsum`` (order-stable).
+
+    >>> independent_variance((0.75, 0.25), 4)   # a plain 25 % roll, 4 tries
+    0.75
+    >>> independent_variance((0.25,) * 4, 10) == die_variance(4, 10)
+    True
+    """
+    n = len(target)
+    return samples * (1.0 - math.fsum(p * p for p in target)) / n

@@ -5,7 +5,14 @@ Count-based systems (dice, decks, dynamic dice) run as numpy arrays of shape
 bounded integers (``randbelow_array``: a deck's card count is the same in every trial, since
 refills depend only on the draw number); dynamic dice use a uniform float with 32-bit
 resolution, ``(word + 0.5) / 2**32``, per draw. Other systems run trial by trial through
-their own ``draw``. So a result is reproducible from the ``rng`` given.
+their own ``draw``, except the "k-th try since the last success" systems (:class:`PRD`,
+:class:`PityTimer`), which run vectorised from a table of their chance per k and a 53-bit
+uniform per draw. So a result is reproducible from the ``rng`` given.
+
+Work is estimated before starting — trials x samples x (values, or for a system drawn
+through its own ``draw``, its cost per draw, such as :class:`HistoryReroll`'s rolls) — and
+refused past :data:`~chancekit.fair.work.MAX_FAIR_WORK` units (about a second) with
+:class:`~chancekit.errors.LimitError`.
 
 Every figure comes with its standard error (the standard deviation over trials divided by
 sqrt(trials)).
@@ -14,17 +21,25 @@ sqrt(trials)).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, LimitError
-from chancekit.fair.metrics import Metrics, die_variance
-from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System
+from chancekit.fair import work as _work
+from chancekit.fair.metrics import Metrics, independent_variance
+from chancekit.fair.systems import (
+    Dice,
+    DynamicDice,
+    GeneralizedDeck,
+    System,
+    _SinceSuccess,
+)
 from chancekit.rng._resolve import resolve_rng
 
-__all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "simulate_matches"]
+__all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "montecarlo_estimate", "simulate_matches"]
 
 #: the most trials x (samples + values) cells one Monte Carlo run may hold: its arrays take
 #: about 50 bytes per cell, so this is about 500 MB
@@ -37,6 +52,33 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
     return (rng.u32_array(size).astype(np.float64) + 0.5) * _INV32
 
 
+def _uniform53(rng: Any, size: int) -> np.ndarray:
+    a = rng.u32_array(size).astype(np.uint64)
+    b = rng.u32_array(size).astype(np.uint64)
+    return ((a >> np.uint64(5)).astype(np.float64) * 67108864.0
+            + (b >> np.uint64(6)).astype(np.float64)) / 9007199254740992.0
+
+
+_VECTORISED = (Dice, GeneralizedDeck, DynamicDice, _SinceSuccess)
+
+
+def montecarlo_estimate(system: System, samples: int, trials: int) -> float:
+    """Estimated work units of ``trials`` matches of ``samples`` draws (simulation and
+    metrics): vectorised systems cost trials x values per draw plus a fixed cost per draw;
+    others go through their own ``draw``, trial by trial, at their cost per draw.
+
+    >>> from chancekit.fair import Dice, HistoryReroll
+    >>> montecarlo_estimate(Dice(6), 40, 10_000) < montecarlo_estimate(
+    ...     HistoryReroll(2, 2, 10_000), 40, 10_000)
+    True
+    """
+    n = system.n
+    units = samples * (_work.MC_STEP_UNITS + trials * n * _work.MC_CELL_UNITS)  # metrics
+    if isinstance(system, _VECTORISED):
+        return 2.0 * units
+    return units + float(trials) * samples * system._mc_draw_units()
+
+
 def _fresh(system: System) -> bool:
     clone = system.copy()
     clone.reset()
@@ -44,17 +86,22 @@ def _fresh(system: System) -> bool:
 
 
 def simulate_matches(system: System, samples: int, trials: int, rng: Any = None, *,
-                     entropy: bool = True) -> tuple[np.ndarray, np.ndarray | None,
-                                                    np.ndarray | None]:
+                     entropy: bool = True, max_work: int | None = None,
+                     progress: Callable[[int, int], None] | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """``trials`` independent matches of ``samples`` draws of ``system`` (each from the
     system's current state): returns ``(draws, entropy, guess)`` where ``draws`` is an
     integer matrix ``(trials, samples)`` of value indices and ``entropy``/``guess`` the
     normalised entropy and top probability before each draw (``None`` if
     ``entropy=False``). Vectorised cost O(samples * trials * n) for count-based systems;
-    refused up front past :data:`MAX_MC_CELLS` cells of ``trials * (samples + n)``.
+    refused up front past :data:`MAX_MC_CELLS` cells of ``trials * (samples + n)`` and past
+    ``max_work`` (default :data:`~chancekit.fair.work.MAX_FAIR_WORK`) units of
+    :func:`montecarlo_estimate`. ``progress(done, total)`` reports draws (vectorised) or
+    trials (one by one).
 
     >>> from chancekit.fair import Deck
-    >>> draws, _, _ = simulate_matches(Deck(3), 3, 2, 1)
+    >>> from chancekit.rng import PCG32
+    >>> draws, _, _ = simulate_matches(Deck(3), 3, 2, PCG32(1))
     >>> sorted(draws[0].tolist()), sorted(draws[1].tolist())
     ([0, 1, 2], [0, 1, 2])
     """
@@ -70,7 +117,13 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
             f"{cells:,} trials x (samples + values) cells, more than MAX_MC_CELLS = "
             f"{MAX_MC_CELLS:,} (about 50 bytes each); use fewer trials (the standard error "
             "shrinks as 1/sqrt(trials)) or a shorter match", limit="MAX_MC_CELLS", value=cells)
+    _work.check_work(
+        f"Monte Carlo of {system!r} with {trials:,} trials of {samples:,} draws",
+        montecarlo_estimate(system, samples, trials),
+        "fewer trials (the standard error shrinks as 1/sqrt(trials)) or a shorter match",
+        _work.MAX_FAIR_WORK if max_work is None else max_work)
     rng = resolve_rng(rng)
+    step_units = _work.MC_STEP_UNITS + trials * n * _work.MC_CELL_UNITS
     T = trials
     draws = np.empty((T, samples), dtype=np.int16 if n < 32_000 else np.int32)
     ent = np.empty((T, samples)) if entropy else None
@@ -84,6 +137,26 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         if entropy:
             ent.fill(1.0)  # type: ignore[union-attr]
             guess.fill(1.0 / n)  # type: ignore[union-attr]
+        _work.COUNTER["montecarlo"] += samples * step_units
+        return draws, ent, guess
+    if isinstance(system, _SinceSuccess):
+        k = np.full(T, system.getstate()[0], dtype=np.int64)
+        chances = system.chance_table(int(k[0]) + samples)
+        table = np.array(chances)
+        htab = np.array([-math.fsum(x * math.log(x) for x in (q, 1.0 - q) if x > 0) / log_n
+                         for q in chances])
+        gtab = np.maximum(table, 1.0 - table)
+        for t in range(samples):
+            q = table[k]
+            if entropy:
+                ent[:, t] = htab[k]  # type: ignore[index]
+                guess[:, t] = gtab[k]  # type: ignore[index]
+            hit = _uniform53(rng, T) >= 1.0 - q  # System._sample's rule: failure if u < 1-q
+            draws[:, t] = hit
+            k = np.where(hit, 1, k + 1)
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
         return draws, ent, guess
     if isinstance(system, GeneralizedDeck):
         rem = np.tile(np.array(system.remaining(), dtype=np.int64), (T, 1))
@@ -105,6 +178,9 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
             if left < system.refill:
                 rem += per
                 left += int(per.sum())
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
         return draws, ent, guess
     if isinstance(system, DynamicDice):
         f = system.decrease
@@ -125,39 +201,50 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
             W[ar, ch] *= f
             if t % 32 == 31:
                 W /= W.max(axis=1, keepdims=True)
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
         return draws, ent, guess
     # generic: trial by trial through the system's own protocol
     del fresh
     start = system.getstate()
     work = system.copy()
+    trial_units = samples * system._mc_draw_units()
     for i in range(T):
         work.setstate(start)
         for t in range(samples):
             if entropy:
                 probs = work.probabilities()
-                ent[i, t] = -sum(q * math.log(q) for q in probs if q > 0) / log_n  # type: ignore[index]
+                ent[i, t] = -math.fsum(q * math.log(q) for q in probs if q > 0) / log_n  # type: ignore[index]
                 guess[i, t] = max(probs)  # type: ignore[index]
             draws[i, t] = work.draw_index(rng)
+        _work.COUNTER["montecarlo"] += trial_units
+        if progress is not None:
+            progress(i + 1, T)
     return draws, ent, guess
 
 
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    m = float(x.mean())
+    m = math.fsum(x.tolist()) / len(x)  # order-stable across Python and numpy versions
     se = float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
     return m, se
 
 
 def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
-                        rng: Any = None) -> Metrics:
+                        rng: Any = None, max_work: int | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> Metrics:
     """Every metric of ``system`` over ``samples`` draws, estimated from ``trials``
-    simulated matches, each figure with its standard error. Cost O(trials * samples * n).
+    simulated matches, each figure with its standard error. Cost O(trials * samples * n),
+    refused up front past ``max_work`` units (see :func:`simulate_matches`).
 
     >>> from chancekit.fair import DynamicDice
-    >>> m = evaluate_montecarlo(DynamicDice(6, 0.355), 25, trials=4000, rng=1)
+    >>> from chancekit.rng import PCG32
+    >>> m = evaluate_montecarlo(DynamicDice(6, 0.355), 25, trials=4000, rng=PCG32(1))
     >>> abs(m.outcome_variance - 0.4590) < 4 * m.se["outcome_variance"]
     True
     """
-    draws, ent, guess = simulate_matches(system, samples, trials, rng)
+    draws, ent, guess = simulate_matches(system, samples, trials, rng, max_work=max_work,
+                                         progress=progress)
     assert ent is not None and guess is not None
     n, N, T = system.n, samples, trials
     target = np.array(system.target())
@@ -176,6 +263,7 @@ def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
         since += 1
         since[ar, x] = 0
         np.maximum(drought, since.max(axis=1), out=drought)
+    _work.COUNTER["montecarlo"] += N * (_work.MC_STEP_UNITS + T * n * _work.MC_CELL_UNITS)
     rep = (draws[:, 1:] == draws[:, :-1]) if N > 1 else np.zeros((T, 0), dtype=bool)
     tri = (rep[:, 1:] & rep[:, :-1]) if N > 2 else np.zeros((T, 0), dtype=bool)
     s2 = float((target ** 2).sum())
@@ -188,7 +276,7 @@ def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
     put("unpredictability", ent.mean(axis=1))
     put("guessability", guess.mean(axis=1))
     put("outcome_variance", var_t[:, -1])
-    dv = die_variance(n, N)
+    dv = independent_variance(system.target(), N)
     summary["variance_ratio"] = summary["outcome_variance"] / dv
     se["variance_ratio"] = se["outcome_variance"] / dv
     put("discrepancy", disc_t[:, -1])

@@ -134,6 +134,20 @@ class System:
     def reset(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def state_bound(self, draws: int) -> float | None:
+        """An upper bound on the distinct ``(getstate(), counts)`` pairs the generic exact
+        engine can meet after ``draws`` draws from the current state (``counts``: how often
+        each value was drawn since), or ``None`` if unknown (the default). The engines use
+        it to refuse too much work before starting; without one, the work is counted as it
+        runs. Built-in systems give one."""
+        return None
+
+    def _mc_draw_units(self) -> float:
+        """Estimated work units of one draw through ``draw_index`` (generic Monte Carlo)."""
+        from chancekit.fair import work
+
+        return work.MC_GENERIC_DRAW_UNITS + self.n * work.MC_GENERIC_VALUE_UNITS
+
     def _sample(self, rng: Any) -> int:
         """Inverse-CDF draw from ``probabilities()`` with a 53-bit uniform float."""
         probs = self.probabilities()
@@ -195,6 +209,21 @@ def _rebuild(cls: type, init: tuple[Any, ...], state: Any) -> System:
     return obj
 
 
+def _comb(a: int, b: int) -> float:
+    """C(a, b) as a float, never below the exact value (``inf`` past float range); exact
+    when small, cheap for huge arguments."""
+    if b < 0 or b > a:
+        return 0.0
+    if min(b, a - b) <= 64:
+        c = math.comb(a, b)
+        return float(c) if c < 2**1000 else math.inf
+    try:
+        return math.exp(math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+                        ) * (1 + 1e-9)
+    except OverflowError:
+        return math.inf
+
+
 def _state_tuple(state: Any, length: int, what: str) -> tuple[Any, ...]:
     if not isinstance(state, tuple) or len(state) != length:
         raise StateError(f"{what} state must be a tuple of length {length}, not {state!r}")
@@ -232,6 +261,10 @@ class _CountSystem(System):
     def observe(self, index: int) -> None:
         index = require_int("index", index, lo=0, hi=self.n - 1)
         self._counts[index] += 1
+
+    def state_bound(self, draws: int) -> float:
+        """The state follows from the counts: compositions of ``draws`` into n parts."""
+        return _comb(draws + self.n - 1, self.n - 1)
 
     @property
     def symmetric(self) -> bool:
@@ -510,6 +543,28 @@ class _SinceSuccess(_Binary):
     def reset(self) -> None:
         self._k = 1
 
+    def _k_max(self) -> float:
+        """The largest k reachable after a success (inf if unbounded)."""
+        return math.inf
+
+    def state_bound(self, draws: int) -> float:
+        """(k, successes): successes in 0..draws; k at most ``_k_max`` after a success, or
+        the start k + draws on the one path without any."""
+        return (draws + 1) * min(draws + 1, self._k_max() + 1) + 1
+
+    def chance_table(self, upto: int) -> list[float]:
+        """``out[k]``: the success chance on try k since the last success, k = 0..upto
+        (``out[0]`` unused), from ``probabilities()``."""
+        keep = self._k
+        out = [0.0]
+        try:
+            for k in range(1, upto + 1):
+                self._k = k
+                out.append(self.probabilities()[1])
+        finally:
+            self._k = keep
+        return out
+
 
 class PRD(_SinceSuccess):
     """The Warcraft III / Dota 2 pseudo-random distribution: the success chance on the k-th
@@ -537,6 +592,9 @@ class PRD(_SinceSuccess):
 
     def probabilities(self) -> tuple[float, ...]:
         return self._pair(self._k * self.C)
+
+    def _k_max(self) -> float:
+        return math.ceil(1.0 / self.C) + 1
 
 
 
@@ -577,6 +635,9 @@ class PityTimer(_SinceSuccess):
 
     def probabilities(self) -> tuple[float, ...]:
         return self._pair(self.chance(self._k))
+
+    def _k_max(self) -> float:
+        return math.inf if self.hard is None else self.hard
 
 
 
@@ -627,6 +688,10 @@ class ErrorAccumulator(_Binary):
     def reset(self) -> None:
         self._acc = 0.0
 
+    def state_bound(self, draws: int) -> float:
+        """The accumulator is start + draws*p - successes: one state per success count."""
+        return draws + 1
+
 
 # --------------------------------------------------------------------------- history based
 class HistoryReroll(System):
@@ -665,8 +730,25 @@ class HistoryReroll(System):
         h, n = len(held), self.n
         q = h / n
         inside = q ** (self.tries - 1) / n
-        outside = sum(q ** k for k in range(self.tries)) / n
+        # sum_{k < tries} q**k in closed form: O(1), whatever ``tries``
+        outside = (self.tries if h == n else (1.0 - q ** self.tries) / (1.0 - q)) / n
         return tuple(inside if i in held else outside for i in range(n))
+
+    def state_bound(self, draws: int) -> float:
+        """(history, counts): the last min(draws, history) new draws in order, times the
+        compositions of the draws before them (exact when every value stays possible)."""
+        h = min(draws, self.history)
+        seqs = float(self.n) ** h if h * math.log10(self.n) < 300 else math.inf
+        return seqs * _comb(draws - h + self.n - 1, self.n - 1)
+
+    def _mc_draw_units(self) -> float:
+        """Each roll past the first costs too: all ``tries`` once the history holds every
+        value, else at most n / (n - history) rolls on average."""
+        from chancekit.fair import work
+
+        held = min(self.history, self.n)
+        rolls = self.tries if held >= self.n else min(self.tries, self.n / (self.n - held))
+        return super()._mc_draw_units() + rolls * work.MC_GENERIC_ROLL_UNITS
 
     def _sample(self, rng: Any) -> int:
         v = 0
@@ -758,6 +840,14 @@ class NoRepeatSystem(System):
     def reset(self) -> None:
         self.inner.reset()
         self._last = None
+
+    def state_bound(self, draws: int) -> float | None:
+        """The last value (n choices) times the inner system's bound."""
+        inner = self.inner.state_bound(draws)
+        return None if inner is None else self.n * inner
+
+    def _mc_draw_units(self) -> float:
+        return self.inner._mc_draw_units() + super()._mc_draw_units()
 
     @property
     def kind_label(self) -> str:

@@ -11,6 +11,21 @@ Robust tuning: ``samples`` may be a range or a distribution of match lengths
 outcome variance over the lengths, and the entropy floor holds either on average over the
 lengths (``floor="average"``) or at every length (``floor="every"``). One exact sweep to the
 longest length gives every shorter length for free (the series are prefixes).
+
+Work: every chunk's sweep is estimated (:func:`~chancekit.fair.exact.lattice_estimate`)
+and checked against ``max_states``, ``MAX_LAYER_CELLS`` and
+:data:`~chancekit.fair.work.MAX_FAIR_WORK` (the total over all chunks) *before* the first
+sweep starts, so a search that cannot finish in about a second is refused at once.
+
+End effects: a candidate can be fair at exactly the match length and much less so before
+(a deck nearly used up at draw N). Each candidate carries ``variance_ratio`` (outcome
+variance at the length N over that of N independent draws, ``N(n-1)/n**2``) and
+``mid_match_variance_ratio`` (its outcome variance *averaged over t = 1..N*, over the same
+``N(n-1)/n**2``). A die scores 1 and about 0.5; a self-correcting system's variance levels
+off, so its average is below its end value. A winner whose end value is more than
+:data:`END_EFFECT_FACTOR` (2) times better than its average over the match — fair only if
+the match ends exactly then — is listed in ``TuneResult.warnings`` (``end_effect``). With a
+range of lengths both figures are weighted over the lengths.
 """
 
 from __future__ import annotations
@@ -24,13 +39,22 @@ from typing import Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError
+from chancekit.fair import work as _work
 from chancekit.fair.exact import (
     MAX_LAYER_CELLS,
     MAX_STATES,
+    _check_lattice,
     evaluate_exact_batch,
     partition_count,
 )
-from chancekit.fair.systems import Deck, Dice, DynamicDice, GeneralizedDeck, System
+from chancekit.fair.systems import (
+    Deck,
+    Dice,
+    DynamicDice,
+    GeneralizedDeck,
+    System,
+    _require_n,
+)
 
 __all__ = ["FAMILIES", "Candidate", "TuneResult", "published_grid", "tune"]
 
@@ -43,6 +67,10 @@ FAMILIES: dict[str, Callable[..., System]] = {
 }
 
 _TIE_RTOL = 1e-9
+
+#: a winner is flagged when its outcome variance at the match length is below its average
+#: over the match divided by this (it is fair only if the match ends exactly then)
+END_EFFECT_FACTOR = 2.0
 
 
 def published_grid() -> dict[str, list[tuple[Any, ...]]]:
@@ -66,7 +94,10 @@ class Candidate:
     """One evaluated parameter set. ``unpredictability`` and ``outcome_variance`` are the
     tuning figures (averaged over the match-length distribution when robust);
     ``min_unpredictability`` is the lowest over the lengths; ``feasible`` says whether the
-    entropy floor holds; ``rank`` is 1 for the best (ties share a rank)."""
+    entropy floor holds; ``rank`` is 1 for the best (ties share a rank);
+    ``variance_ratio`` and ``mid_match_variance_ratio`` are the outcome variance at the length
+    and averaged over the match, both over independent draws' at the length (see the module
+    docstring, "End effects")."""
 
     family: str
     params: tuple[Any, ...]
@@ -75,6 +106,21 @@ class Candidate:
     min_unpredictability: float
     feasible: bool
     rank: int = 0
+    variance_ratio: float = math.nan
+    mid_match_variance_ratio: float = math.nan
+
+    @property
+    def end_effect(self) -> bool:
+        """True when the outcome variance at the length is below its average over the
+        match divided by :data:`END_EFFECT_FACTOR`: fair at the end only.
+
+        >>> r = tune(4, 30, 0.9, systems=("generalized-deck",), grid={
+        ...     "generalized-deck": [(8, 1)]})
+        >>> c = r.winners["generalized-deck"][0]
+        >>> round(c.variance_ratio, 3), round(c.mid_match_variance_ratio, 3), c.end_effect
+        (0.065, 0.194, True)
+        """
+        return self.variance_ratio * END_EFFECT_FACTOR < self.mid_match_variance_ratio
 
     @property
     def spec(self) -> str:
@@ -87,7 +133,10 @@ class Candidate:
                 "unpredictability": self.unpredictability,
                 "outcome_variance": self.outcome_variance,
                 "min_unpredictability": self.min_unpredictability,
-                "feasible": self.feasible, "rank": self.rank}
+                "feasible": self.feasible, "rank": self.rank,
+                "variance_ratio": self.variance_ratio,
+                "mid_match_variance_ratio": self.mid_match_variance_ratio,
+                "end_effect": self.end_effect}
 
 
 @dataclass(frozen=True, repr=False)
@@ -124,6 +173,21 @@ class TuneResult:
 
         return tune_html(self)
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per winner that is fair only at the match length (``end_effect``)."""
+        out = []
+        for w in self.winners.values():
+            for c in w:
+                if c.end_effect:
+                    out.append(
+                        f"{c.spec}: outcome variance at the match length is "
+                        f"{c.variance_ratio:.3f} x that of independent draws, but "
+                        f"{c.mid_match_variance_ratio:.3f} x on average over the match "
+                        f"(more than {END_EFFECT_FACTOR:g} times worse): it is this fair "
+                        "only if the match ends exactly then")
+        return tuple(out)
+
     def best(self) -> Candidate | None:
         """The overall winner (lowest outcome variance among all families' winners)."""
         cands = [c for w in self.winners.values() for c in w]
@@ -135,6 +199,7 @@ class TuneResult:
             "min_entropy": self.min_entropy, "floor": self.floor,
             "winners": {k: [c.to_dict() for c in v] for k, v in self.winners.items()},
             "tables": {k: [c.to_dict() for c in v] for k, v in self.tables.items()},
+            "warnings": list(self.warnings),
         }
 
 
@@ -158,7 +223,7 @@ def _lengths(samples: Any) -> tuple[tuple[int, float], ...]:
         ):
             raise InvalidValueError("samples (weight)", w, "a finite number >= 0")
         out[k] = out.get(k, 0.0) + float(w)
-    tot = sum(out.values())
+    tot = math.fsum(out.values())
     if tot <= 0:
         raise InvalidValueError("samples", samples, "weights with a positive sum")
     return tuple(sorted((k, w / tot) for k, w in out.items()))
@@ -191,22 +256,27 @@ def _auto_chunk(family: str, n: int, longest: int) -> int:
     return max(1, MAX_LAYER_CELLS // 4 // cells)
 
 
+_Row = tuple[tuple[Any, ...], list[float], list[float], list[float], list[float]]
+
+
 def _evaluate_chunk(family: str, params: list[tuple[Any, ...]], n: int,
                     lengths: tuple[tuple[int, float], ...], max_states: int,
-                    ) -> list[tuple[tuple[Any, ...], list[float], list[float]]]:
-    """Worker: per candidate, (params, entropy per length, variance per length)."""
+                    max_work: int | None = None) -> list[_Row]:
+    """Worker: per candidate, (params, entropy per length, variance per length, variance
+    ratio per length, mid-match variance ratio per length)."""
     build = FAMILIES[family]
     systems = [build(n, *p) for p in params]
     longest = lengths[-1][0]
-    ms = evaluate_exact_batch(systems, longest, max_states=max_states)
+    ms = evaluate_exact_batch(systems, longest, max_states=max_states, max_work=max_work)
     out = []
     for p, m in zip(params, ms, strict=True):
         ent = m.series["entropy"]
         var = m.series["outcome_variance"]
-        cum = [0.0]
-        for e in ent:
-            cum.append(cum[-1] + e)
-        out.append((p, [cum[k] / k for k, _ in lengths], [var[k - 1] for k, _ in lengths]))
+        die = [k * (n - 1) / (n * n) for k, _ in lengths]  # independent draws, at k
+        out.append((p, [math.fsum(ent[:k]) / k for k, _ in lengths],
+                    [var[k - 1] for k, _ in lengths],
+                    [var[k - 1] / d for (k, _), d in zip(lengths, die, strict=True)],
+                    [math.fsum(var[:k]) / k / d for (k, _), d in zip(lengths, die, strict=True)]))
     return out
 
 
@@ -215,7 +285,7 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
          grid: Mapping[str, Sequence[Sequence[Any]]] | None = None, floor: str = "average",
          executor: Executor | None = None, chunk_size: int | None = None,
          progress: Callable[[int, int], None] | None = None,
-         max_states: int = MAX_STATES) -> TuneResult:
+         max_states: int = MAX_STATES, max_work: int | None = None) -> TuneResult:
     """For each system family, the parameters with the lowest outcome variance whose
     unpredictability is at least ``min_entropy``, with the full ranked table.
 
@@ -225,7 +295,9 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
     ``grid``: ``{family: [params, ...]}`` overriding :func:`published_grid` for those
     families; ``executor``: evaluate chunks of ``chunk_size`` candidates on it;
     ``progress(done, total)`` is called as candidates finish. Cost: one exact sweep per
-    family (or chunk) to the longest length — about 0.1 s for the published search.
+    family (or chunk) to the longest length — about 0.1 s for the published search at 25
+    draws; the sweeps are estimated first and refused past ``max_work`` units in all
+    (default :data:`~chancekit.fair.work.MAX_FAIR_WORK`, about a second) before any starts.
 
     >>> r = tune(6, 25, 0.9)
     >>> [(c.spec, round(c.outcome_variance, 4)) for c in r.winners["generalized-deck"]]
@@ -239,6 +311,9 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
         n = require_int("len(values)", len(values), lo=2)
     else:
         raise InvalidTypeError("values", values, "an int >= 2 or a sequence of labels")
+    n = _require_n(n)
+    max_work = _work.MAX_FAIR_WORK if max_work is None else require_int(
+        "max_work", max_work, lo=1)
     lengths = _lengths(samples)
     if isinstance(min_entropy, bool) or not isinstance(min_entropy, numbers.Real) or not (
         0.0 <= min_entropy <= 1.0
@@ -274,30 +349,43 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
         if not cands:
             raise InvalidValueError("grid", fam, "a non-empty list of parameters for "
                                     f"{fam!r} (the grid for it is empty)")
-        for p in cands:  # validate up front, in the caller's process
+        for p in cands:  # validate up front, in the caller's process (n checked above)
             _check_params(fam, p)
-            FAMILIES[fam](n, *p)
+            FAMILIES[fam](2, *p)
         size = chunk_size or (len(cands) if executor is None else max(1, -(-len(cands) // 8)))
         size = require_int("chunk_size", size, lo=1)
         if chunk_size is None:  # keep each sweep's arrays well under MAX_LAYER_CELLS
             size = min(size, _auto_chunk(fam, n, lengths[-1][0]))
         jobs += [(fam, cands[i:i + size]) for i in range(0, len(cands), size)]
     total = sum(len(c) for _, c in jobs)
+    longest = lengths[-1][0]
+    what = (f"tuning {total:,} candidates over n = {n:,} values and {longest:,} draws "
+            f"({len(jobs)} sweeps)")
+    instead = ("a shorter match, fewer values, fewer candidates (grid=...) or families, "
+               "or Monte Carlo on a chosen system (chancekit fairness SPEC --trials K)")
+    # the floor first (at least one state per draw), before building any system
+    _work.check_work(what, sum(longest * (_work.LAYER_UNITS + n * len(c)) for _, c in jobs),
+                     instead, max_work)
+    units = 0.0
+    for fam, cands in jobs:  # every sweep's limits, before the first sweep starts
+        units += _check_lattice([FAMILIES[fam](n, *p) for p in cands], longest, max_states,
+                                0.0, max_work)
+        _work.check_work(what, units, instead, max_work)
     done = 0
-    results: dict[str, list[tuple[tuple[Any, ...], list[float], list[float]]]] = {
-        f: [] for f in systems}
+    results: dict[str, list[_Row]] = {f: [] for f in systems}
     if progress:
         progress(0, total)
     if executor is None:
         for fam, cands in jobs:
-            results[fam] += _evaluate_chunk(fam, cands, n, lengths, max_states)
+            results[fam] += _evaluate_chunk(fam, cands, n, lengths, max_states, max_work)
             done += len(cands)
             if progress:
                 progress(done, total)
     else:
         from concurrent.futures import as_completed
 
-        futures = {executor.submit(_evaluate_chunk, fam, cands, n, lengths, max_states):
+        futures = {executor.submit(_evaluate_chunk, fam, cands, n, lengths, max_states,
+                                   max_work):
                    (fam, len(cands)) for fam, cands in jobs}
         for fut in as_completed(futures):
             fam, k = futures[fut]
@@ -311,12 +399,14 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
     order = {fam: {tuple(p): i for i, p in enumerate(full[fam])} for fam in systems}
     for fam in systems:
         rows = []
-        for p, ents, vars_ in results[fam]:
-            e = sum(w * x for w, x in zip(weights, ents, strict=True))
-            v = sum(w * x for w, x in zip(weights, vars_, strict=True))
+        for p, ents, vars_, ends, mids in results[fam]:
+            e = math.fsum(w * x for w, x in zip(weights, ents, strict=True))
+            v = math.fsum(w * x for w, x in zip(weights, vars_, strict=True))
+            end = math.fsum(w * x for w, x in zip(weights, ends, strict=True))
+            mid = math.fsum(w * x for w, x in zip(weights, mids, strict=True))
             lo = min(ents)
             ok = (e if floor == "average" else lo) >= min_entropy - 1e-12
-            rows.append((p, e, v, lo, ok))
+            rows.append((p, e, v, lo, ok, end, mid))
         rows.sort(key=lambda r: order[fam][tuple(r[0])])  # grid order, then stable sorts
         feas = sorted((r for r in rows if r[4]), key=lambda r: r[2])
         infeas = sorted((r for r in rows if not r[4]), key=lambda r: -r[1])
@@ -325,8 +415,9 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
         for i, r in enumerate(feas):
             if prev is None or not math.isclose(r[2], prev, rel_tol=_TIE_RTOL, abs_tol=1e-12):
                 rank, prev = i + 1, r[2]
-            ranked.append(Candidate(fam, tuple(r[0]), r[1], r[2], r[3], True, rank))
-        ranked += [Candidate(fam, tuple(r[0]), r[1], r[2], r[3], False, 0) for r in infeas]
+            ranked.append(Candidate(fam, tuple(r[0]), r[1], r[2], r[3], True, rank, r[5], r[6]))
+        ranked += [Candidate(fam, tuple(r[0]), r[1], r[2], r[3], False, 0, r[5], r[6])
+                   for r in infeas]
         tables[fam] = tuple(ranked)
         winners[fam] = tuple(c for c in ranked if c.feasible and c.rank == 1)
     return TuneResult(n, lengths, float(min_entropy), floor, winners, tables)
