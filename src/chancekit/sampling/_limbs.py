@@ -18,8 +18,8 @@ _S32 = np.uint64(32)
 
 
 def limbs_for(bits: int) -> int:
-    """Limbs needed for ``bits`` bits, plus one spare for carries."""
-    return max(1, (bits + 31) // 32) + 1
+    """Limbs needed for ``bits`` bits."""
+    return max(1, (bits + 31) // 32)
 
 
 def from_uint64(a: Any, limbs: int) -> Any:
@@ -89,13 +89,15 @@ def sub(a: Any, b: Any) -> Any:
     """``a - b`` for ``a >= b`` element-wise (``b`` may be a broadcast column); normalised
     inputs, normalised result."""
     out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.uint64)
-    borrow = np.zeros(out.shape[1], dtype=np.uint64)
-    base = np.uint64(1 << 32)
+    s63 = np.uint64(63)
+    borrow: Any = None
     for k in range(out.shape[0]):
-        need = b[k] + borrow
-        lt = a[k] < need
-        out[k] = a[k] + np.where(lt, base, np.uint64(0)) - need
-        borrow = lt.astype(np.uint64)
+        x = out[k]
+        np.subtract(a[k], b[k], out=x)  # wraps below zero: the top bit is the borrow
+        if borrow is not None:
+            x -= borrow
+        borrow = x >> s63
+        x &= _M32
     return out
 
 
@@ -110,6 +112,23 @@ def less(a: Any, b: Any) -> Any:
         result |= lt & ~decided
         decided |= lt | gt
     return result
+
+
+def compare_int(a: Any, c: int) -> Any:
+    """The sign of ``a - c`` element-wise (int8) for a Python int ``c``: decided on the
+    top 64 bits, exactly (limb by limb) where those tie."""
+    bits = max(bit_length(a), c.bit_length())
+    s = max(0, bits - 64)
+    ka = shift_down(a, s)
+    kc = np.uint64(c >> s)
+    out = (ka > kc).astype(np.int8) - (ka < kc).astype(np.int8)
+    if s:
+        tie = np.flatnonzero(ka == kc)
+        if len(tie):
+            sub_a = a[:, tie]
+            col = from_int(c, a.shape[0])
+            out[tie] = less(col, sub_a).astype(np.int8) - less(sub_a, col).astype(np.int8)
+    return out
 
 
 def equal(a: Any, b: Any) -> Any:
@@ -158,29 +177,41 @@ def to_ints(a: Any) -> list[int]:
     return [int.from_bytes(raw[i * size:(i + 1) * size], "little") for i in range(n)]
 
 
-def searchsorted(sorted_a: Any, q: Any, side: str) -> Any:
-    """``numpy.searchsorted`` for limb vectors: ``sorted_a`` ascending, queries ``q``.
-    Decided on the top 64 bits; queries whose top bits tie with an entry's are finished by
-    an exact vectorised bisection over the tied run."""
-    bits = max(bit_length(sorted_a), bit_length(q))
-    s = max(0, bits - 64)
-    ks = shift_down(sorted_a, s)
-    kq = shift_down(q, s)
-    lo = np.searchsorted(ks, kq, side="left")
-    hi = np.searchsorted(ks, kq, side="right")
-    amb = np.flatnonzero(lo < hi)
-    if len(amb):
-        a_lo, a_hi = lo[amb], hi[amb]
-        qa = q[:, amb]
-        while True:
-            open_ = np.flatnonzero(a_lo < a_hi)
-            if not len(open_):
-                break
-            mid = (a_lo[open_] + a_hi[open_]) // 2
-            vals = sorted_a[:, mid]
-            qq = qa[:, open_]
-            go_right = less(vals, qq) if side == "left" else ~less(qq, vals)
-            a_lo[open_] = np.where(go_right, mid + 1, a_lo[open_])
-            a_hi[open_] = np.where(go_right, a_hi[open_], mid)
-        lo[amb] = a_lo
-    return lo
+def merge_ranks(e: Any, d: Any) -> tuple[Any, Any]:
+    """For two strictly increasing vectors ``e`` and ``d`` (limbs, or plain integer
+    arrays): ``(le, lt)`` with ``le[j] = #{i : e[i] <= d[j]}`` and ``lt[i] = #{j : d[j] <
+    e[i]}``. One stable merge sort of their top 64 bits (the two runs merge in O(n));
+    neighbours whose top bits tie are put in exact order with Python integers (rare)."""
+    if e.ndim == 1:
+        ke, kd, exact = e, d, False
+    else:
+        bits = max(bit_length(e), bit_length(d))
+        s = max(0, bits - 64)
+        ke, kd, exact = shift_down(e, s), shift_down(d, s), s > 0
+    ne = len(ke)
+    keys = np.concatenate((ke, kd))  # e first: on a tie, e sorts before d
+    order = np.argsort(keys, kind="stable")
+    if exact:
+        sk = keys[order]
+        tie = np.flatnonzero(sk[1:] == sk[:-1])
+        if len(tie):
+            _fix_ties(order, tie, e, d, ne)
+    is_e = order < ne
+    e_before = np.cumsum(is_e) - is_e
+    pos_d = np.flatnonzero(~is_e)
+    pos_e = np.flatnonzero(is_e)
+    return e_before[pos_d], pos_e - np.arange(ne)
+
+
+def _fix_ties(order: Any, tie: Any, e: Any, d: Any, ne: int) -> None:
+    """Sort each run of equal top bits in ``order`` exactly (e before d on equality)."""
+    breaks = np.flatnonzero(np.diff(tie) != 1)
+    starts = np.concatenate(([tie[0]], tie[breaks + 1]))
+    ends = np.concatenate((tie[breaks], [tie[-1]])) + 2  # run = order[start:end]
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        run = order[a:b]
+        if bool((run < ne).all()) or bool((run >= ne).all()):
+            continue  # one vector only: already in order
+        items = sorted((to_int(e, i) if i < ne else to_int(d, i - ne), i >= ne, i)
+                       for i in run.tolist())
+        order[a:b] = [i for _, _, i in items]

@@ -225,11 +225,13 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
     if not len(nz):
         raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
                                 "at least one must be > 0")
-    mant, expo = np.frexp(arr[nz])
-    m = (mant * 2.0**53).astype(np.int64)  # exact: 53 significant bits at most
-    x = expo.astype(np.int64) - 53
-    low = m & -m  # the lowest set bit, a power of two
-    tz = np.frexp(low.astype(np.float64))[1].astype(np.int64) - 1
+    bits = (arr if len(nz) == n else arr[nz]).view(np.uint64)
+    biased = (bits >> np.uint64(52)).astype(np.int64)
+    m = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
+    normal = biased > 0  # else subnormal: no implicit bit, exponent as for biased == 1
+    m |= normal.astype(np.int64) << 52
+    x = np.maximum(biased, 1) - 1075  # the float is exactly m * 2**x
+    tz = np.bitwise_count((m & -m) - 1).astype(np.int64)  # trailing zero bits of m
     m >>= tz
     x += tz
     xmin = int(x.min())
@@ -249,17 +251,29 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
         out = np.zeros(n, dtype=np.int64)
         out[nz] = m << shift
         return labels, "i64", out
-    q, r = np.divmod(shift, 32)
-    limbs = max(_limbs.limbs_for(top), int(q.max()) + 3)
+    q = shift >> 5
+    r64 = (shift & 31).astype(np.uint64)
+    qmin, qmax = int(q.min()), int(q.max())
+    limbs = max(_limbs.limbs_for(top), qmax + 3)
     out_l = np.zeros((limbs, n), dtype=np.uint64)
-    r64 = r.astype(np.uint64)
     mlo = (m & 0xFFFFFFFF).astype(np.uint64) << r64   # < 2**63
     mhi = (m >> 32).astype(np.uint64) << r64          # < 2**53
     m32 = np.uint64(0xFFFFFFFF)
     s32 = np.uint64(32)
-    out_l[q, nz] += mlo & m32
-    out_l[q + 1, nz] += (mlo >> s32) + (mhi & m32)
-    out_l[q + 2, nz] += mhi >> s32
+    parts = (mlo & m32, (mlo >> s32) + (mhi & m32), mhi >> s32)  # limbs q, q+1, q+2
+    every = len(nz) == n
+    if qmax - qmin <= 2:  # few distinct limb offsets (the usual case): masked adds
+        for qv in range(qmin, qmax + 1):
+            here = q == qv
+            for off, part in enumerate(parts):
+                row = np.where(here, part, np.uint64(0))
+                if every:
+                    out_l[qv + off] += row
+                else:
+                    out_l[qv + off, nz] += row
+    else:
+        for off, part in enumerate(parts):
+            out_l[q + off, nz] += part
     return labels, "limbs", _limbs.normalize(out_l)
 
 

@@ -529,7 +529,8 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     ``e`` in that order and their running sums ``D``, ``E``: light ``j`` is topped up by
     heavy ``i = min{i : E[i] > D[j-1]}``, and heavy ``i`` ends with deficit
     ``D[J] - E[i]``, ``J = min{j : D[j] >= E[i]}`` (then its alias is heavy ``i + 1``).
-    Two cumulative sums and two binary searches: O(n log n) in C, no Python loop.
+    Two cumulative sums and one merge of the two sorted sums (``_limbs.merge_ranks``):
+    O(n) numpy passes, no Python loop.
     Returns thresholds (int64 array or limbs) and aliases (int64 array).
     """
     import numpy as np
@@ -545,9 +546,8 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
             return t, ali
         d = np.cumsum(cap - m[light])
         e = np.cumsum(m[heavy] - cap)
-        dprev = np.concatenate(([0], d[:-1]))
-        server = np.searchsorted(e, dprev, side="right")
-        jj = np.searchsorted(d, e, side="left")
+        le, jj = _limbs.merge_ranks(e, d)
+        server = np.concatenate(([0], le[:-1]))
         delta = d[jj] - e
         t[light] = m[light]
         ali[light] = heavy[server]
@@ -564,21 +564,21 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
         limbs = wl.shape[0]
     m = _limbs.mul_small(wl, k)
     c = _limbs.from_int(cap, limbs)
-    light = np.flatnonzero(_limbs.less(m, c))[::-1]
-    heavy = np.flatnonzero(_limbs.less(c, m))[::-1]
+    sign = _limbs.compare_int(m, cap)
+    light = np.flatnonzero(sign < 0)[::-1]
+    heavy = np.flatnonzero(sign > 0)[::-1]
     tl = _limbs.limbs_for(cap.bit_length())
     t = np.zeros((tl, n), dtype=np.uint64)
     t[:] = c[:tl]
     if not len(light):
         return t, ali
-    d = _limbs.cumsum(_limbs.sub(c, m[:, light]))
+    ml = m[:, light]
+    d = _limbs.cumsum(_limbs.sub(c, ml))
     e = _limbs.cumsum(_limbs.sub(m[:, heavy], c))
-    dprev = np.zeros_like(d)
-    dprev[:, 1:] = d[:, :-1]
-    server = _limbs.searchsorted(e, dprev, side="right")
-    jj = _limbs.searchsorted(d, e, side="left")
+    le, jj = _limbs.merge_ranks(e, d)
+    server = np.concatenate(([0], le[:-1]))
     delta = _limbs.sub(d[:, jj], e)
-    t[:, light] = m[:tl, light]
+    t[:, light] = ml[:tl]
     ali[light] = heavy[server]
     t[:, heavy] = _limbs.sub(c, delta)[:tl]
     short = np.flatnonzero(np.any(delta != 0, axis=0))
