@@ -10,9 +10,56 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 from chancekit.errors import InvalidValueError
+
+#: integers on the command line: plain ASCII, optional sign, decimal (no leading zeros but
+#: "0"), 0x hex, 0o octal or 0b binary -- no spaces, underscores or other scripts' digits
+_INT_TEXT = re.compile(r"[+-]?(?:0+|[1-9][0-9]*|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)")
+#: an integer --seed/--stream/--bound has at most this many decimal digits in size
+#: (the JSON output writes it as a number; chancekit.Streams takes larger seeds)
+MAX_INT_DIGITS = 4300
+_MAX_INT = 10**MAX_INT_DIGITS
+
+
+def check_text(option: str, text: str) -> str:
+    """``text`` if it is valid text; an argument holding bytes that are not UTF-8 (they
+    reach Python as lone surrogates) is an :class:`InvalidValueError` naming ``option``."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidValueError(option, text, "valid UTF-8 text (this argument holds "
+                                    "bytes that are not UTF-8)") from None
+    return text
+
+
+def parse_int_text(option: str, text: str) -> int | None:
+    """``text`` as an integer when it is written as one (see ``_INT_TEXT``), else ``None``
+    (it is a name). Text that Python's ``int(text, 0)`` would also read -- surrounding
+    spaces, underscores, non-ASCII digits -- is refused rather than guessed at, and so is
+    an integer past :data:`MAX_INT_DIGITS` digits."""
+    check_text(option, text)
+    if _INT_TEXT.fullmatch(text):
+        if text.lstrip("+-")[:2] in ("0x", "0X", "0o", "0O", "0b", "0B"):
+            value = int(text, 0)
+        elif len(text) <= MAX_INT_DIGITS + 1:
+            value = int(text, 10)
+        else:
+            value = _MAX_INT
+        if abs(value) >= _MAX_INT:
+            raise InvalidValueError(option, text, f"an integer of at most {MAX_INT_DIGITS} "
+                                    "decimal digits")
+        return value
+    try:
+        int(text, 0)
+    except ValueError:
+        return None
+    raise InvalidValueError(option, text, "an integer in plain ASCII digits (no spaces, "
+                            "underscores or other scripts' digits), or a name that does not "
+                            "read as a number")
 
 
 def add_rng_options(p: argparse.ArgumentParser) -> None:
@@ -26,10 +73,8 @@ def add_rng_options(p: argparse.ArgumentParser) -> None:
 def parse_seed(text: str | None) -> int | str:
     if text is None:
         return int.from_bytes(os.urandom(8), "little")
-    try:
-        return int(text, 0)
-    except ValueError:
-        return text
+    value = parse_int_text("--seed", text)
+    return text if value is None else value
 
 
 def rng_from_args(args: argparse.Namespace) -> tuple[Any, int | str]:
@@ -56,11 +101,7 @@ def stream_value(text: str | None) -> int | str | None:
 
 
 def _is_int(text: str) -> bool:
-    try:
-        int(text, 0)
-    except ValueError:
-        return False
-    return True
+    return parse_int_text("--stream", text) is not None
 
 
 def check_output_files(args: argparse.Namespace) -> None:

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from chancekit.cli._common import parse_seed
+from chancekit.cli._common import check_text, parse_int_text, parse_seed
+
+#: draws are made and written this many at a time, so memory stays bounded whatever -n is
+BLOCK = 1 << 16
+#: largest --bound: draws are printed in decimal, so they stay far below Python's
+#: 4300-digit conversion limit (2**4096 has 1234 digits)
+MAX_BOUND_BITS = 4096
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with a named stream: look it up inside this child store "
                    "(repeatable)")
     p.add_argument("-n", type=int, default=10, metavar="K", help="how many draws (default 10)")
-    p.add_argument("--bound", type=lambda s: int(s, 0), metavar="B",
+    p.add_argument("--bound", metavar="B",
                    help="draw integers in [0, B) with randbelow (default: raw 32-bit words)")
     p.add_argument("--skip", type=int, default=0, metavar="K",
                    help="advance K steps first (negative goes back)")
@@ -44,13 +52,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from chancekit._validate import require_int
     from chancekit.cli._common import stream_value
-    from chancekit.cli._output import print_json
     from chancekit.errors import InvalidValueError
     from chancekit.rng import PCG32, Streams
 
     seed = parse_seed(args.seed)
     n = require_int("-n", args.n, lo=0, hi=10_000_000)
-    stream = args.id if args.id is not None else stream_value(args.stream)
+    stream = check_text("--id", args.id) if args.id is not None else stream_value(args.stream)
+    for name in args.child:
+        check_text("--child", name)
+    if args.bound is not None:
+        bound = parse_int_text("--bound", args.bound)
+        if bound is None or not 1 <= bound <= 1 << MAX_BOUND_BITS:
+            raise InvalidValueError("--bound", args.bound if bound is None else bound,
+                                    f"an integer from 1 to 2**{MAX_BOUND_BITS}")
+        args.bound = bound
     if isinstance(stream, str):
         store = Streams(seed)
         for name in args.child:
@@ -65,18 +80,61 @@ def run(args: argparse.Namespace) -> int:
         rng = PCG32(seed, stream or 0)
     if args.skip:
         rng.advance(args.skip)
-    if args.bound is not None:
-        draws = rng.randbelow_array(args.bound, n).tolist() if args.bound <= 2**32 else [
-            rng.randbelow(args.bound) for _ in range(n)]
-    else:
-        draws = rng.u32_array(n).tolist()
+    out = sys.stdout
     if args.json:
-        state = rng.getstate()
-        print_json("stream", {
-            "seed": seed, "stream": stream, "children": args.child, "bound": args.bound,
-            "skip": args.skip, "draws": draws,
-            "state_after": {"state": f"{state.state:#018x}", "inc": f"{state.inc:#018x}"}})
+        _write_json(out, rng, n, args, seed, stream)
     else:
         fmt = "0x{:08x}" if args.hex and args.bound is None else "{}"
-        print(" ".join(fmt.format(x) for x in draws))
+        first = True
+        for block in _blocks(rng, n, args.bound):
+            text = " ".join(fmt.format(x) for x in block)
+            out.write(text if first else " " + text)
+            first = False
+        out.write("\n")
     return 0
+
+
+def _blocks(rng: Any, n: int, bound: int | None) -> Any:
+    """The ``n`` draws, :data:`BLOCK` at a time (lists of ints): the same values as drawing
+    them in one call, since the bulk methods equal that many scalar calls."""
+    for start in range(0, n, BLOCK):
+        m = min(BLOCK, n - start)
+        if bound is None:
+            yield rng.u32_array(m).tolist()
+        elif bound <= 1 << 32:
+            yield rng.randbelow_array(bound, m).tolist()
+        else:
+            yield [rng.randbelow(bound) for _ in range(m)]
+
+
+def _write_json(out: Any, rng: Any, n: int, args: argparse.Namespace, seed: Any,
+                stream: Any) -> None:
+    """``print_json``'s document, with the draws written block by block: the document is
+    rendered with ``"draws": []`` by ``print_json`` itself and the draws spliced in, in its
+    indented layout (one number a line), so the bytes are those of the one-shot form."""
+    import io
+
+    from chancekit.cli._output import print_json
+
+    def render() -> str:
+        state = rng.getstate()
+        buf = io.StringIO()
+        print_json("stream", {
+            "seed": seed, "stream": stream, "children": args.child, "bound": args.bound,
+            "skip": args.skip, "draws": [],
+            "state_after": {"state": f"{state.state:#018x}", "inc": f"{state.inc:#018x}"}},
+            file=buf)
+        return buf.getvalue()
+
+    marker = '"draws": []'
+    head, _, _ = render().partition(marker)
+    indent = head[head.rindex("\n") + 1:]  # the key's indent; items go one level deeper
+    out.write(head + '"draws": [')
+    sep = "\n" + indent * 2
+    first = True
+    for block in _blocks(rng, n, args.bound):
+        out.write(("" if first else ",") + sep + ("," + sep).join(map(str, block)))
+        first = False
+    out.write("" if first else "\n" + indent)
+    _, _, tail = render().partition(marker)  # state_after is known now
+    out.write("]" + tail)
