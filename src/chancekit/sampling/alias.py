@@ -429,7 +429,7 @@ class AliasTable:
         k = self._n
         span = k * cap
         if span < _U32:
-            u = rng.randbelow_array(span, n)
+            u = _randbelow32_array(rng, span, n)
             j = u // np.uint32(cap)
             return np.where(u < cut[j], j, ali[j])
         if span < _U64:
@@ -600,6 +600,40 @@ def _typed_labels(np: Any, labels: tuple[Any, ...], kind: type) -> Any:
     return arr
 
 
+def _randbelow32_array(rng: Any, bound: int, n: int) -> Any:
+    """``rng.randbelow_array(bound, n)`` (``bound < 2**32``: same values, same words), with
+    the reduction done as ``v - (v // bound) * bound`` (numpy divides by a scalar fast, but
+    its modulo is slow)."""
+    import numpy as np
+
+    threshold = (_U32 - bound) % bound
+    if not threshold or not all(hasattr(rng, a) for a in ("u32_array", "getstate",
+                                                           "setstate", "advance")):
+        return rng.randbelow_array(bound, n)
+    accept = 1.0 - threshold / _U32
+    b = np.uint32(bound)
+    parts = []
+    have = 0
+    while have < n:
+        need = n - have
+        m = int(need / accept * 1.01) + 64
+        start = rng.getstate()
+        w = rng.u32_array(m)
+        keep = w >= np.uint32(threshold)
+        ok = np.flatnonzero(keep)
+        if len(ok) >= need:
+            used = int(ok[need - 1]) + 1
+            rng.setstate(start)
+            rng.advance(used)
+            w = w[:used][keep[:used]]
+        else:
+            w = w[keep]
+        parts.append(w - (w // b) * b)
+        have += len(w)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else \
+        np.empty(0, dtype=np.uint32)
+
+
 def _randbelow64_array(rng: Any, bound: int, n: int) -> Any:
     """``n`` draws of ``rng.randbelow(bound)`` for ``2**32 < bound <= 2**64`` as uint64,
     vectorised and equal to the scalar calls (same values, same words consumed): a pair of
@@ -612,29 +646,27 @@ def _randbelow64_array(rng: Any, bound: int, n: int) -> Any:
         return np.array([rng.randbelow(bound) for _ in range(n)], dtype=np.uint64)
     threshold = (_U64 - bound) % bound
     accept = 1.0 - threshold / _U64
+    b = np.uint64(bound)
     parts = []
     have = 0
     while have < n:
         need = n - have
-        m = int(need / accept * 1.01) + 16
+        m = int(need / accept * 1.01) + 16 if threshold else need
         start = rng.getstate()
-        w = rng.u32_array(2 * m).astype(np.uint64)
-        v = w[0::2] | (w[1::2] << np.uint64(32))
+        v = _pairs(rng.u32_array(2 * m))
         if threshold:
-            ok = np.flatnonzero(v >= np.uint64(threshold))
+            keep = v >= np.uint64(threshold)
+            ok = np.flatnonzero(keep)
             if len(ok) >= need:
                 used = int(ok[need - 1]) + 1
                 rng.setstate(start)
                 rng.advance(2 * used)
-                v = v[ok[:need]]
+                v = v[:used][keep[:used]]
             else:
-                v = v[ok]
-        else:
-            v = v[:need]
-            if len(v) == need:
-                rng.setstate(start)
-                rng.advance(2 * need)
-        parts.append(v % np.uint64(bound) if bound < _U64 else v)
+                v = v[keep]
+        if bound < _U64:
+            v = v - (v // b) * b  # v % bound, faster than numpy's uint64 modulo
+        parts.append(v)
         have += len(v)
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
