@@ -127,6 +127,7 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _fair().evaluate_exact(_fair().Dice(12), 100),
     ("MAX_LAYER_CELLS", "chancekit.fair.exact"):
         lambda: lambda: _fair().tune(6, 100, 0.9, systems=("dynamic-dice",), chunk_size=100),
+    ("MAX_FAIR_WORK", "chancekit.fair.work"): lambda: lambda: _fair().tune(6, 3000, 0.9),
     ("MAX_MC_CELLS", "chancekit.fair.montecarlo"):
         lambda: lambda: _fair().evaluate_montecarlo(_fair().Dice(6), 100_000, trials=1000),
     ("MAX_VALUES", "chancekit.fair.systems"): lambda: lambda: _fair().Dice(1_000_001),

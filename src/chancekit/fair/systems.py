@@ -610,14 +610,16 @@ class PityTimer(_SinceSuccess):
 
     kind = "pity"
 
-    def __init__(self, base: float, *, soft_start: int | None = None, ramp: float = 0.0,
-                 hard: int | None = None) -> None:
+    def __init__(self, base: float, *, soft_start: int | None = None,
+                 ramp: float | None = 0.0, hard: int | None = None) -> None:
         super().__init__()
         self.base = _check_prob("base", base)
         self.hard = None if hard is None else require_int("hard", hard, lo=1)
         self.soft_start = None if soft_start is None else require_int("soft_start", soft_start,
                                                                       lo=1)
-        self.ramp = _check_prob("ramp", ramp, open_low=False, open_high=False)
+        # ramp=None is 0 (what _init_args gives copy() and pickling for a plain rate)
+        self.ramp = _check_prob("ramp", 0.0 if ramp is None else ramp, open_low=False,
+                                open_high=False)
         self.reset()
 
     def _init_args(self) -> tuple[Any, ...]:
