@@ -28,6 +28,7 @@ from chancekit.fair import (
     partition_count,
     tune,
 )
+from chancekit.rng import PCG32
 
 
 # ---------------------------------------------------------------- independent brute force
@@ -181,24 +182,24 @@ def test_partition_count_by_brute_force(total, parts):
 def test_exact_vs_monte_carlo_within_4_se(system):
     N = 12
     ex = evaluate_exact(system, N)
-    mc = evaluate_montecarlo(system, N, trials=3000, rng=2024)
+    mc = evaluate_montecarlo(system, N, trials=3000, rng=PCG32(2024))
     for k in ("unpredictability", "guessability", "outcome_variance", "discrepancy"):
         se = mc.se[k]
         assert abs(mc[k] - ex[k]) <= 4 * se + 1e-9, (k, mc[k], ex[k], se)
 
 
 def test_monte_carlo_reproducible_and_streak_metrics():
-    a = evaluate_montecarlo(Dice(6), 20, trials=2000, rng=7)
-    b = evaluate_montecarlo(Dice(6), 20, trials=2000, rng=7)
+    a = evaluate_montecarlo(Dice(6), 20, trials=2000, rng=PCG32(7))
+    b = evaluate_montecarlo(Dice(6), 20, trials=2000, rng=PCG32(7))
     assert a.summary == b.summary
     # a die: P(repeat) = 1/6, P(triple) = 1/36, autocorrelation 0
     assert abs(a["p_repeat"] - 1 / 6) < 4 * a.se["p_repeat"]
     assert abs(a["p_triple"] - 1 / 36) < 4 * a.se["p_triple"]
     assert abs(a["autocorrelation"]) < 4 * a.se["autocorrelation"]
     # a deck never repeats within a pass; its longest drought is at most 2n - 2
-    d = evaluate_montecarlo(Deck(6), 24, trials=500, rng=1)
+    d = evaluate_montecarlo(Deck(6), 24, trials=500, rng=PCG32(1))
     assert d["longest_drought"] <= 10 and d.series["p_gap"][10] == 0.0
-    nr = evaluate_montecarlo(NoRepeatSystem(Dice(6)), 20, trials=500, rng=1)
+    nr = evaluate_montecarlo(NoRepeatSystem(Dice(6)), 20, trials=500, rng=PCG32(1))
     assert nr["p_repeat"] == 0.0 and nr["autocorrelation"] == pytest.approx(-0.2)
 
 
