@@ -147,6 +147,8 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("row_die", "chancekit.sampling.tabletop"):
         lambda: lambda: _sampling().TabletopTable.build("2d20"),
     ("max_tries", "chancekit.sampling.filters"): _const_sampler,
+    ("MAX_TOTAL_BITS", "chancekit.sampling.tree"):
+        lambda: (lambda big: lambda: _sampling().ChanceTree({"a": big, "b": 1}))(2**(10**7)),
 }
 
 #: rows whose documented error is not LimitError: (error class, text the message names)

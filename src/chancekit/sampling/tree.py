@@ -15,13 +15,35 @@ from collections.abc import Callable, Hashable, Iterator
 from fractions import Fraction
 from typing import Any
 
-from chancekit.errors import InvalidTypeError, InvalidValueError, StateError
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.rng._resolve import resolve_rng
-from chancekit.sampling._weights import exact_weight
+from chancekit.sampling._weights import MAX_TABLE_BITS, exact_weight
 
-__all__ = ["ChanceTree", "SwapFilter"]
+__all__ = ["MAX_TOTAL_BITS", "ChanceTree", "SwapFilter"]
 
 _VERSION = 1
+
+#: the most bits of a tree's total (its weights over their common denominator): a draw
+#: is one ``randbelow(total)``, whose cost grows with the square of the words it reads
+#: (2**16 bits: about 5 ms a draw; ``{"a": 2**(10**7), "b": 1}`` took minutes)
+MAX_TOTAL_BITS = 2**16
+
+
+def _check_total(total: int, scale: int, count: int) -> None:
+    """Refuse a total past :data:`MAX_TOTAL_BITS`, or a common denominator past
+    :data:`~chancekit.sampling._weights.MAX_TABLE_BITS` (labels x its bits)."""
+    bits = total.bit_length()
+    if bits > MAX_TOTAL_BITS:
+        raise LimitError(f"ChanceTree: the total weight over the common denominator would "
+                         f"have {bits:,} bits, past MAX_TOTAL_BITS = {MAX_TOTAL_BITS:,} "
+                         "(each draw reads that many random bits); use weights of a "
+                         "sensible size (ratios, rounded fractions)",
+                         limit="MAX_TOTAL_BITS", value=bits)
+    if scale.bit_length() * count > MAX_TABLE_BITS:
+        raise LimitError(f"ChanceTree: the common denominator of the weights has "
+                         f"{scale.bit_length():,} bits; x {count:,} items is past "
+                         f"MAX_TABLE_BITS = {MAX_TABLE_BITS:,}; round the weights first",
+                         limit="MAX_TABLE_BITS", value=scale.bit_length() * count)
 
 
 class ChanceTree:
@@ -37,7 +59,8 @@ class ChanceTree:
     >>> tree = ChanceTree({"goblin": 6, "orc": 3, "dragon": 1})
     >>> tree.probability("dragon")
     Fraction(1, 10)
-    >>> tree.set_weight("dragon", 0); tree.draw(7) in ("goblin", "orc")
+    >>> from chancekit.rng import PCG32
+    >>> tree.set_weight("dragon", 0); tree.draw(PCG32(7)) in ("goblin", "orc")
     True
     >>> len(tree), sorted(tree)
     (3, ['dragon', 'goblin', 'orc'])
@@ -71,8 +94,14 @@ class ChanceTree:
                     raise InvalidValueError(f"item {it!r} appears twice")
                 seen.add(it)
             scale = 1
+            count = len(checked)
             for _, w in checked:
                 scale = scale * w.denominator // math.gcd(scale, w.denominator)
+                _check_total(0, scale, count)
+            total = 0
+            for _, w in checked:
+                total += w.numerator * (scale // w.denominator)
+                _check_total(total, scale, count)
             self._scale = scale
             self._items = [it for it, _ in checked]
             self._w = [int(w * scale) for _, w in checked]
@@ -98,8 +127,11 @@ class ChanceTree:
         if weight.__class__ is int and weight >= 0 and self._scale == 1:
             return weight  # type: ignore[no-any-return]
         w = exact_weight(f"weight of {item!r}", weight)
+        if w.numerator.bit_length() > MAX_TOTAL_BITS:
+            _check_total(w.numerator, 1, 1)
         if self._scale % w.denominator:
             factor = w.denominator // math.gcd(self._scale, w.denominator)
+            _check_total(self._total * factor, self._scale * factor, len(self._items) + 1)
             self._scale *= factor
             self._w = [x * factor for x in self._w]
             self._tree = [x * factor for x in self._tree]
@@ -126,6 +158,8 @@ class ChanceTree:
             raise InvalidValueError(f"item {item!r} is already in the tree "
                                     "(use set_weight to change its weight)")
         w = self._scaled(weight, item)
+        if (self._total + w).bit_length() > MAX_TOTAL_BITS:
+            _check_total(self._total + w, 1, 1)
         self._add_scaled(item, w)
 
     def _add_scaled(self, item: Any, w: int) -> None:
@@ -182,6 +216,8 @@ class ChanceTree:
         else:
             w = self._scaled(weight, item)
         d = w - self._w[slot]
+        if d > 0 and (self._total + d).bit_length() > MAX_TOTAL_BITS:
+            _check_total(self._total + d, 1, 1)
         self._w[slot] = w
         tree, cap = self._tree, self._cap
         i = slot + 1
@@ -235,7 +271,8 @@ class ChanceTree:
         """An item with probability ``weight / total``: one ``randbelow(total)`` and a
         descent of the tree. O(log n).
 
-        >>> ChanceTree({"only": 1, "never": 0}).draw(5)
+        >>> from chancekit.rng import PCG32
+        >>> ChanceTree({"only": 1, "never": 0}).draw(PCG32(5))
         'only'
         """
         total = self._total
@@ -257,7 +294,8 @@ class ChanceTree:
     def pop(self, rng: Any = None) -> Any:
         """Draw an item and remove it (drawing without replacement). O(log n).
 
-        >>> t = ChanceTree({"a": 1, "b": 1}); x = t.pop(1); len(t), x in ("a", "b")
+        >>> from chancekit.rng import PCG32
+        >>> t = ChanceTree({"a": 1, "b": 1}); x = t.pop(PCG32(1)); len(t), x in ("a", "b")
         (1, True)
         """
         item = self.draw(rng)
@@ -297,6 +335,7 @@ class ChanceTree:
             raise StateError("ChanceTree state: unhashable item") from None
         if len(slots) != len(items):
             raise StateError("ChanceTree state: duplicate items")
+        _check_total(sum(w for _, w in pairs), scale, len(items))
         self._items, self._w, self._slot = items, [w for _, w in pairs], slots
         self._scale = scale
         self._rebuild(max(1, len(items)))
@@ -345,7 +384,8 @@ class SwapFilter:
 
     >>> tree = ChanceTree({(face, copy): 1 for face in range(1, 7) for copy in (0, 1)})
     >>> f = tree.swap_filter(2, key=lambda item: item[0])
-    >>> rolls = f.draws(11, 1000)
+    >>> from chancekit.rng import PCG32
+    >>> rolls = f.draws(PCG32(11), 1000)
     >>> any(a == b == c for a, b, c in zip(rolls, rolls[1:], rolls[2:]))
     False
     """

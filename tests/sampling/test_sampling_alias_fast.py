@@ -1,0 +1,323 @@
+"""AliasTable's vectorised build and lazy draws: the same tables as the pure-Python Vose,
+bulk == scalar draws, exact decisions at every boundary (scripted bit sources), goodness
+of fit at fixed seeds, and the ChanceTree size limits."""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _stats import pooled_chisquare
+from chancekit.errors import InvalidValueError, LimitError
+from chancekit.rng import PCG32
+from chancekit.sampling import AliasTable, ChanceTree, _limbs, _weights
+from chancekit.sampling.alias import vose_integer
+from chancekit.sampling.tree import MAX_TOTAL_BITS
+
+M32 = 0xFFFFFFFF
+
+
+def python_table(ws: object) -> AliasTable:
+    """The same table built by the pure-Python path (integer_weights + vose_integer)."""
+    old = _weights.NUMPY_FROM
+    _weights.NUMPY_FROM = 10**9
+    try:
+        return AliasTable(ws)
+    finally:
+        _weights.NUMPY_FROM = old
+
+
+@pytest.fixture
+def numpy_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_weights, "NUMPY_FROM", 1)
+
+
+def same_table(a: AliasTable, b: AliasTable) -> None:
+    assert a.capacity == b.capacity
+    assert a.thresholds == b.thresholds
+    assert a.aliases == b.aliases
+    assert a == b and hash(a) == hash(b)
+
+
+weights_lists = st.one_of(
+    st.lists(st.integers(0, 20), min_size=1, max_size=30),
+    st.lists(st.integers(0, 2**90), min_size=1, max_size=30),
+    st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=30),
+    st.lists(st.floats(0, 1, allow_nan=False).map(lambda x: x**40), min_size=1,
+             max_size=30),
+).filter(any)
+
+
+@settings(max_examples=300, deadline=None)
+@given(weights_lists)
+def test_numpy_build_equals_python_vose(ws: list) -> None:
+    old = _weights.NUMPY_FROM
+    _weights.NUMPY_FROM = 1
+    try:
+        fast = AliasTable(ws)
+    finally:
+        _weights.NUMPY_FROM = old
+    slow = python_table(ws)
+    same_table(fast, slow)
+    total = sum(Fraction(w) for w in ws)
+    assert fast.realized() == {i: Fraction(w) / total for i, w in enumerate(ws)}
+    assert all(fast.probability(i) == Fraction(w) / total for i, w in enumerate(ws))
+
+
+@pytest.mark.parametrize("make", [
+    lambda r: r.integers(0, 1001, 5000),
+    lambda r: r.random(5000),
+    lambda r: r.random(5000) ** 30,                     # many limbs
+    lambda r: 1.0 + r.integers(-3, 4, 5000) * 2.0**-52,  # near-equal: top-bit ties
+    lambda r: np.concatenate([np.full(2500, 1.0), np.full(2500, 1.0 + 2.0**-52)]),
+    lambda r: (r.integers(2**61, 2**62, 5000)),
+])
+def test_numpy_build_large_equals_python_vose(make: object) -> None:
+    w = make(np.random.default_rng(7))  # type: ignore[operator]
+    fast = AliasTable(w)
+    slow = python_table(w.tolist())
+    same_table(fast, slow)
+    units = Counter()
+    for j, (t, a) in enumerate(zip(fast.thresholds, fast.aliases, strict=True)):
+        assert 0 <= t <= fast.capacity
+        units[j] += t
+        units[a] += fast.capacity - t
+    total = sum(Fraction(x) for x in w.tolist())
+    scale = Fraction(len(w) * fast.capacity)
+    for i in (0, 1, 17, 4999):
+        assert Fraction(units[i]) / scale == Fraction(w[i].item()) / total
+
+
+def test_numpy_input_errors_match_python() -> None:
+    for bad in ([1.0] * 300 + [float("nan")], [1] * 300 + [-2], [0.0] * 400, [0] * 400):
+        with pytest.raises(InvalidValueError) as fast:
+            AliasTable(bad)
+        with pytest.raises(InvalidValueError) as slow:
+            python_table(bad)
+        assert str(fast.value) == str(slow.value)
+        with pytest.raises(InvalidValueError) as arr:
+            AliasTable(np.array(bad))
+        assert str(arr.value) == str(slow.value)
+
+
+def test_mapping_labels_and_lookup() -> None:
+    w = {f"item{i}": float(i % 7) for i in range(1000)}
+    t = AliasTable(w)
+    assert t.labels == tuple(w)
+    assert t.probability("item3") == Fraction(3, sum(i % 7 for i in range(1000)))
+    with pytest.raises(InvalidValueError, match="unknown label"):
+        t.probability("nope")
+    positional = AliasTable(np.arange(1000))
+    assert positional.probability(True) == positional.probability(1)
+    assert positional.probability(2.0) == Fraction(2, 999 * 500)
+
+
+# ------------------------------------------------------------------ lazy draws
+LAZY = [
+    [2**70, 3, 5],
+    [1e-300, 1.0],
+    [0.1, 1e-9, 0.5, 0.7],
+    [2**66 + 1, 2**64 - 7, 12345],
+]
+
+
+@pytest.mark.parametrize("ws", LAZY)
+def test_lazy_bulk_equals_scalar_and_uses_two_words(ws: list) -> None:
+    t = AliasTable(ws)
+    assert len(t) * t.capacity >= 2**64
+    a, b = PCG32(3, 9), PCG32(3, 9)
+    vec = t.draw_indices(a, 4000).tolist()
+    assert vec == [t.draw_index(b) for _ in range(4000)]
+    assert a.getstate() == b.getstate()
+    c = PCG32(3, 9)
+    c.advance(8000)  # two words a draw (a tie or a rejection has probability ~2**-60)
+    assert c.getstate() == a.getstate()
+
+
+class Scripted:
+    """A bit source replaying given 32-bit words."""
+
+    def __init__(self, words: list[int]) -> None:
+        self.words = list(words)
+        self.used = 0
+
+    def next_u32(self) -> int:
+        w = self.words[self.used]
+        self.used += 1
+        return w
+
+    def randbelow(self, bound: int) -> int:  # pragma: no cover - the lazy path never asks
+        raise AssertionError("not used")
+
+
+def words_of(u: int, bits: int) -> list[int]:
+    """The words that make ``u`` (``bits`` bits, read top down) in the lazy rule's order."""
+    x = u >> (bits - 64)
+    out = [x & M32, x >> 32]
+    known = 64
+    while known < bits:
+        take = min(32, bits - known)
+        part = (u >> (bits - known - take)) & ((1 << take) - 1)
+        out.append(part << (32 - take))
+        known += take
+    return out
+
+
+def rule(t: AliasTable, u: int) -> int | None:
+    """The exact rule: None for a rejected ``u``, else the index it gives."""
+    span = len(t) * t.capacity
+    s = span.bit_length()
+    f = (1 << (s + 64)) // span
+    capf = f * t.capacity
+    if u >= f * span:
+        return None
+    j = u // capf
+    return j if u < f * (j * t.capacity + t.thresholds[j]) else t._a[j]
+
+
+@pytest.mark.parametrize("ws", LAZY)
+def test_lazy_rule_exact_at_every_boundary(ws: list) -> None:
+    """Feed, through a scripted source, every ``u`` next to a column boundary or a cut --
+    exact ties of the first 64 bits included -- and compare with the exact rule."""
+    t = AliasTable(ws)
+    span = len(t) * t.capacity
+    s = span.bit_length()
+    bits = s + 64
+    f = (1 << bits) // span
+    capf = f * t.capacity
+    points = [0, (1 << bits) - 1, f * span - 1, f * span]
+    for j in range(len(t)):
+        cut = f * (j * t.capacity + t.thresholds[j])
+        for p in (j * capf, cut):
+            points += [p - 2, p - 1, p, p + 1, p + (1 << s), p - (1 << s)]
+    checked = ties = 0
+    for u in points:
+        if not 0 <= u < 1 << bits:
+            continue
+        expect = rule(t, u)
+        src = Scripted([*words_of(u, bits), 0, 0, 0, 0, 0])
+        if expect is None:
+            # rejected as soon as the words read put u past f * span: the draw starts
+            # again on the next two words (here those of u = 0)
+            w = words_of(u, bits)
+            k = 2
+            while True:
+                known = min(64 + 32 * (k - 2), bits)
+                if (u >> (bits - known)) << (bits - known) >= f * span:
+                    break
+                k += 1
+            src = Scripted(w[:k] + words_of(0, bits))
+            expect = rule(t, 0)
+        got = t.draw_index(src)
+        assert got == expect, (u, got, expect)
+        x = u >> s
+        keys = t._arrays()[1][0]
+        ties += x == int(keys[(x * len(t)) >> 64])
+        checked += 1
+    assert checked > 10 and ties > 0
+
+
+def test_lazy_exhaustive_after_a_tie() -> None:
+    """With the first 64 bits tied to a column's cut, enumerate the next word's top 12 bits
+    (the rest below decide only where those tie too): the own label is returned for exactly
+    the ``u`` below the cut."""
+    t = AliasTable([2**66 + 1, 2**64 - 7, 12345])
+    span = len(t) * t.capacity
+    s = span.bit_length()
+    bits = s + 64
+    f = (1 << bits) // span
+    for j in range(len(t)):
+        cut = f * (j * t.capacity + t.thresholds[j])
+        x = cut >> s
+        own = 0
+        for top in range(1 << 12):
+            u = (x << s) | (top << (s - 12))
+            src = Scripted(words_of(u, bits) + [0] * 4)
+            got = t.draw_index(src)
+            assert got == rule(t, u)
+            own += got == j and u < cut
+        # the own count is the exact number of 12-bit steps below the cut
+        below = -(-(cut - (x << s)) // (1 << (s - 12)))
+        assert own == below
+
+
+def test_lazy_scripted_source_without_bulk_methods() -> None:
+    t = AliasTable([1e-300, 1.0])
+    words = PCG32(5).u32_array(200).tolist()
+    got = t.draw_indices(Scripted(words), 100).tolist()
+    g = PCG32(5)
+    assert got == [t.draw_index(g) for _ in range(100)]
+
+
+@pytest.mark.parametrize("weights", [
+    np.random.default_rng(1).random(2000) ** 8,            # floats: lazy path
+    np.random.default_rng(2).integers(1, 1001, 2000),      # ints: one word a draw
+    np.random.default_rng(3).random(20),                   # floats: pairs of words
+])
+def test_goodness_of_fit_fixed_seed(weights: np.ndarray) -> None:
+    t = AliasTable(weights)
+    draws = t.draw_indices(PCG32(20261122), 200_000)
+    counts = Counter(draws.tolist())
+    probs = {i: t.probability(i) for i in range(len(t))}
+    p, cells = pooled_chisquare(counts, probs, ordered=False)
+    assert cells > 5
+    assert p > 1e-4
+
+
+def test_limbs_merge_ranks_with_ties() -> None:
+    e = [2**100 + 5, 2**100 + 9, 2**101]
+    d = [2**100 + 1, 2**100 + 5, 2**100 + 6, 2**102]
+    el = np.zeros((5, 3), dtype=np.uint64)
+    dl = np.zeros((5, 4), dtype=np.uint64)
+    for i, v in enumerate(e):
+        el[:, i] = _limbs.from_int(v, 5)[:, 0]
+    for i, v in enumerate(d):
+        dl[:, i] = _limbs.from_int(v, 5)[:, 0]
+    le, lt = _limbs.merge_ranks(el, dl)
+    assert le.tolist() == [sum(x <= y for x in e) for y in d]
+    assert lt.tolist() == [sum(y < x for y in d) for x in e]
+
+
+def test_vose_integer_unchanged() -> None:
+    assert vose_integer([1, 5, 0], 2) == ([1, 2, 0], [1, 1, 1])
+
+
+# ------------------------------------------------------------------ ChanceTree limits
+def test_tree_huge_weight_refused_up_front() -> None:
+    big = 2**(10**7)
+    tracemalloc.start()
+    try:
+        with pytest.raises(LimitError) as err:
+            ChanceTree({"a": big, "b": 1})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert err.value.limit == "MAX_TOTAL_BITS"
+    assert peak < 20 * 2**20
+    tree = ChanceTree({"a": 1, "b": 2})
+    for call in (lambda: tree.add("c", big), lambda: tree.set_weight("a", big),
+                 lambda: tree.add("c", Fraction(1, 3) + big)):
+        with pytest.raises(LimitError):
+            call()
+    assert tree.items() == [("a", 1), ("b", 2)]
+    tree._check()
+    ok = ChanceTree({"a": 2**(MAX_TOTAL_BITS - 2), "b": 1})
+    assert ok.draw(PCG32(1)) in ("a", "b")
+
+
+def test_tree_common_denominator_refused() -> None:
+    primes = [p for p in range(3, 60_000, 2) if all(p % q for q in range(3, int(p**0.5) + 1, 2))]
+    with pytest.raises(LimitError) as err:
+        ChanceTree({p: Fraction(1, p) for p in primes})
+    assert err.value.limit in ("MAX_TABLE_BITS", "MAX_TOTAL_BITS")
+    tree = ChanceTree({"x": 1})
+    with pytest.raises(LimitError):
+        for p in primes:
+            tree.add(p, Fraction(1, p))
+    tree._check()
