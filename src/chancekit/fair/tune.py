@@ -43,9 +43,9 @@ from chancekit.fair import work as _work
 from chancekit.fair.exact import (
     MAX_LAYER_CELLS,
     MAX_STATES,
+    _box_counts,
     _check_lattice,
     evaluate_exact_batch,
-    partition_count,
 )
 from chancekit.fair.systems import (
     Deck,
@@ -252,8 +252,8 @@ def _auto_chunk(family: str, n: int, longest: int) -> int:
     count vector, so their state count is known up front; decks keep few states."""
     if family not in ("dice", "dynamic-dice"):
         return 1 << 30
-    cells = partition_count(longest, n) * n
-    return max(1, MAX_LAYER_CELLS // 4 // cells)
+    cells = float(_box_counts(n, longest, longest)[longest]) * n  # partition_count, in numpy
+    return max(1, int(MAX_LAYER_CELLS // 4 // cells)) if math.isfinite(cells) else 1
 
 
 _Row = tuple[tuple[Any, ...], list[float], list[float], list[float], list[float]]
@@ -344,6 +344,11 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
                 raise InvalidTypeError(f"grid[{fam!r}]", cands, "a list of parameter tuples")
             full[fam] = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in cands]
     jobs: list[tuple[str, list[tuple[Any, ...]]]] = []
+    longest = lengths[-1][0]
+    # the floor of the work (one state per draw, every candidate) before anything is sized
+    _work.check_work(f"tuning over n = {n:,} values and {longest:,} draws",
+                     longest * (_work.LAYER_UNITS + n * sum(len(full[f]) for f in systems)),
+                     "a shorter match, fewer values or fewer candidates", max_work)
     for fam in systems:
         cands = full[fam]
         if not cands:
@@ -358,7 +363,6 @@ def tune(values: int | Sequence[Any], samples: int | Iterable[int] | Mapping[int
             size = min(size, _auto_chunk(fam, n, lengths[-1][0]))
         jobs += [(fam, cands[i:i + size]) for i in range(0, len(cands), size)]
     total = sum(len(c) for _, c in jobs)
-    longest = lengths[-1][0]
     what = (f"tuning {total:,} candidates over n = {n:,} values and {longest:,} draws "
             f"({len(jobs)} sweeps)")
     instead = ("a shorter match, fewer values, fewer candidates (grid=...) or families, "
