@@ -3,8 +3,10 @@ scipy ``DiscreteAliasUrn``; alias-table build at 10^6 categories; chance-tree
 ``set_weight`` + ``draw`` pairs vs a naive cumulative rebuild (numpy ``cumsum`` +
 ``searchsorted``); swap-filter throughput; tabletop table build.
 
-Goals: draw_array >= 1.2x numpy at 20 categories and >= 5x at 10^6; set_weight + draw
-<= 15 µs per pair at n = 10^5."""
+Goals (issues 4, 10): draw_array >= 1.2x numpy at 20 categories and >= 5x at 10^6, for
+int and float weights alike; the build at 10^6 categories within 5x scipy's setup, for int
+and float weights; set_weight + draw <= 15 µs per pair at n = 10^5. Draw and build times
+are the best of several runs (the machine is shared), chancekit and peer in the same run."""
 
 from __future__ import annotations
 
@@ -15,6 +17,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import Result, median_time
+
+
+def min_time(fn: object, *, repeat: int = 5) -> float:
+    """The best of ``repeat`` timed calls (the machine is shared: the least disturbed
+    run is the truest)."""
+    import time
+
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()  # type: ignore[operator]
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def _alias_cases(quick: bool) -> list[Result]:
@@ -29,54 +44,54 @@ def _alias_cases(quick: bool) -> list[Result]:
     k = 200_000 if quick else 1_000_000
     data = np.random.default_rng(12345)
     for n in (20, 1000, 1_000_000):
-        w = data.integers(1, 1001, n)
+        for kind in ("int", "float"):
+            if kind == "float" and n == 1000:
+                continue
+            # int weights 1..1000; float weights uniform in [0, 1) as probabilities come
+            w = data.integers(1, 1001, n) if kind == "int" else data.random(n)
+            p = w / w.sum()
+            table = AliasTable(w)
+            span_bits = (len(table) * table.capacity).bit_length()
+            rng = PCG32(1)
+            table.draw_array(rng, 1000)  # warm the numpy arrays / jump tables
+            gen = np.random.default_rng(2)
+            # chancekit and numpy alternate within one run; the best of 7 each
+            ours = min_time(lambda t=table, r=rng: t.draw_array(r, k), repeat=7) / k
+            peer = min_time(lambda g=gen, n=n, p=p: g.choice(n, size=k, p=p), repeat=7) / k
+            goal, met = "(report)", None
+            if n == 20:
+                goal, met = ">= 1.2x numpy", peer / ours >= 1.2
+            elif n == 1_000_000:
+                goal, met = ">= 5x numpy", peer / ours >= 5
+            out.append(Result("sampling", f"AliasTable.draw_array, {n} categories ({kind} "
+                              "weights)", ours, f"numpy {np.__version__} Generator.choice(p=)",
+                              peer, goal, met,
+                              note=f"per draw, {k} draws a call, span 2**{span_bits}"))
+            if kind == "int":
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    urn = DiscreteAliasUrn(p, random_state=np.random.default_rng(3))
+                peer2 = min_time(lambda u=urn: u.rvs(k), repeat=5) / k
+                out.append(Result("sampling", f"AliasTable.draw_array, {n} categories (int "
+                                  "weights)", ours, f"scipy {scipy.__version__} "
+                                  "DiscreteAliasUrn.rvs", peer2, "(report)", None,
+                                  note="scipy's is float, not exact"))
+    # build at 10^6, from a numpy array, as scipy gets it
+    for kind in ("int", "float"):
+        w = data.integers(1, 1001, 1_000_000) if kind == "int" else data.random(1_000_000)
         p = w / w.sum()
-        table = AliasTable(w)
-        rng = PCG32(1)
-        table.draw_array(rng, 1000)  # warm the numpy arrays / jump tables
-        ours = median_time(lambda t=table, r=rng: t.draw_array(r, k), repeat=5) / k
-        gen = np.random.default_rng(2)
-        peer = median_time(lambda g=gen, n=n, p=p: g.choice(n, size=k, p=p), repeat=5) / k
-        goal, met = "(report)", None
-        if n == 20:
-            goal, met = ">= 1.2x numpy", peer / ours >= 1.2
-        elif n == 1_000_000:
-            goal, met = ">= 5x numpy", peer / ours >= 5
-        out.append(Result("sampling", f"AliasTable.draw_array, {n} categories (int weights)",
-                          ours, f"numpy {np.__version__} Generator.choice(p=)", peer,
-                          goal, met, note=f"per draw, {k} draws a call"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            urn = DiscreteAliasUrn(p, random_state=np.random.default_rng(3))
-        peer2 = median_time(lambda u=urn: u.rvs(k), repeat=5) / k
-        out.append(Result("sampling", f"AliasTable.draw_array, {n} categories (int weights)",
-                          ours, f"scipy {scipy.__version__} DiscreteAliasUrn.rvs", peer2,
-                          "(report)", None, note="scipy's is float, not exact"))
-    # float weights: converted exactly, so the column capacity is ~2**55 (two-word path)
-    wf = data.random(20)
-    tf = AliasTable(wf)
-    rng = PCG32(4)
-    ours = median_time(lambda: tf.draw_array(rng, k), repeat=5) / k
-    gen = np.random.default_rng(5)
-    pf = wf / wf.sum()
-    peer = median_time(lambda: gen.choice(20, size=k, p=pf), repeat=5) / k
-    out.append(Result("sampling", "AliasTable.draw_array, 20 categories (float weights, "
-                      "exact)", ours, "numpy Generator.choice(p=)", peer, "(report)", None,
-                      note="capacity > 2**32: column and in-column draws"))
-    # build at 10^6
-    w = data.integers(1, 1001, 1_000_000)
-    build = median_time(lambda: AliasTable(w), repeat=3)
-    p = w / w.sum()
 
-    def scipy_build() -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            DiscreteAliasUrn(p, random_state=np.random.default_rng(3))
+        def scipy_build(p: np.ndarray = p) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                DiscreteAliasUrn(p, random_state=np.random.default_rng(3))
 
-    peer = median_time(scipy_build, repeat=3)
-    out.append(Result("sampling", "AliasTable build, 10^6 categories (int weights)", build,
-                      "scipy DiscreteAliasUrn setup", peer, "(report)", None,
-                      note="exact integer Vose in pure Python"))
+        build = min_time(lambda w=w: AliasTable(w), repeat=5)
+        peer = min_time(scipy_build, repeat=5)
+        out.append(Result("sampling", f"AliasTable build, 10^6 categories ({kind} weights)",
+                          build, "scipy DiscreteAliasUrn setup", peer, "<= 5x scipy",
+                          peer / build >= 0.2,
+                          note="exact (vectorised integer Vose); ratio = scipy / ours"))
     return out
 
 
