@@ -50,11 +50,12 @@ def _const_sampler() -> Any:
         def draw(self, rng: Any = None) -> str:
             return "same"
 
+    from chancekit.rng import PCG32
     from chancekit.sampling import MaxStreak
 
     f = MaxStreak(Always(), 1)
-    f.draw(1)
-    return lambda: f.draw(1)
+    f.draw(PCG32(1))
+    return lambda: f.draw(PCG32(1))
 
 
 def _primes(below: int) -> list[int]:
@@ -121,7 +122,8 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_POOL_STATES", "chancekit.dice._ast"): lambda: lambda: _dist("100d100kh1kl1"),
     ("MAX_WORK", "chancekit.dice._ast"): lambda: lambda: _dist("831d100"),
     ("MAX_ROLLED", "chancekit.dice._ast"):
-        lambda: lambda: importlib.import_module("chancekit.dice").roll("10001d6", 1),
+        lambda: lambda: importlib.import_module("chancekit.dice").roll(
+            "10001d6", importlib.import_module("chancekit.rng").PCG32(1)),
     # chancekit.fair
     ("max_states", "chancekit.fair.exact"):
         lambda: lambda: _fair().evaluate_exact(_fair().Dice(12), 100),

@@ -123,6 +123,6 @@ def test_bad_input() -> None:
             return "same"
 
     f = NoRepeat(Stuck(), max_tries=50)
-    f.draw(1)
+    f.draw(PCG32(1))
     with pytest.raises(LimitError, match="50 times"):
-        f.draw(1)
+        f.draw(PCG32(1))

@@ -18,7 +18,8 @@ the full reference, with the decisions taken and the differences from Avrae's d2
 >>> d = dist("4d6kh3")
 >>> d.probability(18)
 Fraction(7, 432)
->>> r = roll("4d6kh3", rng=42)
+>>> from chancekit.rng import PCG32
+>>> r = roll("4d6kh3", rng=PCG32(42))
 >>> r.total == sum(sorted(r.dice)[1:])
 True
 """

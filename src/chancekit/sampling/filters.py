@@ -34,7 +34,8 @@ class MaxStreak:
 
     >>> from chancekit.sampling import AliasTable
     >>> f = MaxStreak(AliasTable({"hit": 9, "miss": 1}), max_run=2)
-    >>> rolls = [f.draw(5) for _ in range(3)]
+    >>> from chancekit.rng import PCG32
+    >>> rng = PCG32(5); rolls = [f.draw(rng) for _ in range(3)]
     >>> f.long_run()
     {'hit': Fraction(19, 30), 'miss': Fraction(11, 30)}
     """
@@ -138,7 +139,8 @@ class NoRepeat(MaxStreak):
 
     >>> from chancekit.sampling import AliasTable
     >>> f = NoRepeat(AliasTable([1, 1, 1]))
-    >>> rolls = [f.draw(3) for _ in range(50)]
+    >>> from chancekit.rng import PCG32
+    >>> rng = PCG32(3); rolls = [f.draw(rng) for _ in range(50)]
     >>> any(a == b for a, b in zip(rolls, rolls[1:]))
     False
     """
