@@ -8,6 +8,7 @@ Every node remembers its 1-based column in the source text, so errors found afte
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -42,7 +43,7 @@ MAX_WEIGHT_BITS = 2**31
 #: estimated work of one exact step (polynomial powers, keep/drop and pool engines), in
 #: units of about 20 ns of CPU: the limit is about half a second (calibrated in
 #: docs/limits.md; ``831d100``, ``377d6e6``, ``8d6!kh20`` are refused)
-MAX_WORK = 25_000_000
+MAX_WORK = 50_000_000
 #: most intermediate pool states the general keep/drop/explode engine may hold
 MAX_POOL_STATES = 200_000
 #: at most this many extra dice per die per explosion operator (``e``/``!``/``ra`` chains)
@@ -104,6 +105,18 @@ class Op:
         return any(s.matches(value) for s in self.sels)
 
 
+def _interval(s: Selector, lo: int, hi: int) -> tuple[int, int]:
+    """The faces in ``[lo, hi]`` a value selector matches, as an interval (maybe empty)."""
+    c, n = s.cat, s.num
+    if c is None:
+        return (n, n) if lo <= n <= hi else (hi + 1, hi)
+    if c in ("<", "<="):
+        return (lo, min(hi, n - 1 if c == "<" else n))
+    if c in (">", ">="):
+        return (max(lo, n + 1 if c == ">" else n), hi)
+    return (hi + 1, hi)  # h/l pick dice, not faces
+
+
 class Node:
     """Base of every syntax-tree node."""
 
@@ -121,10 +134,11 @@ class Num(Node):
 
 @dataclass(frozen=True, slots=True)
 class Dice(Node):
-    """``count`` dice, each uniform over ``faces`` (a tuple: repeated faces weigh more)."""
+    """``count`` dice, each uniform over ``faces`` (a ``range`` for ``dN``/``d%``, else a
+    tuple: repeated faces weigh more)."""
 
     count: int
-    faces: tuple[int, ...]
+    faces: Sequence[int]
     ops: tuple[Op, ...]
     col: int
     spelled: str  # e.g. "4d6", "d%", "2dF", "3d{1,1,2}"
@@ -132,7 +146,22 @@ class Dice(Node):
 
     @property
     def top(self) -> int:
-        return max(self.faces)
+        return self.faces[-1] if isinstance(self.faces, range) else max(self.faces)
+
+    def matches_every_face(self, op: Op) -> bool:
+        """Whether ``op``'s value selectors match every face; O(selectors) for a ``range``
+        of faces (a d1000000 is not walked face by face), O(faces) for listed faces."""
+        faces = self.faces
+        if not isinstance(faces, range):
+            return all(op.matches(f) for f in set(faces))
+        lo, hi = faces[0], faces[-1]
+        spans = sorted(_interval(s, lo, hi) for s in op.sels)
+        reach = lo - 1  # every face up to ``reach`` is matched
+        for a, b in spans:
+            if a > reach + 1:
+                break
+            reach = max(reach, b)
+        return reach >= hi
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+from chancekit import limits
 from chancekit.dice._ast import (
     EXPLODE_DEPTH,
     MAX_OUTCOMES,
@@ -38,8 +39,9 @@ from chancekit.dice._ast import (
     Num,
     Op,
     Unary,
+    walk,
 )
-from chancekit.errors import LimitError, NotationError
+from chancekit.errors import LimitError, NotationError, quote
 
 __all__ = ["exact_weights", "normalise"]
 
@@ -75,6 +77,8 @@ def _all_int(w: W) -> bool:
 def _flint_add(a: W, b: W) -> W:
     import flint
 
+    limits.count(mul_work(len(a), len(b), _bits(a) + _bits(b)))
+
     amin, bmin = min(a), min(b)
     pa = [0] * (max(a) - amin + 1)
     for k, v in a.items():
@@ -95,25 +99,38 @@ def _flint_power(a: W, n: int) -> W:
     for k, v in a.items():
         pa[k - amin] = v
     coeffs = (flint.fmpz_poly(pa) ** n).coeffs()
+    limits.count(power_work(len(pa), len(coeffs), n * _bits(a)))
     lo = amin * n
     return {lo + i: int(c) for i, c in enumerate(coeffs) if c}
 
 
 class _Ctx:
-    """Evaluation context: the source text (for errors)."""
+    """Evaluation context: the source text (for errors) and the column of the step being
+    estimated (for the budget's refusal)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.col = 1
 
     def limit(self, what: str, limit_name: str, limit: int, value: int, col: int) -> LimitError:
         return LimitError(
-            f"{what} at column {col} of {self.text!r}: about {_big(value)} is past the limit "
-            f"{limit_name} = {limit:,}; use fewer or smaller dice, or estimate it with "
+            f"{what} at column {col} of {quote(self.text)}: about {_big(value)} is past the "
+            f"limit {limit_name} = {limit:,}; use fewer or smaller dice, or estimate it with "
             f"chancekit.roll(...) many times", limit=limit_name, value=value)
+
+    def refuse(self, what: str, units: int) -> LimitError:
+        """The budget's refusal: ``MAX_WORK`` for the whole expression."""
+        return self.limit(f"{what} needs too much work (all steps of the expression)",
+                          "MAX_WORK", MAX_WORK, units, self.col)
+
+    def charge(self, units: int, col: int, what: str = "computing this exactly") -> None:
+        """Charge a step's estimate (MAX_WORK units) to the expression's one budget."""
+        self.col = col
+        limits.charge(units, what, limit=MAX_WORK, name="MAX_WORK")
 
 
 def _big(n: int) -> str:
-    return f"{n:,}" if n < 10**15 else f"{float(n):.2e}"
+    return f"{n:,}" if n < 10**15 else f"2^{n.bit_length() - 1}"
 
 
 def _bits(w: W) -> int:
@@ -134,14 +151,30 @@ def power_work(length: int, span: int, bits: int) -> int:
     """Estimated work (MAX_WORK units, about 20 ns each) of raising a polynomial of
     ``length`` coefficients to a power with ``span`` coefficients of ``bits`` bits: flint
     uses the J.C.P. Miller recurrence (length x output bits) or repeated squaring (about
-    150 x output bits), whichever is cheaper. Calibrated: ``10000d6`` 8 M (0.16 s),
-    ``831d100`` 45 M (0.8 s), ``377d6e6`` 120 M (2.5 s)."""
-    return span * bits * min(length, 150) // 1000
+    150 x output bits), whichever is cheaper, then every coefficient is converted to a
+    Python int (about one unit a 64-bit limb, plus the dict entry). Calibrated in
+    benchmarks/bench_limits.py: ``10000d6`` 28 M (0.55 s), ``831d100`` 53 M (refused)."""
+    return span * bits * min(length, 150) // 1000 + span * (bits // 64 + ENTRY_WORK)
+
+
+def mul_work(len_a: int, len_b: int, bits: int) -> int:
+    """Estimated work (MAX_WORK units) of multiplying two polynomials of ``len_a`` and
+    ``len_b`` coefficients whose product has ``bits``-bit coefficients (flint: Kronecker
+    substitution, an FFT product of integers of (len_a + len_b) x bits bits, about 0.1 ns
+    a bit), plus the dict conversions. Calibrated: 2000 x 42000 coefficients of 2900 bits,
+    21 M (0.4 s)."""
+    return (len_a + len_b) * (bits // 6 + ENTRY_WORK)
+
+
+#: work of one pair visited by a pairwise combination (``*``, ``%``, comparisons...):
+#: a Python-level step, about 500 ns (calibrated in benchmarks/bench_limits.py)
+PAIR_WORK = 25
+#: work of one outcome of a distribution built in Python (a dict entry: about 100 ns)
+ENTRY_WORK = 5
 
 
 def _check_work(ctx: _Ctx, work: int, col: int, what: str = "computing this exactly") -> None:
-    if work > MAX_WORK:
-        raise ctx.limit(f"{what} needs too much work", "MAX_WORK", MAX_WORK, work, col)
+    ctx.charge(work, col, what)
 
 
 def add(a: W, b: W, ctx: _Ctx, col: int) -> W:
@@ -153,6 +186,7 @@ def add(a: W, b: W, ctx: _Ctx, col: int) -> W:
         span = max(a) - min(a) + max(b) - min(b) + 1
         _check_size(ctx, span, _bits(a) + _bits(b), col)
         if len(a) * len(b) > 400:
+            _check_work(ctx, mul_work(len(a), len(b), _bits(a) + _bits(b)), col)
             return _flint_add(a, b)
     return pairwise(a, b, lambda x, y: x + y, ctx, col)
 
@@ -163,6 +197,8 @@ def pairwise(a: W, b: W, f: Callable[[Any, Any], Any], ctx: _Ctx, col: int) -> W
     if pairs > MAX_OUTCOMES:
         raise ctx.limit("combining these two distributions needs too many pairs",
                         "MAX_OUTCOMES", MAX_OUTCOMES, pairs, col)
+    _check_work(ctx, pairs * PAIR_WORK, col, "combining these two distributions")
+    limits.count(pairs * PAIR_WORK)
     out: dict[Any, int] = {}
     for x, wx in a.items():
         for y, wy in b.items():
@@ -174,6 +210,7 @@ def pairwise(a: W, b: W, f: Callable[[Any, Any], Any], ctx: _Ctx, col: int) -> W
 def mix(parts: Iterable[tuple[int, W]]) -> W:
     """The mixture: pick part i with weight p_i, then an outcome of its distribution."""
     parts = [(p, w, sum(w.values())) for p, w in parts if p]
+    limits.count(sum(len(w) for _, w, _ in parts) * ENTRY_WORK)
     lcm = 1
     for _, _, t in parts:
         lcm = lcm * t // math.gcd(lcm, t)
@@ -214,8 +251,17 @@ def sum_n(unit: W, n: int, ctx: _Ctx, col: int) -> W:
 
 # ---------------------------------------------------------------- tree walk
 def exact_weights(node: Node, text: str) -> W:
-    """Exact weights of the value of ``node`` (``text`` is the source, for messages)."""
-    return normalise(_eval(node, _Ctx(text)))
+    """Exact weights of the value of ``node`` (``text`` is the source, for messages).
+
+    The whole expression shares one work budget (:mod:`chancekit.limits`, ``MAX_WORK``):
+    each step's estimate is charged before the step starts."""
+    ctx = _Ctx(text)
+    with limits.evaluation(limit=MAX_WORK, name="MAX_WORK", refuse=ctx.refuse):
+        # every die is built once: charged for the whole tree before anything is built
+        # (thirty d1000000 in one set are refused at once, not after 2.6 GB)
+        _check_work(ctx, sum(len(n.faces) for n in walk(node) if isinstance(n, Dice))
+                    * ENTRY_WORK, 1, "building the dice")
+        return normalise(_eval(node, ctx))
 
 
 def _eval(node: Node, ctx: _Ctx) -> W:
@@ -274,17 +320,18 @@ def _is_per_die(op: Op) -> bool:
 
 def _base(node: Dice) -> W:
     faces = node.faces
-    if faces[0] == 1 and faces[-1] == len(faces) and len(set(faces)) == len(faces):
+    if isinstance(faces, range) or (faces[0] == 1 and faces[-1] == len(faces)
+                                    and len(set(faces)) == len(faces)):
         return dict.fromkeys(faces, 1)
     return dict(Counter(faces))
+
 
 
 def check_dice_ops(node: Dice, text: str) -> None:
     """Refuse operators that would loop forever or never end on this die (shared by
     ``dist`` and ``roll``): rerolling or exploding on every face."""
-    faces = set(node.faces)
     for op in node.ops:
-        if op.kind in ("rr", "e") and all(op.matches(f) for f in faces):
+        if op.kind in ("rr", "e") and node.matches_every_face(op):
             what = "reroll" if op.kind == "rr" else "explode"
             raise NotationError(
                 f"'{op.spelled}' would {what} every face of the die forever; match fewer faces",
@@ -293,6 +340,7 @@ def check_dice_ops(node: Dice, text: str) -> None:
 
 def _dice(node: Dice, ctx: _Ctx) -> W:
     check_dice_ops(node, ctx.text)
+    limits.count(len(node.faces) * ENTRY_WORK)
     base = _base(node)
     ops = node.ops
     n = node.count
@@ -348,6 +396,8 @@ def _reroll_add(base: W, unit: W, n: int, op: Op, ctx: _Ctx, col: int) -> W:
     any die matches. The sum splits into (no die matches) and (some die matches):
     ``none * total(base) + (all - none) (*) base``, all = unit^n, none = the same over the
     faces that do not match. O(one polynomial power)."""
+    if n == 0:  # no dice: none matches, nothing is added
+        return {0: 1}
     if not (_all_int(unit) and _all_int(base)):
         return _pool(base, n, (op,), ctx, col)  # pragma: no cover - dice faces are ints
     unit = normalise(unit)
@@ -396,61 +446,81 @@ def _contract_keep_sum(die: W, n: int, k: int, highest: bool) -> W | None:
 
 
 def _unit(base: W, ops: tuple[Op, ...], ctx: _Ctx, col: int) -> W:
-    """Exact distribution of what one die contributes when every operator acts per die."""
-    memo: dict[tuple[int, Any], W] = {}
-    xmemo: dict[tuple[int, int], W] = {}
-    faces = sorted(base)
+    """Exact distribution of what one die contributes when every operator acts per die.
 
-    def contrib(i: int, v: Any) -> W:  # a kept die showing v enters operator i
-        key = (i, v)
-        got = memo.get(key)
-        if got is not None:
-            return got
-        if i == len(ops):
-            res: W = {v: 1}
-        else:
-            op = ops[i]
-            kind = op.kind
-            if kind == "rr":
-                if op.matches(v):
-                    res = mix((base[u], contrib(i + 1, u)) for u in faces if not op.matches(u))
-                else:
-                    res = contrib(i + 1, v)
-            elif kind == "ro":
-                res = (mix((base[u], contrib(i + 1, u)) for u in faces) if op.matches(v)
-                       else contrib(i + 1, v))
-            elif kind == "mi":
-                res = contrib(i + 1, max(v, op.sels[-1].num))
-            elif kind == "ma":
-                res = contrib(i + 1, min(v, op.sels[-1].num))
-            elif kind == "k":
-                res = contrib(i + 1, v) if op.matches(v) else {0: 1}
-            elif kind == "p":
-                res = {0: 1} if op.matches(v) else contrib(i + 1, v)
-            else:  # "e": this die, plus a fresh die that may explode again
-                res = contrib(i + 1, v)
-                if op.matches(v):
-                    res = add(res, extra(i, EXPLODE_DEPTH - 1), ctx, col)
-        memo[key] = res
-        return res
+    Works on distributions, not face by face: ``through(i, x)`` is the contribution of a
+    die whose value, entering operator ``i``, is distributed as ``x``; an operator splits
+    ``x`` into the faces it matches and the rest. An explosion adds the fresh dice's
+    chain, built level by level (``EXPLODE_DEPTH`` levels, one polynomial product each).
+    Cost O(operators x depth x one product of the die's range by the chain's range); the
+    whole chain is estimated and charged before it starts (``1d10000!>7`` is refused at
+    once, not after 7 GB)."""
+    _check_explode(base, ops, ctx, col)
+    chains: dict[int, W] = {}
 
-    def extra(i: int, r: int) -> W:  # a fresh die rolled by explosion i, r more allowed
-        key = (i, r)
-        got = xmemo.get(key)
+    def total(x: W) -> int:
+        return sum(x.values())
+
+    def through(i: int, x: W) -> W:
+        if i == len(ops) or not x:
+            return x
+        op = ops[i]
+        kind = op.kind
+        if kind in ("mi", "ma"):
+            num = op.sels[-1].num
+            y: W = {}
+            for v, w in x.items():
+                k = max(v, num) if kind == "mi" else min(v, num)
+                y[k] = y.get(k, 0) + w
+            return through(i + 1, y)
+        hit = {v: w for v, w in x.items() if op.matches(v)}
+        if not hit:  # nothing matches: every operator but a keep lets the die through
+            return {0: 1} if kind == "k" else through(i + 1, x)
+        miss = {v: w for v, w in x.items() if not op.matches(v)}
+        if kind == "rr":
+            redraw = {u: c for u, c in base.items() if not op.matches(u)}
+            return through(i + 1, mix([(total(miss), miss), (total(hit), redraw)]))
+        if kind == "ro":
+            return through(i + 1, mix([(total(miss), miss), (total(hit), base)]))
+        if kind == "k":
+            return mix([(total(hit), through(i + 1, hit)), (total(miss), {0: 1})])
+        if kind == "p":
+            return mix([(total(miss), through(i + 1, miss)), (total(hit), {0: 1})])
+        # "e": this die, plus the chain of fresh dice that may explode again
+        exploded = add(through(i + 1, hit), chain(i), ctx, col)
+        return mix([(total(miss), through(i + 1, miss)), (total(hit), exploded)])
+
+    def chain(i: int) -> W:
+        """What the fresh dice rolled by explosion ``i`` add: a fresh die goes through the
+        later operators, and explodes again while levels remain."""
+        got = chains.get(i)
         if got is not None:
             return got
         op = ops[i]
-        stop = [(base[u], contrib(i + 1, u)) for u in faces if not op.matches(u) or r == 0]
-        go = [(base[u], contrib(i + 1, u)) for u in faces if op.matches(u) and r > 0]
-        parts = stop[:]
-        if go:
-            go_mix = mix(go)
-            parts.append((sum(p for p, _ in go), add(go_mix, extra(i, r - 1), ctx, col)))
-        res = mix(parts)
-        xmemo[key] = res
-        return res
+        stop = {u: c for u, c in base.items() if not op.matches(u)}
+        go = {u: c for u, c in base.items() if op.matches(u)}
+        stop_d, go_d = through(i + 1, stop), through(i + 1, go)
+        level = through(i + 1, base)  # the last level: no more explosions
+        for _ in range(EXPLODE_DEPTH - 1):
+            level = mix([(total(stop), stop_d), (total(go), add(go_d, level, ctx, col))])
+        chains[i] = level
+        return level
 
-    return mix((base[v], contrib(0, v)) for v in faces)
+    return through(0, dict(base))
+
+
+def _check_explode(base: W, ops: tuple[Op, ...], ctx: _Ctx, col: int) -> None:
+    """Estimate an explosion chain before building it: ``EXPLODE_DEPTH`` levels, level r
+    a product of the die's range by r ranges (outcomes bounded by MAX_OUTCOMES)."""
+    explosions = sum(1 for op in ops if op.kind == "e")
+    if not explosions:
+        return
+    span = max(base) - min(base) + 1 if _all_int(base) else len(base)
+    bits = _bits(base)
+    _check_size(ctx, span * (explosions * EXPLODE_DEPTH + 1), bits * EXPLODE_DEPTH, col)
+    work = sum(mul_work(span, r * span, r * bits) + r * span * ENTRY_WORK
+               for r in range(1, EXPLODE_DEPTH + 1))
+    _check_work(ctx, explosions * work, col, "exploding these dice")
 
 
 # ---------------------------------------------------------------- general pool engine
@@ -463,6 +533,10 @@ def _multisets(die: W, m: int, ctx: _Ctx, col: int) -> dict[tuple[Any, ...], int
     if count > MAX_POOL_STATES:
         raise ctx.limit(f"enumerating the {m} dice of this pool", "MAX_POOL_STATES",
                         MAX_POOL_STATES, count, col)
+    # every multiset is built once, through at most one partial state per face
+    _check_work(ctx, count * (m + len(faces)) * TUPLE_WORK, col,
+                f"enumerating the {m} dice of this pool")
+    limits.count(count * (m + len(faces)) * TUPLE_WORK)
     states: dict[tuple[tuple[Any, ...], int], int] = {((), m): 1}
     done: dict[tuple[Any, ...], int] = {}
     for idx, f in enumerate(faces):
@@ -507,18 +581,24 @@ def select(values: tuple[Any, ...], op: Op) -> set[int]:
     return picked
 
 
+#: work of one tuple element built or read by the general pool engine (MAX_WORK units;
+#: about 60 ns, calibrated in benchmarks/bench_limits.py)
+TUPLE_WORK = 6
+
+
 class _Budget:
-    """Work counter of the general pool engine (tuple elements built, MAX_WORK units): a
-    backstop for pools whose state count cannot be bounded well up front."""
+    """Work of the general pool engine, in tuple elements: each step charges its estimate
+    to the expression's budget before it starts (:meth:`plan`) and counts what it does
+    (:meth:`spend`)."""
 
     def __init__(self, ctx: _Ctx, col: int) -> None:
-        self.ctx, self.col, self.used = ctx, col, 0
+        self.ctx, self.col = ctx, col
+
+    def plan(self, elements: int, what: str) -> None:
+        _check_work(self.ctx, elements * TUPLE_WORK, self.col, what)
 
     def spend(self, n: int) -> None:
-        self.used += n
-        if self.used > MAX_WORK:
-            _check_work(self.ctx, self.used, self.col,
-                        "the keep/drop/explode pool engine (counted as it runs)")
+        limits.count(n * TUPLE_WORK)
 
 
 def _pool(base: W, n: int, ops: tuple[Op, ...], ctx: _Ctx, col: int) -> W:
@@ -587,6 +667,10 @@ def _explode_squashed(states: dict[tuple[Any, ...], int], op: Op, base: W,
         if top == 0:
             break
         nxt: dict[tuple[tuple[Any, ...], Any, int], int] = {}
+        for m in {m for (_, _, m) in pending} - set(mcache) - {0}:
+            mcache[m] = _multisets(base, m, ctx, col)
+        budget.plan(sum(len(mcache[m]) * (len(tup) + m + 120) if m else len(tup) + 1
+                        for (tup, _, m) in pending), "exploding the dice of this pool")
         for (tup, mid, m), w in pending.items():
             scale = w * total ** (top - m)
             if m == 0:
@@ -616,6 +700,8 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, ctx: _Ctx,
     kind = op.kind
     if budget is None:
         budget = _Budget(ctx, col)
+    what = f"the '{op.spelled}' step of this pool"
+    budget.plan(sum(len(t) + 1 for t in states), what)
     budget.spend(sum(len(t) + 1 for t in states))
 
     def put(tup: tuple[Any, ...], w: int) -> None:
@@ -643,16 +729,19 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, ctx: _Ctx,
         split = {tup: tuple(v for v in tup if not op.matches(v)) for tup in states}
         top = max(len(tup) - len(fixed) for tup, fixed in split.items())
         cache: dict[int, dict[tuple[Any, ...], int]] = {}
+        for m in {len(tup) - len(fixed) for tup, fixed in split.items()}:
+            cache[m] = _multisets(draw, m, ctx, col)
+        budget.plan(sum(len(cache[len(t) - len(f)]) * (len(t) + 1) for t, f in split.items()),
+                    what)
         for tup, w in states.items():
             fixed = split[tup]
             m = len(tup) - len(fixed)
-            if m not in cache:
-                cache[m] = _multisets(draw, m, ctx, col)
             scale = w * dtotal ** (top - m)
             for extra, we in cache[m].items():
                 put(_merge(fixed, extra), scale * we)
         return out
     if kind == "ra":
+        budget.plan(sum(len(base) * (len(t) + 2) for t in states), what)
         for tup, w in states.items():
             if any(op.matches(v) for v in tup):
                 for u, c in base.items():
@@ -693,7 +782,10 @@ def _set(node: Group, ctx: _Ctx) -> W:
         if keep == 1 and n > 1:
             return _extreme(items, highest)
         if all(_all_int(it) for it in items):
-            fast = _contract_keep_sum_list(items, keep, highest)
+            try:
+                fast = _contract_keep_sum_list(items, keep, highest)
+            except LimitError:  # too costly face by face: enumerate the items instead
+                fast = None
             if fast is not None:
                 return fast
     if all(_is_per_die(op) for op in ops):
@@ -708,6 +800,9 @@ def _set(node: Group, ctx: _Ctx) -> W:
     if count > MAX_POOL_STATES:
         raise ctx.limit("enumerating the items of this set", "MAX_POOL_STATES",
                         MAX_POOL_STATES, count, node.col)
+    _check_work(ctx, count * len(items) * TUPLE_WORK, node.col,
+                "enumerating the items of this set")
+    limits.count(count * len(items) * TUPLE_WORK)
     states: dict[tuple[Any, ...], int] = {(): 1}
     for it in items:
         nxt: dict[tuple[Any, ...], int] = {}

@@ -23,6 +23,7 @@ escapes (the parser never recurses more than :data:`MAX_DEPTH` levels).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from chancekit.dice._ast import (
@@ -218,10 +219,10 @@ class _Parser:
                 limit="MAX_DICE", value=count)
         self.pos += 1  # the "d"
         ch = self.peek()
-        faces: tuple[int, ...]
+        faces: Sequence[int]
         if ch == "%":
             self.pos += 1
-            faces = tuple(range(1, 101))
+            faces = range(1, 101)
         elif ch in ("F", "f") and ch:
             self.pos += 1
             faces = (-1, 0, 1)
@@ -236,10 +237,10 @@ class _Parser:
                 raise LimitError(
                     f"a d{sides} is past the limit of {MAX_SIDES} sides (MAX_SIDES) at column "
                     f"{spos + 1}; use a smaller die", limit="MAX_SIDES", value=sides)
-            faces = tuple(range(1, sides + 1))
+            faces = range(1, sides + 1)  # compact: a d1000000 is not a million ints
         else:
             raise self.unexpected(expected="the number of sides, '%', 'F' or '{faces}'")
-        ops = self.operators(dice=True, top=max(faces))
+        ops = self.operators(dice=True, top=faces[-1] if isinstance(faces, range) else max(faces))
         spelled = self.text[start:self.pos]
         return Dice(count, faces, ops, start + 1, spelled)
 
