@@ -515,7 +515,7 @@ def _check_explode(base: W, ops: tuple[Op, ...], ctx: _Ctx, col: int) -> None:
     explosions = sum(1 for op in ops if op.kind == "e")
     if not explosions:
         return
-    span = max(base) - min(base) + 1 if _all_int(base) else len(base)
+    span = max(base) - min(base) + 1  # dice faces are integers
     bits = _bits(base)
     _check_size(ctx, span * (explosions * EXPLODE_DEPTH + 1), bits * EXPLODE_DEPTH, col)
     work = sum(mul_work(span, r * span, r * bits) + r * span * ENTRY_WORK
