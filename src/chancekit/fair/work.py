@@ -5,7 +5,7 @@ Every engine of :mod:`chancekit.fair` (the exact lattice engine, the generic exa
 Monte Carlo, and :func:`~chancekit.fair.tune`'s sweep) first estimates its work in *units*
 and refuses with :class:`~chancekit.errors.LimitError` (``limit="MAX_FAIR_WORK"``) past
 :data:`MAX_FAIR_WORK` units, before building anything big. A unit is one cell of the exact
-lattice engine (one state x value x candidate, about 100 ns of numpy work); the other
+lattice engine (one state x value x candidate, about 25 ns of numpy work); the other
 engines convert their own steps with the weights below, calibrated on the machine in
 docs/performance.md so that the limit is about a second of work.
 
@@ -21,9 +21,9 @@ from chancekit.errors import LimitError
 
 __all__ = ["COUNTER", "MAX_FAIR_WORK", "check_work"]
 
-#: the most estimated work units (about 100 ns each) one evaluation or tuning may take:
+#: the most estimated work units (about 25 ns each) one evaluation or tuning may take:
 #: about a second
-MAX_FAIR_WORK = 10_000_000
+MAX_FAIR_WORK = 40_000_000
 
 #: fixed cost of one layer (one draw) of the lattice engine, in units (about 150 us)
 LAYER_UNITS = 2_000
@@ -49,10 +49,10 @@ def check_work(what: str, units: float, instead: str, max_work: int = MAX_FAIR_W
 
     >>> check_work("a small job", 10, "nothing")
     >>> try:
-    ...     check_work("a big job", 3e7, "a shorter match")
+    ...     check_work("a big job", 3e8, "a shorter match")
     ... except LimitError as e:
     ...     print(e.limit, e.value)
-    MAX_FAIR_WORK 30000000
+    MAX_FAIR_WORK 300000000
     """
     if units > max_work:
         shown = f"{units:,.0f}" if units < 1e18 else f"{units:.3g}"
