@@ -146,3 +146,10 @@ def test_refusals_under_an_address_space_cap() -> None:
     lines = out.stdout.splitlines()
     assert len(lines) == len(CAPPED)
     assert lines[-1].startswith("ok") and all(x.startswith("refused") for x in lines[:-1])
+
+
+def test_huge_integers_in_dice_arguments_give_a_short_error() -> None:
+    # issue #15: d(10**5000) failed while building its message (4300-digit str limit)
+    with pytest.raises(ChancekitError) as info:
+        d(10**5000)
+    assert "5001 digits" in str(info.value) and len(str(info.value)) < 300
