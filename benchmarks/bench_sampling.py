@@ -32,6 +32,11 @@ def min_time(fn: object, *, repeat: int = 5) -> float:
     return best
 
 
+def _probs(data: object, n: int) -> object:
+    w = data.random(n)  # type: ignore[attr-defined]
+    return w / w.sum()
+
+
 def _alias_cases(quick: bool) -> list[Result]:
     import numpy as np
     import scipy
@@ -47,8 +52,9 @@ def _alias_cases(quick: bool) -> list[Result]:
         for kind in ("int", "float"):
             if kind == "float" and n == 1000:
                 continue
-            # int weights 1..1000; float weights uniform in [0, 1) as probabilities come
-            w = data.integers(1, 1001, n) if kind == "int" else data.random(n)
+            # int weights 1..1000; float weights: probabilities (random, normalised: every
+            # float a 53-bit mantissa, spread over ~20 binary orders at 10^6)
+            w = data.integers(1, 1001, n) if kind == "int" else _probs(data, n)
             p = w / w.sum()
             table = AliasTable(w)
             span_bits = (len(table) * table.capacity).bit_length()
@@ -78,7 +84,7 @@ def _alias_cases(quick: bool) -> list[Result]:
                                   note="scipy's is float, not exact"))
     # build at 10^6, from a numpy array, as scipy gets it
     for kind in ("int", "float"):
-        w = data.integers(1, 1001, 1_000_000) if kind == "int" else data.random(1_000_000)
+        w = data.integers(1, 1001, 1_000_000) if kind == "int" else _probs(data, 1_000_000)
         p = w / w.sum()
 
         def scipy_build(p: np.ndarray = p) -> None:

@@ -247,6 +247,58 @@ def test_lazy_exhaustive_after_a_tie() -> None:
         assert own == below
 
 
+class ScriptedBulk(Scripted):
+    """A scripted source with the bulk interface (the state is the position)."""
+
+    def u32_array(self, n: int) -> np.ndarray:
+        out = np.array(self.words[self.used:self.used + n], dtype=np.uint32)
+        assert len(out) == n, "script too short"
+        self.used += n
+        return out
+
+    def getstate(self) -> int:
+        return self.used
+
+    def setstate(self, state: int) -> None:
+        self.used = state
+
+    def advance(self, k: int) -> None:
+        self.used += k
+
+
+@pytest.mark.parametrize("ws", [
+    [0.1, 1e-9, 0.5, 0.7],                                    # few columns: 32-bit column
+    (np.random.default_rng(4).random(3000) ** 20).tolist(),   # many: 64-bit column
+])
+def test_lazy_bulk_with_ties_equals_scalar(ws: list) -> None:
+    """Boundary words (ties of the first 64 bits, column edges) among random ones: the
+    bulk path finishes them exactly and goes on from the right word."""
+    t = AliasTable(ws)
+    span = len(t) * t.capacity
+    s = span.bit_length()
+    bits = s + 64
+    f = (1 << bits) // span
+    capf = f * t.capacity
+    rnd = np.random.default_rng(9)
+    words: list[int] = []
+    for i in range(3000):
+        if i % 7 == 3:
+            j = int(rnd.integers(0, len(t)))
+            cut = f * (j * t.capacity + t.thresholds[j])
+            u = [cut, cut - 1, j * capf, j * capf - 1, (j + 1) * capf][i % 5]
+            u = min(max(u, 0), (1 << bits) - 1)
+            words += words_of(u, bits)
+        else:
+            words += rnd.integers(0, 2**32, 2).tolist()
+    words += [0] * 64
+    draws = 2500
+    bulk = ScriptedBulk(words)
+    got = t.draw_indices(bulk, draws).tolist()
+    scalar = Scripted(words)
+    assert got == [t.draw_index(scalar) for _ in range(draws)]
+    assert bulk.used == scalar.used
+
+
 def test_lazy_scripted_source_without_bulk_methods() -> None:
     t = AliasTable([1e-300, 1.0])
     words = PCG32(5).u32_array(200).tolist()

@@ -74,9 +74,20 @@ def mul_big(a: Any, f: int, limbs: int) -> Any:
     return normalize(out)
 
 
+def take(a: Any, idx: Any) -> Any:
+    """The columns ``idx`` of ``a`` (row by row: faster than 2-D fancy indexing)."""
+    out = np.empty((a.shape[0], len(idx)), dtype=np.uint64)
+    for k in range(a.shape[0]):
+        np.take(a[k], idx, out=out[k])
+    return out
+
+
 def cumsum(a: Any) -> Any:
     """Running sums along the vector (normalised; the caller sizes the limbs)."""
-    return normalize(np.cumsum(a, axis=1, dtype=np.uint64))
+    out = np.empty_like(a)
+    for k in range(a.shape[0]):
+        np.cumsum(a[k], out=out[k])
+    return normalize(out)
 
 
 def total(a: Any) -> int:
@@ -197,10 +208,9 @@ def merge_ranks(e: Any, d: Any) -> tuple[Any, Any]:
         if len(tie):
             _fix_ties(order, tie, e, d, ne)
     is_e = order < ne
-    e_before = np.cumsum(is_e) - is_e
-    pos_d = np.flatnonzero(~is_e)
+    pos_d = np.flatnonzero(~is_e)  # d[j] sits at pos_d[j], after j values of d
     pos_e = np.flatnonzero(is_e)
-    return e_before[pos_d], pos_e - np.arange(ne)
+    return pos_d - np.arange(len(pos_d)), pos_e - np.arange(ne)
 
 
 def _fix_ties(order: Any, tie: Any, e: Any, d: Any, ne: int) -> None:

@@ -216,64 +216,77 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
         return labels, "i64", arr
     from chancekit.sampling import _limbs
 
-    arr = arr.astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
-    if len(bad):
-        i = int(bad[0])
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~(arr >= 0)  # NaN and negatives
+    bad |= arr == np.inf
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         _first_bad(what, labels[i], float(arr[i]))
-    nz = np.flatnonzero(arr > 0)
-    if not len(nz):
+    zero = arr == 0
+    every = not zero.any()
+    nz: Any = None if every else np.flatnonzero(~zero)
+    if nz is not None and not len(nz):
         raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
                                 "at least one must be > 0")
-    bits = (arr if len(nz) == n else arr[nz]).view(np.uint64)
-    biased = (bits >> np.uint64(52)).astype(np.int64)
-    m = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
-    normal = biased > 0  # else subnormal: no implicit bit, exponent as for biased == 1
-    m |= normal.astype(np.int64) << 52
-    x = np.maximum(biased, 1) - 1075  # the float is exactly m * 2**x
-    tz = np.bitwise_count((m & -m) - 1).astype(np.int64)  # trailing zero bits of m
-    m >>= tz
-    x += tz
-    xmin = int(x.min())
-    denom_bits = max(0, -xmin) + 1  # bits of the common denominator 2**-xmin
+    u64 = np.uint64
+    bits = (arr if every else arr[nz]).view(u64)
+    biased = bits >> u64(52)
+    m = bits & u64((1 << 52) - 1)
+    m |= np.minimum(biased, u64(1)) << u64(52)  # the implicit bit of normal floats
+    e = np.maximum(biased, u64(1))  # the float is exactly m * 2**(e - 1075)
+    emin = int(e.min())
+    # the least exponent after stripping m's trailing zeros: only floats within 53
+    # binary orders of the smallest can hold it
+    cand = np.flatnonzero(e < u64(emin + 53))
+    mc = m[cand]
+    tz = np.bitwise_count((mc & (~mc + u64(1))) - u64(1))
+    base = int((e[cand] + tz).min())  # 2**(base - 1075): the common denominator's unit
+    denom_bits = max(0, 1075 - base) + 1
     if denom_bits * n > MAX_TABLE_BITS:
         raise LimitError(
             f"{what}: the exact weights over a common denominator would take about "
             f"{n:,} x {denom_bits:,}+ bits, past MAX_TABLE_BITS = {MAX_TABLE_BITS:,}; "
             "round the weights (e.g. to floats or to a common denominator) first",
             limit="MAX_TABLE_BITS", value=denom_bits * n)
-    g = int(np.gcd.reduce(m))
+    if base > emin:  # floats below the unit: their low zero bits go (exact)
+        low = cand[e[cand] < u64(base)]
+        m[low] >>= u64(base) - e[low]
+        e[low] = u64(base)
+    shift = e - u64(base)
+    g = int(np.gcd.reduce(m[:64]))
     if g > 1:
-        m //= g
-    shift = x - xmin
+        g = int(np.gcd.reduce(m))
+        if g > 1:
+            m //= u64(g)
     top = int(shift.max()) + int(m.max()).bit_length()
     if top <= 62:
         out = np.zeros(n, dtype=np.int64)
-        out[nz] = m << shift
+        out[slice(None) if every else nz] = (m << shift).view(np.int64)
         return labels, "i64", out
-    q = shift >> 5
-    r64 = (shift & 31).astype(np.uint64)
+    q = shift >> u64(5)
+    r64 = shift & u64(31)
     qmin, qmax = int(q.min()), int(q.max())
     limbs = max(_limbs.limbs_for(top), qmax + 3)
-    out_l = np.zeros((limbs, n), dtype=np.uint64)
-    mlo = (m & 0xFFFFFFFF).astype(np.uint64) << r64   # < 2**63
-    mhi = (m >> 32).astype(np.uint64) << r64          # < 2**53
-    m32 = np.uint64(0xFFFFFFFF)
-    s32 = np.uint64(32)
+    out_l = np.zeros((limbs, n), dtype=u64)
+    m32 = u64(0xFFFFFFFF)
+    s32 = u64(32)
+    mlo = (m & m32) << r64   # < 2**63
+    mhi = (m >> s32) << r64  # < 2**53
     parts = (mlo & m32, (mlo >> s32) + (mhi & m32), mhi >> s32)  # limbs q, q+1, q+2
-    every = len(nz) == n
-    if qmax - qmin <= 2:  # few distinct limb offsets (the usual case): masked adds
-        for qv in range(qmin, qmax + 1):
-            here = q == qv
-            for off, part in enumerate(parts):
-                row = np.where(here, part, np.uint64(0))
-                if every:
-                    out_l[qv + off] += row
-                else:
-                    out_l[qv + off, nz] += row
-    else:
+    where = slice(None) if every else nz
+    if qmin == qmax:
         for off, part in enumerate(parts):
-            out_l[q + off, nz] += part
+            out_l[qmin + off, where] = part
+    elif qmax - qmin <= 2:  # few distinct limb offsets: masked adds
+        for qv in range(qmin, qmax + 1):
+            here = q == u64(qv)
+            for off, part in enumerate(parts):
+                out_l[qv + off, where] += np.where(here, part, u64(0))
+    else:
+        qi = q.astype(np.intp)
+        cols = np.arange(n) if every else nz
+        for off, part in enumerate(parts):
+            out_l[qi + off, cols] += part
     return labels, "limbs", _limbs.normalize(out_l)
 
 

@@ -28,6 +28,8 @@ _U64 = 1 << 64
 #: draws per numpy pass in the bulk paths (small enough for the temporaries to stay in
 #: the CPU cache)
 _CHUNK = 1 << 15
+#: up to this many labels the lazy bulk path finds the column from 32 bits, not 64
+_NARROW = 1 << 10
 
 
 def vose_integer(masses: list[int], capacity: int) -> tuple[list[int], list[int]]:
@@ -458,26 +460,35 @@ class AliasTable:
         _, lazy, ali, _ = self._arrays()
         keys = lazy[0]
         n = self._n
-        limit = np.uint64(_U64 - 2 * n)
         m32, s32, nn = np.uint64(0xFFFFFFFF), np.uint64(32), np.uint64(n)
+        # the column from the top 32 bits when n is small (a boundary tie has probability
+        # n / 2**32, a re-run of the rest of the chunk); else from all 64 (n / 2**63)
+        narrow = n <= _NARROW
+        limit = np.uint64(_U32 - n) if narrow else np.uint64(_U64 - 2 * n)
         out = np.empty(count, dtype=np.int64)
         pos = 0
         while pos < count:
             m = min(count - pos, _CHUNK)
             start = rng.getstate()
             x = _pairs(rng.u32_array(2 * m))
-            p1 = (x & m32) * nn
-            p2 = (x >> s32) * nn
-            j = (p2 + (p1 >> s32)) >> s32
-            low = p1 + (p2 << s32)  # x * n mod 2**64 (wraps)
+            if narrow:
+                p = (x >> s32) * nn
+                j = p >> s32
+                low = p & m32
+            else:
+                p1 = (x & m32) * nn
+                p2 = (x >> s32) * nn
+                j = (p2 + (p1 >> s32)) >> s32
+                low = p1 + (p2 << s32)  # x * n mod 2**64 (wraps)
             key = keys[j]
             res = np.where(x < key, j, ali[j])
-            odd = np.flatnonzero((low > limit) | (x == key))
-            if not len(odd):
+            odd = low >= limit
+            odd |= x == key
+            e = int(odd.argmax())
+            if not odd[e]:
                 out[pos:pos + m] = res
                 pos += m
                 continue
-            e = int(odd[0])
             out[pos:pos + e] = res[:e]
             rng.setstate(start)
             rng.advance(2 * (e + 1))
@@ -568,30 +579,33 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
         return t, ali
     limbs = _limbs.limbs_for((n * cap).bit_length() + 1)
     if kind == "i64":
-        wl = _limbs.from_uint64(w, limbs)
+        m = _limbs.from_uint64(w, limbs)
     else:
-        wl = np.zeros((max(limbs, w.shape[0]), n), dtype=np.uint64)
-        wl[: w.shape[0]] = w
-        limbs = wl.shape[0]
-    m = _limbs.mul_small(wl, k)
+        m = np.zeros((max(limbs, w.shape[0]), n), dtype=np.uint64)
+        m[: w.shape[0]] = w
+        limbs = m.shape[0]
+    m *= np.uint64(k)  # k < 2**31: no limb overflows before the carries
+    _limbs.normalize(m)
     c = _limbs.from_int(cap, limbs)
     sign = _limbs.compare_int(m, cap)
     light = np.flatnonzero(sign < 0)[::-1]
     heavy = np.flatnonzero(sign > 0)[::-1]
     tl = _limbs.limbs_for(cap.bit_length())
-    t = np.zeros((tl, n), dtype=np.uint64)
+    t = np.empty((tl, n), dtype=np.uint64)
     t[:] = c[:tl]
     if not len(light):
         return t, ali
-    ml = m[:, light]
+    ml = _limbs.take(m, light)
     d = _limbs.cumsum(_limbs.sub(c, ml))
-    e = _limbs.cumsum(_limbs.sub(m[:, heavy], c))
+    e = _limbs.cumsum(_limbs.sub(_limbs.take(m, heavy), c))
     le, jj = _limbs.merge_ranks(e, d)
     server = np.concatenate(([0], le[:-1]))
-    delta = _limbs.sub(d[:, jj], e)
-    t[:, light] = ml[:tl]
+    delta = _limbs.sub(_limbs.take(d, jj), e)
+    th = _limbs.sub(c, delta)
+    for row in range(tl):
+        t[row, light] = ml[row]
+        t[row, heavy] = th[row]
     ali[light] = heavy[server]
-    t[:, heavy] = _limbs.sub(c, delta)[:tl]
     short = np.flatnonzero(np.any(delta != 0, axis=0))
     ali[heavy[short]] = heavy[short + 1]
     return t, ali
