@@ -107,8 +107,9 @@ def test_non_finite_numbers_are_null(capsys: pytest.CaptureFixture[str]) -> None
     lambda d: d.update(extra=1),               # undocumented field
     lambda d: d.pop("outcomes"),               # missing field
     lambda d: d.update(mean="three halves"),   # not an exact fraction
-    lambda d: d["outcomes"][0].update(probability_float=1.5),
-    lambda d: d.update(schema="chancekit.dist/2"),
+    lambda d: d["outcomes"][0].update(probability=1.5),
+    lambda d: d["outcomes"][0].update(weight=1),    # dist/2: weights are decimal text
+    lambda d: d.update(schema="chancekit.dist/1"),
 ])
 def test_the_schemas_reject_wrong_documents(capsys: pytest.CaptureFixture[str],
                                             mutate: Any) -> None:

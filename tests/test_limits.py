@@ -108,6 +108,8 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _dice()(6).explode(range(1, 7), depth=1001),
     # chancekit.dice.pool
     ("MAX_POOL_DICE", "chancekit.dice.pool"): _pool_dice,
+    ("MAX_FRACTION_WORK", "chancekit.dice.distribution"):
+        lambda: (3500 @ _dice()(6)).cumulative,  # 17 501 rows x 9 048 bits: 1.4e12
     ("MAX_POOL_STATES", "chancekit.dice.pool"): _pool_states,
     ("MAX_POOL_WORK", "chancekit.dice.pool"):
         lambda: lambda: importlib.import_module("chancekit.dice.pool").neon_city_overdrive(

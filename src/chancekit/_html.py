@@ -87,21 +87,26 @@ def _pct(p: Fraction | float) -> str:
 
 
 def distribution_html(dist: Any, title: str = "") -> str:
-    """A distribution: outcome, probability, at least, at most, and a bar chart."""
-    table = dist.cumulative()
-    pmf = {x: p for x, p, _, _ in table}
-    outcomes = list(pmf)
-    rows = [(x, _pct(p), _pct(al), _pct(am)) for x, p, al, am in table]
+    """A distribution: outcome, probability, at least, at most, and a bar chart. Floats
+    from the exact weights (``cumulative_float``): quick for 10000d6 too."""
+    from chancekit.dice.distribution import _label
+
+    table = dist.cumulative_float()  # no Fraction per row (10000d6: 0.3 s, not minutes)
+    labels = [_label(x) for x, _, _, _ in table]  # never fails on huge ints
+    probs = [p for _, p, _, _ in table]
+    rows = [(s, _pct(p), _pct(al), _pct(am))
+            for s, (_, p, al, am) in zip(labels, table, strict=True)]
     note = ""
     if len(rows) > _MAX_ROWS:
-        keep = set(sorted(outcomes, key=lambda x: pmf[x], reverse=True)[:_MAX_ROWS])
+        keep = set(sorted(range(len(rows)), key=probs.__getitem__, reverse=True)[:_MAX_ROWS])
         note = f"<p>{len(rows) - _MAX_ROWS} less likely outcomes not listed.</p>"
-        rows = [r for r in rows if r[0] in keep]
+        rows = [r for i, r in enumerate(rows) if i in keep]
     try:
-        stats = f"<p>mean {float(dist.mean()):.4f}, sd {dist.sd():.4f}</p>"
+        mean, variance = dist._moments()
+        stats = f"<p>mean {float(mean):.4f}, sd {float(variance) ** 0.5:.4f}</p>"
     except (TypeError, ValueError, ArithmeticError):
         stats = ""
-    chart = svg_bars([str(x) for x in outcomes], [float(pmf[x]) for x in outcomes])
+    chart = svg_bars(labels, probs)
     return (f'<div class="chancekit">{chart}'
             f'{html_table(["outcome", "probability", "at least", "at most"], rows, title)}'
             f"{note}{stats}</div>")

@@ -25,9 +25,10 @@ def test_dist_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dist", "1d20+5 >= 15", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [o["outcome"] for o in data["outcomes"]] == [0, 1]
-    assert data["outcomes"][1]["probability"] == "11/20"
+    assert data["outcomes"][1]["probability"] == 0.55  # dist/2: a float; exact: weight/total
+    assert data["outcomes"][1]["weight"] == "11" and data["total_weight"] == "20"
     assert data["outcomes"][1]["at_least"] == 0.55
-    assert data["mean"] == "11/20"
+    assert data["mean"] == "11/20" and data["hidden"] == 0
 
 
 def test_dist_fraction_outcomes_json(capsys: pytest.CaptureFixture[str]) -> None:

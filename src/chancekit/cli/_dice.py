@@ -28,10 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
     p.add_argument("--json", action="store_true", help="machine-readable output (exact "
-                   "probabilities as fractions, plus floats)")
+                   "weights as decimal text, probabilities as floats)")
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
-                   f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden)")
+                   f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden, in "
+                   "the table, --json and --plot alike)")
     p.set_defaults(func=run_dist)
 
     c = sub.add_parser(
@@ -70,8 +71,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _num(x: Any) -> Any:
-    """A JSON number for ints, text for fractions ("7/2")."""
-    return x if isinstance(x, int) else str(x)
+    """An outcome for JSON: an int below 2**53 as a number, bools as themselves, other
+    numbers as exact text ("7/2", "123456..."; any size), labels as text."""
+    from fractions import Fraction
+
+    from chancekit.dice.distribution import _decimal, _fraction_text, _label
+
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x if -(2**53) < x < 2**53 else _decimal(x)
+    if isinstance(x, Fraction):
+        return _fraction_text(x)
+    return _label(x)
 
 
 def run_dist(args: argparse.Namespace) -> int:
@@ -94,42 +106,70 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     """Print a distribution as the `dist` command does (table, or --json, or --plot);
     ``head`` leads the ``--json`` document of ``command``."""
     from chancekit.cli._output import bar, print_json, print_table
+    from chancekit.dice.distribution import _decimal, _fraction_text, _label, _short_fraction
 
-    rows_data = d.cumulative()
-    ordered = _orderable(d.outcomes())
-    mean = d.mean() if ordered else None
-    sd = d.sd() if ordered else None
+    # floats from the exact integer weights (int / int, correctly rounded): no Fraction
+    # per row, so 10000d6 (50 001 rows of 26 000-bit weights) takes a fraction of a second
+    hide = not args.all and len(d) > _MANY_ROWS
+    # the most likely outcome always shows (d1000000 has only rows below 1e-6)
+    below = min(_HIDE_BELOW, max(d.weights.values()) / d.total) if hide else 0.0
+    shown = d.cumulative_float(below)
+    hidden = len(d) - len(shown)
+    mean, sd = _mean_sd(d)
     if args.json:
+        weights = d.weights
         print_json(command, {
             **head,
-            "outcomes": [{"outcome": _num(x), "weight": d.weights[x],
-                          "probability": str(p), "probability_float": float(p),
-                          "at_least": float(al), "at_most": float(am)}
-                         for x, p, al, am in rows_data],
-            "total_weight": d.total,
-            "mean": None if mean is None else str(mean),
-            "mean_float": None if mean is None else float(mean),
+            "outcomes": [{"outcome": _num(x), "weight": _decimal(weights[x]),
+                          "probability": p, "at_least": al, "at_most": am}
+                         for x, p, al, am in shown],
+            "hidden": hidden,
+            "total_weight": _decimal(d.total),
+            "mean": None if mean is None else _fraction_text(mean),
+            "mean_float": None if mean is None else _float(mean),
             "sd": sd,
         })
     else:
-        top = max(r[1] for r in rows_data)
-        hide = not args.all and len(rows_data) > _MANY_ROWS
-        shown = [r for r in rows_data if not hide or r[1] >= _HIDE_BELOW]
-        rows = [(str(x), f"{100 * float(p):.4f}%", f"{100 * float(al):.4f}%",
-                 f"{100 * float(am):.4f}%", bar(float(p / top), 30))
+        top = max(r[1] for r in shown)
+        rows = [(_label(x), f"{100 * p:.4f}%", f"{100 * al:.4f}%", f"{100 * am:.4f}%",
+                 bar(p / top if top else 0.0, 30))
                 for x, p, al, am in shown]
         print_table(["outcome", "probability", "at least", "at most", ""], rows,
                     title=title, align=["right", "right", "right", "right", "left"])
-        if len(shown) < len(rows_data):
-            print(f"({len(rows_data) - len(shown)} outcomes below {_HIDE_BELOW:g} hidden; "
+        if hidden:
+            print(f"({hidden} outcomes below {_HIDE_BELOW:g} hidden; "
                   f"--all shows them)")
         if mean is not None:
-            exact = f" (exactly {mean})" if len(str(mean)) <= 24 else ""
-            print(f"mean {float(mean):.4f}{exact}, sd {sd:.4f}")
+            text = _short_fraction(mean)  # None past 40 characters (never a huge str())
+            exact = "" if text is None else f" (exactly {text})"
+            print(f"mean {_fmt(_float(mean))}{exact}, sd {_fmt(sd)}")
     if args.plot:
-        _plot(title, [r[0] for r in rows_data], [float(r[1]) for r in rows_data],
-              args.plot)
+        _plot(title, [r[0] for r in shown], [r[1] for r in shown], args.plot)
     return 0
+
+
+def _mean_sd(d: Any) -> tuple[Any, float | None]:
+    """(exact mean, sd as a float), or (None, None) when the outcomes cannot be added.
+    One pass over the outcomes for both."""
+    import math
+
+    if not _orderable(d.outcomes()):
+        return None, None
+    mean, variance = d._moments()
+    v = _float(variance)
+    return mean, None if v is None else math.sqrt(v)
+
+
+def _float(q: Any) -> float | None:
+    """``float(q)``, or None when it does not fit a float (outcomes past 1e308)."""
+    try:
+        return float(q)
+    except OverflowError:
+        return None
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.4f}"
 
 
 def _orderable(outcomes: Any) -> bool:
@@ -147,9 +187,16 @@ def _plot(title: str, xs: list[Any], ps: list[float], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from chancekit.errors import InvalidValueError
+
+    try:
+        fx = [float(x) for x in xs]
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidValueError("--plot needs outcomes that are numbers (below 1e308)"
+                                ) from None
     fig, ax = plt.subplots(figsize=(8, 4.5))
     try:
-        ax.bar([float(x) for x in xs], ps, width=0.8 * _step(xs), color="#4c72b0")
+        ax.bar(fx, ps, width=0.8 * _step(fx), color="#4c72b0")
         ax.set_title(title)
         ax.set_xlabel("outcome")
         ax.set_ylabel("probability")

@@ -1,25 +1,30 @@
 """JSON Schemas (draft 2020-12) of every subcommand's ``--json`` output.
 
 Each ``--json`` document is one JSON object whose first key, ``"schema"``, names the
-schema and its version (``"chancekit.dist/1"``). Within a version, fields are only ever
-added; a rename or a change of meaning bumps the version. Every field is always present
-(``null`` where it does not apply), and non-finite floats are written as ``null``.
+schema and its version (``"chancekit.roll/1"``, ``"chancekit.dist/2"``). Within a
+version, fields are only ever added; a rename or a change of meaning bumps the version.
+Every field is always present (``null`` where it does not apply), and non-finite floats
+are written as ``null``.
 The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prints one.
 
 >>> sorted(SCHEMAS)[:3]
 ['dist', 'fairness', 'nco']
 >>> SCHEMAS["dist"]["properties"]["schema"]["const"]
-'chancekit.dist/1'
+'chancekit.dist/2'
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SCHEMAS", "VERSION", "schema_id"]
+__all__ = ["SCHEMAS", "VERSION", "VERSIONS", "schema_id"]
 
-#: the version of every schema below
+#: the version of every schema below not in :data:`VERSIONS`
 VERSION = 1
+#: schemas past version 1. dist/nco 2: weights and total_weight are decimal text (any
+#: size), probability is a float (no exact fraction per row), rows below 1e-6 of long
+#: tables are left out unless --all (counted in "hidden")
+VERSIONS = {"dist": 2, "nco": 2}
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -30,7 +35,7 @@ def schema_id(command: str) -> str:
     >>> schema_id("roll")
     'chancekit.roll/1'
     """
-    return f"chancekit.{command}/{VERSION}"
+    return f"chancekit.{command}/{VERSIONS.get(command, VERSION)}"
 
 
 def _obj(props: dict[str, Any], *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -60,6 +65,8 @@ _PROB = {"type": "number", "minimum": 0, "maximum": 1}
 _FRACTION = {"type": "string", "pattern": r"^-?[0-9]+(/[0-9]+)?$"}
 #: an outcome or label: an integer, text (fractions as "7/2", labels), or a boolean
 _VALUE = {"type": ["integer", "string", "boolean"]}
+#: an exact integer of any size as decimal text (JSON readers lose integers past 2**53)
+_BIGNAT = {"type": "string", "pattern": "^[0-9]+$"}
 _SEED = {"type": ["integer", "string"],
          "description": "the master seed used (drawn from the OS when not given)"}
 _STREAM = {"type": ["integer", "string", "null"],
@@ -74,9 +81,10 @@ def _distribution(command: str, which: dict[str, Any]) -> dict[str, Any]:
     return _obj({
         **_head(command), **which,
         "outcomes": _array(_obj({
-            "outcome": _VALUE, "weight": _NAT, "probability": _FRACTION,
-            "probability_float": _PROB, "at_least": _PROB, "at_most": _PROB})),
-        "total_weight": _NAT,
+            "outcome": _VALUE, "weight": _BIGNAT, "probability": _PROB,
+            "at_least": _PROB, "at_most": _PROB})),
+        "hidden": _NAT,
+        "total_weight": _BIGNAT,
         "mean": _null(_FRACTION), "mean_float": _null(_NUM), "sd": _null(_NUM)})
 
 
