@@ -267,12 +267,12 @@ class AliasTable:
     def draw_index(self, rng: Any = None) -> int:
         """The index of a drawn label. O(1).
 
-        While ``span = len(table) * capacity`` is below ``2**64``: one bounded integer
-        ``u = rng.randbelow(span)`` (one 32-bit word when ``span <= 2**32``, else a pair),
-        then column ``u // capacity`` keeps its label iff ``u`` is below ``j * capacity +
-        t[j]``. From ``2**64`` on: the lazy rule (:meth:`_draw_lazy`): two words make the
-        top 64 bits of a uniform binary fraction, which almost always decide the draw;
-        further words only on a tie.
+        While ``span = len(table) * capacity`` is below ``2**32`` (integer weights of
+        moderate size): one bounded integer ``u = rng.randbelow(span)`` -- one 32-bit word,
+        rejections aside -- then column ``u // capacity`` keeps its label iff ``u`` is below
+        ``j * capacity + t[j]``. From ``2**32`` on (float weights, large integers): the lazy
+        rule (:meth:`_lazy_pick`): two words make the top 64 bits of a uniform integer that
+        almost always decide the draw; further words only on a tie.
 
         >>> from chancekit.rng import PCG32
         >>> AliasTable([0, 1, 0]).draw_index(PCG32(1))
@@ -281,7 +281,7 @@ class AliasTable:
         rng = resolve_rng(rng)
         cap = self._cap
         span = self._n * cap
-        if span < _U64:
+        if span < _U32:
             u = rng.randbelow(span)
             j = u // cap
             cut, ali = self._scalar_cut()
@@ -325,15 +325,12 @@ class AliasTable:
             ali = ali.astype(np.uint32 if span < _U32 else np.uint64)
             lazy: Any = None
             cut: Any = None
-            if span < _U64:
+            if span < _U32:
                 if isinstance(t, tuple):
-                    cut = np.array([j * cap + x for j, x in enumerate(t)], dtype=np.uint64)
-                elif t.ndim == 1:
-                    cut = np.arange(n, dtype=np.uint64) * np.uint64(cap) + t.astype(np.uint64)
+                    cut = np.array([j * cap + x for j, x in enumerate(t)], dtype=np.uint32)
                 else:
-                    cut = _limbs.shift_down(_cut_limbs(t, cap, 1), 0)
-                if span < _U32:
-                    cut = cut.astype(np.uint32)
+                    cut = (np.arange(n, dtype=np.uint32) * np.uint32(cap)
+                           + t.astype(np.uint32))
             else:
                 s = span.bit_length()
                 f = (1 << (s + 64)) // span
@@ -360,7 +357,7 @@ class AliasTable:
         return self._np
 
     def _lazy_pick(self, x: int, rng: Any) -> int:
-        """The lazy rule for ``span >= 2**64``, given the first 64-bit word ``x``.
+        """The lazy rule for ``span >= 2**32``, given the first 64-bit word ``x``.
 
         Let ``s = span.bit_length()`` and ``f = 2**(s+64) // span``; scale every column by
         ``f`` (capacity ``C' = f*C``, cuts ``f * (j*C + t[j])``; the ``f*span`` cells lie
@@ -419,7 +416,7 @@ class AliasTable:
         """``n`` label indices as a numpy array, vectorised. O(n).
 
         The result equals ``n`` calls of :meth:`draw_index` -- same values, same words
-        consumed -- for every table: below ``2**64`` through the bounded integers, beyond
+        consumed -- for every table: below ``2**32`` through the bounded integers, beyond
         it through the lazy rule (two words a draw; the rare ties are finished one by one).
 
         >>> from chancekit.rng import PCG32
@@ -437,16 +434,15 @@ class AliasTable:
         cap = self._cap
         k = self._n
         span = k * cap
-        if span >= _U64:
+        if span >= _U32:
             return self._draw_lazy(rng, n)
         # in chunks of _CHUNK draws: the temporaries stay in the CPU cache (about 1.5x
         # faster than whole-array passes at 10^6 draws); the words are read in order
-        small = span < _U32
-        out = np.empty(n, dtype=np.uint32 if small else np.uint64)
-        c = np.uint32(cap) if small else np.uint64(cap)
+        out = np.empty(n, dtype=np.uint32)
+        c = np.uint32(cap)
         for a in range(0, n, _CHUNK):
             m = min(_CHUNK, n - a)
-            u = _randbelow32_array(rng, span, m) if small else _randbelow64_array(rng, span, m)
+            u = _randbelow32_array(rng, span, m)
             j = u // c
             np.copyto(out[a:a + m], np.where(u < cut[j], j, ali[j]))
         return out
@@ -657,43 +653,6 @@ def _randbelow32_array(rng: Any, bound: int, n: int) -> Any:
         have += len(w)
     return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else \
         np.empty(0, dtype=np.uint32)
-
-
-def _randbelow64_array(rng: Any, bound: int, n: int) -> Any:
-    """``n`` draws of ``rng.randbelow(bound)`` for ``2**32 < bound <= 2**64`` as uint64,
-    vectorised and equal to the scalar calls (same values, same words consumed): a pair of
-    words ``w0 | w1 << 32`` is accepted when at least ``(2**64 - bound) % bound`` and
-    reduced modulo ``bound``. Needs a generator with ``getstate``/``setstate``/``advance``
-    (a ``PCG32``); other sources fall back to scalar calls."""
-    import numpy as np
-
-    if not all(hasattr(rng, a) for a in ("u32_array", "getstate", "setstate", "advance")):
-        return np.array([rng.randbelow(bound) for _ in range(n)], dtype=np.uint64)
-    threshold = (_U64 - bound) % bound
-    accept = 1.0 - threshold / _U64
-    b = np.uint64(bound)
-    parts = []
-    have = 0
-    while have < n:
-        need = n - have
-        m = int(need / accept * 1.01) + 16 if threshold else need
-        start = rng.getstate()
-        v = _pairs(rng.u32_array(2 * m))
-        if threshold:
-            keep = v >= np.uint64(threshold)
-            ok = np.flatnonzero(keep)
-            if len(ok) >= need:
-                used = int(ok[need - 1]) + 1
-                rng.setstate(start)
-                rng.advance(2 * used)
-                v = v[:used][keep[:used]]
-            else:
-                v = v[keep]
-        if bound < _U64:
-            v = v - (v // b) * b  # v % bound, faster than numpy's uint64 modulo
-        parts.append(v)
-        have += len(v)
-    return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
 
 def _rebuild(labels: tuple[Any, ...], weights: tuple[int, ...]) -> AliasTable:
