@@ -25,7 +25,8 @@ from chancekit.cli.main import build_parser
 def _commands() -> dict[str, list[argparse.Action]]:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return {name: list(p._actions) for name, p in sub.choices.items()}
+    # serve runs a web server until interrupted: tests/web covers it
+    return {name: list(p._actions) for name, p in sub.choices.items() if name != "serve"}
 
 
 COMMANDS = _commands()

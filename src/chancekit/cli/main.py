@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "chancekit.cli._fair",
     "chancekit.cli._stream",
     "chancekit.cli._schema",
+    "chancekit.cli._serve",
 )
 
 

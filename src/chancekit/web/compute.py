@@ -1,0 +1,347 @@
+"""The work behind each API endpoint, as plain functions of validated request dicts.
+
+These run inside the worker processes of :mod:`chancekit.web.pool` (never on the event
+loop). Each takes the request (already checked by :mod:`chancekit.web.app`) and a
+``progress(done, total)`` callback, and returns a JSON-ready dict. Library mistakes raise
+:class:`~chancekit.errors.ChancekitError`; :func:`error_body` turns one into the API's
+error object. Only the public API is used (``chancekit.dist``, ``Distribution`` methods,
+``TabletopTable``, ``chancekit.fair``, ``roll``, ``PCG32``, ``Streams``).
+
+>>> out = dist_job({"expressions": [{"label": "", "text": "1d4"}]}, lambda d, t: None)
+>>> [(r["label"], r["p_exact"]) for r in out["series"][0]["rows"]][:2]
+[('1', '1/4'), ('2', '1/4')]
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import chancekit
+from chancekit.errors import ChancekitError, InvalidValueError, LimitError, NotationError
+
+Progress = Callable[[int, int], None]
+
+#: outcomes of more than this many rows hide those below ``HIDE_BELOW`` (as the CLI does)
+MANY_ROWS = 100
+HIDE_BELOW = 1e-6
+#: at most this many rows per series are sent (the rest are counted in ``hidden``)
+MAX_ROWS = 5000
+#: exact fractions are sent when the common denominator has at most this many bits
+EXACT_BITS = 256
+#: an exact fraction longer than this is sent as null (the float stays)
+MAX_FRACTION_CHARS = 80
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+class JobError(Exception):
+    """A failure to report as an HTTP error: ``status`` and the JSON ``body``."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(body.get("message", ""))
+        self.status = status
+        self.body = body
+
+
+def error_body(exc: BaseException, **extra: Any) -> dict[str, Any]:
+    """The API's error object for a library error: ``type``, ``message`` and, when they
+    apply, ``problem``/``text``/``column`` (notation) and ``limit`` (work limits)."""
+    body: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    if isinstance(exc, NotationError):
+        body["problem"] = getattr(exc, "problem", None)
+        body["text"] = getattr(exc, "text", None)
+        body["column"] = getattr(exc, "column", None)
+    if isinstance(exc, LimitError):
+        body["limit"] = getattr(exc, "limit", None)
+    body.update(extra)
+    return body
+
+
+def dist_accepts_dialect() -> bool:
+    """Whether ``chancekit.dist`` takes a ``dialect=`` argument (a later version will)."""
+    try:
+        return "dialect" in inspect.signature(chancekit.dist).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return False
+
+
+# -- JSON helpers ---------------------------------------------------------------------------
+def finite(x: Any) -> float | None:
+    """A float for JSON, or None when it is not finite or not a number."""
+    try:
+        f = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def fraction_text(q: Fraction) -> str | None:
+    """``"3/16"``, ``"-7/2"``, ``"10"``; None when longer than :data:`MAX_FRACTION_CHARS`
+    (never builds the text of a huge number: sizes are checked from the bit lengths)."""
+    if q.numerator.bit_length() + q.denominator.bit_length() > 4 * MAX_FRACTION_CHARS:
+        return None
+    text = str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    return text if len(text) <= MAX_FRACTION_CHARS else None
+
+
+def outcome_value(x: Any) -> tuple[Any, str, float | None]:
+    """(JSON value, label, numeric position or None) of an outcome."""
+    if isinstance(x, bool):
+        return x, str(x).lower(), float(x)
+    if isinstance(x, int):
+        if x.bit_length() <= 53:
+            return x, str(x), float(x)
+        label = str(x) if x.bit_length() < 3000 else f"an integer of {x.bit_length()} bits"
+        return label, label, finite(x)
+    if isinstance(x, Fraction):
+        label = fraction_text(x) or f"~{float(x):.6g}"
+        return label, label, finite(x)
+    label = str(x)[:200]
+    return label, label, None
+
+
+# -- dice -----------------------------------------------------------------------------------
+def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Each expression's exact distribution, one series per expression."""
+    kwargs: dict[str, Any] = {}
+    if req.get("dialect") is not None:
+        kwargs["dialect"] = req["dialect"]  # the app checked that dist accepts it
+    series = []
+    exprs = req["expressions"]
+    for i, e in enumerate(exprs):
+        t0 = time.perf_counter()
+        try:
+            d = chancekit.dist(e["text"], **kwargs)
+            s = describe(d)
+        except ChancekitError as exc:
+            raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
+                                           expression=e["text"])) from None
+        s.update(label=e.get("label") or e["text"], text=e["text"],
+                 elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
+        series.append(s)
+        progress(i + 1, len(exprs))
+    return {"series": series, "dialect": req.get("dialect")}
+
+
+def describe(d: Any) -> dict[str, Any]:
+    """A distribution as the API sends it: rows (outcome, probability, at least, at most,
+    each as a float and, when short, an exact fraction) and the summary statistics."""
+    total = d.total
+    n = len(d)
+    hide = n > MANY_ROWS
+    below = min(HIDE_BELOW, max(d.weights.values()) / total) if hide else 0.0
+    shown = d.cumulative_float(below)
+    exact = total.bit_length() <= EXACT_BITS
+    cum: dict[Any, tuple[int, int]] = {}
+    if exact:
+        running = 0
+        for x, w in d.items():
+            running += w
+            cum[x] = (w, running)
+    shown = shown[:MAX_ROWS] if len(shown) > MAX_ROWS else shown
+    rows = []
+    for x, p, al, am in shown:
+        value, label, pos = outcome_value(x)
+        row: dict[str, Any] = {"outcome": value, "label": label, "x": pos, "p": p,
+                               "ge": al, "le": am, "p_exact": None, "ge_exact": None,
+                               "le_exact": None}
+        if exact:
+            w, c = cum[x]
+            row["p_exact"] = fraction_text(Fraction(w, total))
+            row["ge_exact"] = fraction_text(Fraction(total - c + w, total))
+            row["le_exact"] = fraction_text(Fraction(c, total))
+        rows.append(row)
+    return {"rows": rows, "outcomes": n, "hidden": n - len(rows),
+            "total_weight_bits": total.bit_length(), "exact": exact, **summary(d)}
+
+
+def summary(d: Any) -> dict[str, Any]:
+    """Mean (exact and float), sd, min, max and quantiles; None where they do not apply
+    (outcomes that are labels)."""
+    out: dict[str, Any] = {"mean": None, "mean_float": None, "sd": None, "min": None,
+                           "max": None, "quantiles": {}}
+    try:
+        mean = d.mean()
+        out["mean"] = fraction_text(Fraction(mean)) if isinstance(mean, int | Fraction) \
+            else None
+        out["mean_float"] = finite(mean)
+        out["sd"] = finite(d.sd())
+    except (ChancekitError, TypeError, ValueError, OverflowError, ArithmeticError):
+        pass
+    try:
+        outs = d.outcomes()
+        out["min"] = outcome_value(outs[0])[1]
+        out["max"] = outcome_value(outs[-1])[1]
+        out["quantiles"] = {f"{q:g}": outcome_value(d.quantile(Fraction(str(q))))[1]
+                            for q in QUANTILES}
+    except (ChancekitError, TypeError, ValueError, IndexError):
+        out["quantiles"] = {}
+    return out
+
+
+# -- tabletop tables ------------------------------------------------------------------------
+def parse_loot(text: str) -> dict[str, Fraction]:
+    """``name=weight`` lines (``#`` comments and blank lines skipped; weights are integers,
+    ``a/b`` or decimals, read exactly).
+
+    >>> parse_loot("sword=5\\n# rare\\nshield = 1/2")
+    {'sword': Fraction(5, 1), 'shield': Fraction(1, 2)}
+    """
+    out: dict[str, Fraction] = {}
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.rpartition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise InvalidValueError(f"loot line {no} ({line[:60]!r}) must look like "
+                                    "name=weight, e.g. sword=5")
+        if name in out:
+            raise InvalidValueError(f"loot line {no}: {name[:60]!r} appears twice")
+        if len(value) > 40:
+            raise InvalidValueError(f"loot line {no}: the weight is too long (40 characters "
+                                    "at most)")
+        try:
+            w = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            raise InvalidValueError(f"loot line {no}: the weight {value!r} is not a number "
+                                    "(use e.g. 5, 1/3 or 0.25)") from None
+        if w < 0:
+            raise InvalidValueError(f"loot line {no}: the weight must be >= 0")
+        out[name] = w
+    if not out:
+        raise InvalidValueError("the loot list is empty: write one name=weight per line, "
+                                "e.g. sword=5")
+    return out
+
+
+def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """A tabletop table: rows, target vs realised, the accuracy report and the sheet in
+    every format ``chancekit table --format`` writes."""
+    source: Any = req["notation"] if req["source"] == "notation" else parse_loot(req["loot"])
+    title = req.get("title") or (req["notation"] if req["source"] == "notation" else "loot")
+    table = chancekit.TabletopTable.build(source, row_die=req["row_die"],
+                                          check_die=req["check_die"], title=title)
+    real = table.realized()
+    rep = table.report()
+    outcomes = []
+    for lab, target in table.target.items():
+        value, label, pos = outcome_value(lab)
+        got = real.get(lab, Fraction(0))
+        outcomes.append({"outcome": value, "label": label, "x": pos,
+                         "target": float(target), "target_exact": fraction_text(target),
+                         "realized": float(got), "realized_exact": fraction_text(got),
+                         "units": table.units.get(lab, 0)})
+    rows = [{"face": r.face, "outcome": None if r.outcome is None else outcome_value(
+                r.outcome)[1], "threshold": r.threshold,
+             "alias": None if r.alias is None else outcome_value(r.alias)[1]}
+            for r in table.rows]
+    return {
+        "title": table.title, "row_die": table.row_die, "check_die": table.check_die,
+        "numbered": table.numbered, "rule": table.rule(), "rows": rows, "outcomes": outcomes,
+        "report": {"line": rep.line(), "mean": finite(rep.mean) if rep.mean is not None
+                   else None,
+                   "realized_mean": finite(rep.realized_mean)
+                   if rep.realized_mean is not None else None,
+                   "sd": finite(rep.sd), "realized_sd": finite(rep.realized_sd),
+                   "max_error_points": finite(rep.max_error_points),
+                   "total_variation": finite(rep.total_variation)},
+        "formats": {"md": table.render("md"), "csv": table.render("csv"),
+                    "text": table.render("text"), "html": table.render("html")},
+    }
+
+
+# -- fairness -------------------------------------------------------------------------------
+def _floats(xs: Any) -> list[float | None]:
+    return [finite(x) for x in xs]
+
+
+def fairness_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Every metric of each system over the match, with the per-draw series."""
+    from chancekit import fair
+
+    out = []
+    specs = req["systems"]
+    for i, spec in enumerate(specs):
+        try:
+            system = fair.system_from_spec(spec, req["values"])
+            if req["method"] == "montecarlo":
+                m = fair.evaluate(system, req["samples"], method="montecarlo",
+                                  trials=req["trials"], rng=chancekit.PCG32(req["seed"]))
+            else:
+                m = fair.evaluate(system, req["samples"])
+        except ChancekitError as exc:
+            raise JobError(422, error_body(exc, index=i, spec=spec)) from None
+        series = {k: _floats(v) for k, v in m.series.items() if k != "p_gap"}
+        out.append({"spec": spec, "summary": {k: finite(v) for k, v in m.summary.items()},
+                    "se": {k: finite(v) for k, v in (m.se or {}).items()},
+                    "series": series})
+        progress(i + 1, len(specs))
+    return {"values": req["values"], "samples": req["samples"], "method": req["method"],
+            "trials": req["trials"] if req["method"] == "montecarlo" else None,
+            "seed": req["seed"] if req["method"] == "montecarlo" else None, "systems": out}
+
+
+_CANDIDATE_FIELDS = ("family", "spec", "unpredictability", "outcome_variance",
+                     "min_unpredictability", "feasible", "rank", "variance_ratio",
+                     "mid_match_variance_ratio", "end_effect")
+
+
+def _candidate(c: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in _CANDIDATE_FIELDS:
+        v = getattr(c, f, None)
+        out[f] = finite(v) if isinstance(v, float) else v
+    out["params"] = [finite(p) if isinstance(p, float) else p for p in c.params]
+    return out
+
+
+def tune_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """``chancekit.fair.tune``: winners per family and the top of each ranking."""
+    from chancekit import fair
+
+    r = fair.tune(req["values"], req["samples"], req["min_entropy"],
+                  systems=tuple(req["systems"]), floor=req["floor"], progress=progress)
+    top = req.get("top", 10)
+    return {"winners": {k: [_candidate(c) for c in v] for k, v in r.winners.items()},
+            "tables": {k: [_candidate(c) for c in list(v)[:top]]
+                       for k, v in r.tables.items()},
+            "warnings": list(getattr(r, "warnings", []) or [])}
+
+
+# -- rolls ----------------------------------------------------------------------------------
+def roll_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Seeded rolls with the breakdown, and the named-stream demo."""
+    seed, stream, text, n = req["seed"], req.get("stream"), req["text"], req["n"]
+    if stream:
+        rng = chancekit.Streams(seed)[stream]
+    else:
+        if not isinstance(seed, int):
+            raise InvalidValueError("a text seed needs a named stream (give a stream name, "
+                                    "or use a whole number as the seed)")
+        rng = chancekit.PCG32(seed)
+    rolls = [chancekit.roll(text, rng=rng).to_dict() for _ in range(n)]
+    demo = []
+    if req.get("streams"):
+        streams = chancekit.Streams(seed)
+        for name in req["streams"]:
+            s = streams[name]
+            demo.append({"stream": name,
+                         "rolls": [chancekit.roll(text, rng=s).to_dict()["total"]
+                                   for _ in range(req["demo_n"])]})
+    return {"text": text, "seed": seed, "stream": stream or None, "rolls": rolls,
+            "streams": demo}
+
+
+JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
+    "dist": dist_job,
+    "table": table_job,
+    "fairness": fairness_job,
+    "tune": tune_job,
+    "roll": roll_job,
+}
