@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from chancekit.dice.distribution import EXPLODE_DEPTH
+
 __all__ = [
     "EXPLODE_DEPTH",
     "MAX_DICE",
@@ -46,8 +48,8 @@ MAX_WEIGHT_BITS = 2**31
 MAX_WORK = 50_000_000
 #: most intermediate pool states the general keep/drop/explode engine may hold
 MAX_POOL_STATES = 200_000
-#: at most this many extra dice per die per explosion operator (``e``/``!``/``ra`` chains)
-EXPLODE_DEPTH = 20
+# EXPLODE_DEPTH (imported above): at most this many extra dice per die per explosion
+# operator (``e``/``!``/``ra`` chains) -- the API's default depth, one default for both
 #: most dice one call of ``roll()`` may roll, counting rerolls and explosions
 MAX_ROLLED = 10_000
 

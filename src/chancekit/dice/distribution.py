@@ -65,6 +65,9 @@ MAX_PAIRS = 20_000_000
 MAX_WEIGHT_BITS = 2**32
 #: Largest ``depth`` of :meth:`Distribution.explode` and :meth:`Distribution.reroll`.
 MAX_EXPLODE_DEPTH = 10_000
+#: the default ``depth`` of :meth:`Distribution.explode` and of notation's ``!``/``e`` (one
+#: default for both: extra rolls per die past which an exploding face adds nothing more)
+EXPLODE_DEPTH = 20
 #: Largest estimated work of an exploding integer die: depth x faces x outcomes x bits per
 #: weight of the result (about a second at most).
 MAX_EXPLODE_WORK = 2 * 10**10
@@ -855,9 +858,11 @@ class Distribution:
         return {k for k in on if k in self._w}
 
     def explode(self, on: Iterable[Any] | Callable[[Any], bool] | None = None, *,
-                depth: int = 10) -> Distribution:
+                depth: int = EXPLODE_DEPTH) -> Distribution:
         """The die where rolling a face in ``on`` (default: the highest face) adds another
-        roll, recursively, for at most ``depth`` extra rolls. Past the cap, the last extra
+        roll, recursively, for at most ``depth`` extra rolls (default
+        :data:`EXPLODE_DEPTH`, 20: the same as notation's ``!``, so
+        ``3 @ d(6).explode() == dist("3d6!")``). Past the cap, the last extra
         roll is kept as rolled (an exploding face there adds nothing more) — the same as
         icepool's ``explode(depth=depth)``. Cost O(depth) polynomial products; refused up
         front past :data:`MAX_EXPLODE_DEPTH`, :data:`MAX_OUTCOMES` or
