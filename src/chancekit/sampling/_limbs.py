@@ -82,6 +82,47 @@ def take(a: Any, idx: Any) -> Any:
     return out
 
 
+_BLOCK = 1 << 14  # columns per block in the blocked passes (cache-sized)
+
+
+def running_gaps(m: Any, idx: Any, c: Any, below: bool) -> Any:
+    """Running sums of ``c - m[:, idx]`` (``below``) or ``m[:, idx] - c``, normalised:
+    gather, subtract and sum one cache-sized block of columns at a time (several times
+    faster than whole-array passes). Every gap must be ``>= 0``."""
+    limbs = m.shape[0]
+    out = np.empty((limbs, len(idx)), dtype=np.uint64)
+    g = np.empty((limbs, min(_BLOCK, len(idx))), dtype=np.uint64)
+    carry = np.zeros(limbs, dtype=np.uint64)  # raw (unnormalised) sums so far
+    for a in range(0, len(idx), _BLOCK):
+        b = min(a + _BLOCK, len(idx))
+        cols = idx[a:b]
+        gb = g[:, : b - a]
+        for k in range(limbs):
+            np.take(m[k], cols, out=gb[k])
+        diff = sub(c, gb) if below else sub(gb, c)
+        blk = out[:, a:b]
+        for k in range(limbs):
+            np.cumsum(diff[k], out=blk[k])
+            blk[k] += carry[k]
+            carry[k] = blk[k, -1]
+        normalize(blk)
+    return out
+
+
+def gather_sub(d: Any, jj: Any, e: Any) -> Any:
+    """``d[:, jj] - e`` (normalised, every difference ``>= 0``), block by block."""
+    limbs = d.shape[0]
+    out = np.empty((limbs, len(jj)), dtype=np.uint64)
+    g = np.empty((limbs, min(_BLOCK, len(jj))), dtype=np.uint64)
+    for a in range(0, len(jj), _BLOCK):
+        b = min(a + _BLOCK, len(jj))
+        gb = g[:, : b - a]
+        for k in range(limbs):
+            np.take(d[k], jj[a:b], out=gb[k])
+        out[:, a:b] = sub(gb, e[:, a:b])
+    return out
+
+
 def cumsum(a: Any) -> Any:
     """Running sums along the vector (normalised; the caller sizes the limbs)."""
     out = np.empty_like(a)

@@ -588,18 +588,18 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     heavy = np.flatnonzero(sign > 0)[::-1]
     tl = _limbs.limbs_for(cap.bit_length())
     t = np.empty((tl, n), dtype=np.uint64)
-    t[:] = c[:tl]
+    is_light = sign < 0
+    for row in range(tl):  # a light keeps its own mass, the rest start full
+        np.copyto(t[row], np.where(is_light, m[row], c[row]))
     if not len(light):
         return t, ali
-    ml = _limbs.take(m, light)
-    d = _limbs.cumsum(_limbs.sub(c, ml))
-    e = _limbs.cumsum(_limbs.sub(_limbs.take(m, heavy), c))
+    d = _limbs.running_gaps(m, light, c, below=True)
+    e = _limbs.running_gaps(m, heavy, c, below=False)
     le, jj = _limbs.merge_ranks(e, d)
     server = np.concatenate(([0], le[:-1]))
-    delta = _limbs.sub(_limbs.take(d, jj), e)
+    delta = _limbs.gather_sub(d, jj, e)
     th = _limbs.sub(c, delta)
     for row in range(tl):
-        t[row, light] = ml[row]
         t[row, heavy] = th[row]
     ali[light] = heavy[server]
     short = np.flatnonzero(np.any(delta != 0, axis=0))
