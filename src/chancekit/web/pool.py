@@ -109,7 +109,7 @@ def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["chancekit.web.compute"])
+        ctx.set_forkserver_preload(["chancekit.web._preload"])
         return ctx
     return multiprocessing.get_context("spawn")  # pragma: no cover - not Linux
 

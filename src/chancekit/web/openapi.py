@@ -1,0 +1,121 @@
+"""The OpenAPI 3.1 description of the JSON API (served at ``/api/openapi.json`` and
+rendered as plain HTML at ``/docs``: no Swagger UI, nothing from a CDN)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chancekit import __version__
+
+
+def _err(description: str) -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+_ERRORS = {
+    "400": _err("malformed request: not JSON, a wrong type, a value out of range"),
+    "413": _err("request body larger than 64 KiB"),
+    "422": _err("the library refused the input: NotationError (problem, text, column), "
+                "LimitError (limit: a named work limit, or time_limit), InvalidValueError"),
+    "503": _err("every worker busy for too long; try again"),
+}
+
+
+def _post(summary: str, description: str, example: dict[str, Any],
+          props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"post": {
+        "summary": summary, "description": description,
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"type": "object", "properties": props, "required": required},
+            "example": example}}},
+        "responses": {"200": {"description": "the result (JSON)"}, **_ERRORS}}}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document."""
+    s, i, n = {"type": "string"}, {"type": "integer"}, {"type": "number"}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "chancekit web API", "version": __version__,
+                 "description": "Exact dice distributions, tabletop tables, fairness "
+                 "metrics and seeded rolls. Every computation runs in a worker process with "
+                 "a time limit and stops when the client disconnects. Errors: "
+                 '{"error": {"type", "message", ...}}.'},
+        "paths": {
+            "/api/dist": _post(
+                "exact distributions",
+                "Each expression's exact distribution: rows with outcome, probability, at "
+                "least, at most (floats, and exact fractions when short), plus mean (exact), "
+                "sd, min, max and quantiles. At most 12 expressions of 1000 characters. "
+                "'dialect' is passed to chancekit.dist only when it accepts one (422 "
+                "otherwise). Errors carry 'index' (which expression).",
+                {"expressions": [{"label": "attack", "text": "1d20+5"}, {"text": "4d6kh3"}]},
+                {"expressions": {"type": "array", "maxItems": 12, "items": {"anyOf": [s, {
+                    "type": "object", "properties": {"label": s, "text": s},
+                    "required": ["text"]}]}},
+                 "dialect": {"type": ["string", "null"]}}, ["expressions"]),
+            "/api/table": _post(
+                "a two-dice tabletop table",
+                "TabletopTable.build from a notation or a loot list (name=weight lines): "
+                "rows, target vs realised (exact), the accuracy report, the rule, and the "
+                "sheet as md, csv, text and html.",
+                {"source": "notation", "notation": "3d6", "row_die": 20, "check_die": 20},
+                {"source": {"enum": ["notation", "loot"]}, "notation": s, "loot": s,
+                 "title": s, "row_die": i, "check_die": i}, []),
+            "/api/fairness": _post(
+                "fairness metrics over a match",
+                "chancekit.fair.evaluate of each system spec (e.g. deck, "
+                "generalized-deck:1,6, dynamic-dice:0.355, prd:0.25): summary metrics and "
+                "per-draw series (entropy, outcome_variance, guessability, discrepancy).",
+                {"systems": ["deck", "dynamic-dice:0.355"], "values": 6, "samples": 25,
+                 "method": "exact"},
+                {"systems": {"type": "array", "items": s, "maxItems": 12}, "values": i,
+                 "samples": i, "method": {"enum": ["exact", "montecarlo"]}, "trials": i,
+                 "seed": i}, ["systems"]),
+            "/api/tune": _post(
+                "start a tuning job",
+                "Starts chancekit.fair.tune in the background; answers 202 with a job id. "
+                "Poll GET /api/jobs/{job} for progress (done/total) and the result; "
+                "DELETE it to stop. At most 4 jobs at once (429).",
+                {"values": 6, "samples": 25, "min_entropy": 0.9,
+                 "systems": ["generalized-deck", "dynamic-dice"]},
+                {"values": i, "samples": i, "min_entropy": n,
+                 "systems": {"type": "array", "items": {
+                     "enum": ["dice", "deck", "generalized-deck", "dynamic-dice"]}},
+                 "floor": {"enum": ["average", "every"]}, "top": i}, []),
+            "/api/jobs/{job}": {
+                "get": {"summary": "a job's state", "description": "state (queued, running, "
+                        "done, error, cancelled), done/total progress, and the result when "
+                        "done. A job nobody polls for 30 s is stopped.",
+                        "responses": {"200": {"description": "the job"},
+                                      "404": _err("no such job")}},
+                "delete": {"summary": "stop a job", "description": "Stops the job (its "
+                           "worker process is killed and replaced).",
+                           "responses": {"200": {"description": "the job, cancelled"},
+                                         "404": _err("no such job")}}},
+            "/api/roll": _post(
+                "seeded rolls",
+                "chancekit.roll with PCG32(seed), or Streams(seed)[stream] for a named "
+                "stream; 'streams' lists names for the named-stream demo. Without a seed "
+                "one is drawn and reported.",
+                {"text": "4d6kh3", "seed": 2026, "n": 6, "streams": ["chargen", "loot"]},
+                {"text": s, "seed": {"type": ["integer", "string", "null"]},
+                 "stream": {"type": ["string", "null"]}, "n": i,
+                 "streams": {"type": "array", "items": s}, "demo_n": i}, ["text"]),
+            "/api/version": {"get": {"summary": "version and limits",
+                                     "description": "chancekit's version, whether dist "
+                                     "takes a dialect, and the input limits.",
+                                     "responses": {"200": {"description": "version"}}}},
+            "/api/status": {"get": {"summary": "server status",
+                                    "description": "workers, busy workers, workers killed "
+                                    "(cancelled or over time), cache hits, jobs.",
+                                    "responses": {"200": {"description": "status"}}}},
+        },
+        "components": {"schemas": {"Error": {
+            "type": "object", "required": ["error"],
+            "properties": {"error": {"type": "object", "required": ["type", "message"],
+                                     "properties": {"type": s, "message": s, "problem": s,
+                                                    "text": s, "column": i, "limit": s,
+                                                    "index": i}}}}}},
+    }

@@ -1,0 +1,136 @@
+// chancekit web app: small inline-SVG charts (lines with points, grouped bars), no library
+"use strict";
+const CKChart = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  const PALETTE = ["#3b5ba5", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860",
+                   "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"];
+  const color = (i) => PALETTE[i % PALETTE.length];
+  const svg = (tag, attrs = {}, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  function niceTicks(lo, hi, count = 6) {
+    if (!(hi > lo)) return [lo];
+    const raw = (hi - lo) / count, mag = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || raw;
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+    return out;
+  }
+  const fmtY = (v, percent) => percent ? (Math.abs(v) < 0.001 && v !== 0 ? (100 * v).toExponential(0) + "%" :
+    +(100 * v).toPrecision(3) + "%") : +v.toPrecision(4) + "";
+
+  let tip = null;
+  function showTip(evt, text) {
+    if (!tip) { tip = document.createElement("div"); tip.className = "tip"; document.body.append(tip); }
+    tip.textContent = text; tip.style.display = "block";
+    tip.style.left = `${evt.clientX + 12}px`; tip.style.top = `${evt.clientY + 12}px`;
+  }
+  const hideTip = () => { if (tip) tip.style.display = "none"; };
+
+  // series: [{name, points: [{x, label, y, tip, exact}]}]; categorical x uses `categories`
+  function draw(container, opts) {
+    const W = opts.width || 900, H = opts.height || 340;
+    const M = { l: 64, r: 16, t: 14, b: opts.xLabel ? 52 : 40 };
+    const series = opts.series.filter((s) => s.points.length);
+    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
+                             class: "ck-chart", "data-kind": opts.bars ? "bars" : "lines",
+                             "data-log": opts.log ? "1" : "0", "aria-label": opts.title || "chart" });
+    const ys = series.flatMap((s) => s.points.map((p) => p.y)).filter((y) => y !== null && isFinite(y));
+    const cats = opts.categories;
+    let xs = cats ? [0, Math.max(cats.length - 1, 1)] :
+      series.flatMap((s) => s.points.map((p) => p.x)).filter((x) => x !== null && isFinite(x));
+    if (!xs.length) xs = [0, 1];
+    let x0 = Math.min(...xs), x1 = Math.max(...xs);
+    if (opts.bars || cats) { x0 -= 0.5; x1 += 0.5; }
+    if (x1 === x0) { x0 -= 1; x1 += 1; }
+    let y0, y1, Y;
+    const plotH = H - M.t - M.b, plotW = W - M.l - M.r;
+    if (opts.log) {
+      const pos = ys.filter((y) => y > 0);
+      const lo = pos.length ? Math.min(...pos) : 1e-6, hi = pos.length ? Math.max(...pos) : 1;
+      y0 = Math.floor(Math.log10(Math.max(lo, 1e-300))); y1 = Math.ceil(Math.log10(hi));
+      if (y1 === y0) y1 += 1;
+      Y = (y) => M.t + plotH * (1 - (Math.log10(Math.max(y, 10 ** y0)) - y0) / (y1 - y0));
+    } else {
+      y0 = Math.min(0, ...ys); y1 = Math.max(...ys, 0) * 1.05 || 1;
+      Y = (y) => M.t + plotH * (1 - (y - y0) / (y1 - y0));
+    }
+    const X = (x) => M.l + plotW * (x - x0) / (x1 - x0);
+    // grid and axes
+    const yt = opts.log ? Array.from({ length: y1 - y0 + 1 }, (_, i) => 10 ** (y0 + i)) : niceTicks(y0, y1 / 1.05 * 1.04);
+    const grid = svg("g", { class: "grid-lines" });
+    for (const v of yt) {
+      const y = Y(v);
+      grid.append(svg("line", { x1: M.l, x2: W - M.r, y1: y, y2: y, class: "grid" }));
+      grid.append(svg("text", { x: M.l - 6, y: y + 4, "text-anchor": "end" },
+                      opts.log ? (opts.percent ? fmtY(v, true) : v.toExponential(0)) : fmtY(v, opts.percent)));
+    }
+    root.append(grid);
+    const xt = cats ? cats.map((_, i) => i) : niceTicks(x0, x1, Math.min(12, Math.round(plotW / 60)))
+      .filter((v) => (!opts.integerX || Number.isInteger(v)));
+    const step = cats ? Math.max(1, Math.ceil(cats.length / Math.floor(plotW / 40))) : 1;
+    const xaxis = svg("g", { class: "x-axis" });
+    xt.forEach((v, i) => {
+      if (i % step) return;
+      xaxis.append(svg("text", { x: X(v), y: H - M.b + 16, "text-anchor": "middle" },
+                       cats ? String(cats[v]).slice(0, 14) : +v.toPrecision(6) + ""));
+    });
+    root.append(xaxis);
+    root.append(svg("line", { x1: M.l, x2: W - M.r, y1: H - M.b, y2: H - M.b, class: "axis" }));
+    root.append(svg("line", { x1: M.l, x2: M.l, y1: M.t, y2: H - M.b, class: "axis" }));
+    if (opts.xLabel) root.append(svg("text", { x: M.l + plotW / 2, y: H - 8, "text-anchor": "middle" }, opts.xLabel));
+    if (opts.yLabel) root.append(svg("text", { x: 12, y: M.t + plotH / 2, "text-anchor": "middle",
+                                              transform: `rotate(-90 12 ${M.t + plotH / 2})` }, opts.yLabel));
+    // data
+    const n = series.length;
+    const slot = plotW / (x1 - x0);
+    series.forEach((s, k) => {
+      const c = s.color || color(k);
+      const g = svg("g", { class: "series", "data-series": s.name, fill: c, stroke: c });
+      const pts = s.points.filter((p) => p.y !== null && isFinite(p.y) && (cats || p.x !== null));
+      if (opts.bars) {
+        const bw = Math.max(slot * 0.8 / n, 0.5);
+        for (const p of pts) {
+          const x = X(p.x) - slot * 0.4 + k * bw;
+          const top = Y(p.y), base = Y(opts.log ? 10 ** y0 : 0);
+          const r = svg("rect", { class: "bar", x, y: Math.min(top, base), width: bw,
+                                  height: Math.abs(base - top), "data-x": p.label, "data-y": p.y,
+                                  "data-exact": p.exact || "", stroke: "none" });
+          r.append(svg("title", {}, p.tip));
+          r.addEventListener("mousemove", (e) => showTip(e, p.tip));
+          r.addEventListener("mouseleave", hideTip);
+          g.append(r);
+        }
+      } else {
+        if (pts.length > 1)
+          g.append(svg("polyline", { fill: "none", "stroke-width": 1.8, "stroke-linejoin": "round",
+                                     points: pts.map((p) => `${X(p.x).toFixed(2)},${Y(p.y).toFixed(2)}`).join(" ") }));
+        const r = pts.length > 200 ? 1.6 : 3.2;
+        for (const p of pts) {
+          const dot = svg("circle", { class: "pt", cx: X(p.x).toFixed(2), cy: Y(p.y).toFixed(2), r,
+                                      stroke: "none", "data-x": p.label, "data-y": p.y,
+                                      "data-exact": p.exact || "" });
+          dot.append(svg("title", {}, p.tip));
+          dot.addEventListener("mousemove", (e) => showTip(e, p.tip));
+          dot.addEventListener("mouseleave", hideTip);
+          g.append(dot);
+        }
+      }
+      root.append(g);
+    });
+    container.replaceChildren(root);
+    if (opts.legend) {
+      const leg = document.createElement("div"); leg.className = "legend";
+      series.forEach((s, k) => {
+        const sp = document.createElement("span"); sp.textContent = s.name;
+        sp.style.setProperty("--c", s.color || color(k)); leg.append(sp);
+      });
+      container.append(leg);
+    }
+    return root;
+  }
+  return { draw, color };
+})();

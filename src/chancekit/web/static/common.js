@@ -1,0 +1,106 @@
+// chancekit web app: shared helpers (no framework, no build step, no network but this server)
+"use strict";
+const CK = (() => {
+  const el = (tag, attrs = {}, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const kid of kids.flat()) if (kid !== null && kid !== undefined)
+      e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    return e;
+  };
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const version = () => document.documentElement.dataset.version;
+
+  // POST (or GET) JSON; resolves {ok, status, data, ms}; rejects only on abort
+  async function api(path, body, { signal, method } = {}) {
+    const t0 = performance.now();
+    let resp;
+    try {
+      resp = await fetch(path, {
+        method: method || (body === undefined ? "GET" : "POST"), signal,
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      if (e.name === "AbortError") throw e;
+      return { ok: false, status: 0, ms: performance.now() - t0,
+               data: { error: { type: "NetworkError",
+                                message: "cannot reach the chancekit server: is it still running?" } } };
+    }
+    let data;
+    try { data = await resp.json(); }
+    catch (e) {
+      if (e.name === "AbortError") throw e;
+      data = { error: { type: "BadResponse", message: `unexpected answer (HTTP ${resp.status})` } };
+    }
+    return { ok: resp.ok, status: resp.status, data, ms: performance.now() - t0 };
+  }
+
+  const pct = (p, digits = 4) => p === null || p === undefined ? "" :
+    (100 * p).toFixed(digits) + "%";
+  const num = (x, digits = 4) => x === null || x === undefined ? "–" :
+    (Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < 1e-4) ? x.toExponential(3) :
+     Number(x.toFixed(digits)).toString());
+
+  function download(name, text, type) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = el("a", { href: url, download: name });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
+  // an API error as a box; notation errors get their text with a caret under the column
+  function errorBox(err, { where = "" } = {}) {
+    const box = el("div", { class: "error", role: "alert" });
+    if (err.problem && err.text !== null && err.text !== undefined && err.column) {
+      box.append(el("div", { class: "msg" }, `${where}${err.problem} (column ${err.column})`));
+      const caret = " ".repeat(Math.max(0, err.column - 1)) + "^";
+      box.append(el("pre", { class: "notation" }, el("span", { class: "src" }, err.text), "\n",
+                    el("span", { class: "caret" }, caret)));
+    } else {
+      box.append(el("div", { class: "msg" }, where + (err.message || "error")));
+    }
+    if (err.limit) box.append(el("div", { class: "muted" }, `limit: ${err.limit}`));
+    return box;
+  }
+
+  // share links: JSON -> deflate-raw -> base64url, in the fragment (never sent to a server)
+  const b64url = (bytes) => {
+    let s = ""; for (const b of bytes) s += String.fromCharCode(b);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  const unb64url = (text) => {
+    const s = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(s, (c) => c.charCodeAt(0));
+  };
+  async function pipe(bytes, stream) {
+    const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+    return new Uint8Array(await out.arrayBuffer());
+  }
+  async function encodeState(state) {
+    const raw = new TextEncoder().encode(JSON.stringify(state));
+    if (typeof CompressionStream === "function")
+      return "z=" + b64url(await pipe(raw, new CompressionStream("deflate-raw")));
+    return "j=" + b64url(raw);
+  }
+  async function decodeState(hash) {
+    const params = new URLSearchParams(hash.replace(/^#/, ""));
+    let raw;
+    if (params.get("z")) raw = await pipe(unb64url(params.get("z")), new DecompressionStream("deflate-raw"));
+    else if (params.get("j")) raw = unb64url(params.get("j"));
+    else return null;
+    return { state: JSON.parse(new TextDecoder().decode(raw)), version: params.get("ck") };
+  }
+  async function shareLink(state) {
+    return `${location.origin}${location.pathname}#ck=${encodeURIComponent(version())}&${await encodeState(state)}`;
+  }
+  async function copyText(text) {
+    try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
+  }
+  return { el, $, api, pct, num, download, errorBox, encodeState, decodeState, shareLink,
+           copyText, version };
+})();

@@ -1,0 +1,170 @@
+// Dice page: several expressions on one chart, exact table, share link, inline errors
+"use strict";
+(() => {
+  const { el, $, api, pct, num, download, errorBox } = CK;
+  const MODES = { normal: ["p", "p_exact", "probability"], atleast: ["ge", "ge_exact", "at least"],
+                  atmost: ["le", "le_exact", "at most"] };
+  let result = null;       // the last successful API answer
+  let controller = null;   // aborts the running request (Stop, or a newer request)
+  let lines = [];          // source line number of each expression sent
+  let note = "";           // e.g. a share link made with another chancekit version
+
+  // "label: expr" lines; blank lines and # comments skipped
+  function parse(text) {
+    const out = []; lines = [];
+    text.split("\n").forEach((raw, i) => {
+      const line = raw.trim();
+      if (!line || line.startsWith("#")) return;
+      const m = /^([^:]{1,100}?)\s*:\s*(.+)$/.exec(line);
+      out.push(m ? { label: m[1].trim(), text: m[2].trim() } : { label: "", text: line });
+      lines.push(i + 1);
+    });
+    return out;
+  }
+  const mode = () => document.querySelector("input[name=mode]:checked").value;
+  const view = () => ({ exprs: $("#exprs").value, mode: mode(), transpose: $("#transpose").checked,
+                        log: $("#log").checked });
+
+  async function run() {
+    const expressions = parse($("#exprs").value);
+    $("#error").replaceChildren();
+    if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
+    if (controller) controller.abort();
+    const mine = controller = new AbortController();
+    $("#stop").disabled = false; $("#run").disabled = true;
+    $("#status").textContent = "computing…";
+    document.body.dataset.state = "busy";
+    try {
+      const r = await api("/api/dist", { expressions }, { signal: mine.signal });
+      if (mine !== controller) return;
+      if (!r.ok) {
+        const err = r.data.error || { message: "error" };
+        const where = err.index !== undefined && lines[err.index] ? `line ${lines[err.index]}: ` : "";
+        $("#error").replaceChildren(errorBox(err, { where }));
+        $("#status").textContent = "";
+        document.body.dataset.state = "error";
+        return;
+      }
+      result = r.data;
+      $("#status").textContent = note + `computed in ${num(r.data.elapsed_ms, 1)} ms` +
+        (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
+      render();
+      document.body.dataset.state = "done";
+    } catch (e) {
+      if (e.name !== "AbortError") throw e;
+      if (mine === controller) { $("#status").textContent = "stopped"; document.body.dataset.state = "stopped"; }
+    } finally {
+      if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
+    }
+  }
+
+  function render() {
+    if (!result) return;
+    const [key, exactKey, modeName] = MODES[mode()];
+    const series = result.series;
+    const allNumeric = series.every((s) => s.rows.every((r) => r.x !== null));
+    $("#mode-name").textContent = `(${modeName})`;
+    const tipOf = (s, r) => `${s.label}\n${r.label}: ${pct(r[key])}` + (r[exactKey] ? `\nexactly ${r[exactKey]}` : "");
+    let chartSeries, categories;
+    if (!$("#transpose").checked) {
+      if (!allNumeric) {       // outcomes that are labels: one category each, in first-seen order
+        categories = [...new Set(series.flatMap((s) => s.rows.map((r) => r.label)))];
+      }
+      chartSeries = series.map((s) => ({ name: s.label, points: s.rows.map((r) => ({
+        x: categories ? categories.indexOf(r.label) : r.x, label: r.label, y: r[key],
+        exact: r[exactKey], tip: tipOf(s, r) })) }));
+      if (categories) chartSeries.forEach((s) => s.points.forEach((p) => { p.x = categories.indexOf(p.label); }));
+    } else {                   // series <-> outcomes: x is the expression, one line per outcome
+      categories = series.map((s) => s.label);
+      const outcomes = [...new Set(series.flatMap((s) => s.rows.map((r) => r.label)))];
+      chartSeries = outcomes.map((o) => ({ name: o, points: series.flatMap((s, i) => {
+        const r = s.rows.find((row) => row.label === o);
+        return r ? [{ x: i, label: s.label, y: r[key], exact: r[exactKey], tip: tipOf(s, r) }] : [];
+      }) }));
+    }
+    CKChart.draw($("#chart"), { series: chartSeries, categories, log: $("#log").checked, percent: true,
+                                legend: chartSeries.length <= 24, integerX: false,
+                                xLabel: $("#transpose").checked ? "expression" : "outcome",
+                                yLabel: modeName, title: `dice chart (${modeName})` });
+    renderTables(key, exactKey);
+  }
+
+  function renderTables(key, exactKey) {
+    const series = result.series;
+    const qs = ["0.05", "0.25", "0.5", "0.75", "0.95"];
+    const head = el("tr", {}, el("th", { class: "l" }, "series"), el("th", { class: "l" }, "expression"),
+      el("th", {}, "mean"), el("th", {}, "exact mean"), el("th", {}, "sd"), el("th", {}, "min"),
+      ...qs.map((q) => el("th", {}, q === "0.5" ? "median" : `${100 * q}%`)), el("th", {}, "max"),
+      el("th", {}, "outcomes"), el("th", {}, "ms"));
+    $("#summary").replaceChildren(el("thead", {}, head), el("tbody", {}, series.map((s) =>
+      el("tr", { "data-series": s.label }, el("td", { class: "l" }, s.label), el("td", { class: "l" }, el("code", {}, s.text)),
+        el("td", { class: "mean" }, num(s.mean_float)), el("td", { class: "mean-exact" }, s.mean ?? "–"),
+        el("td", { class: "sd" }, num(s.sd)), el("td", {}, s.min ?? "–"),
+        ...qs.map((q) => el("td", { class: `q q${q}` }, s.quantiles[q] ?? "–")), el("td", {}, s.max ?? "–"),
+        el("td", {}, s.outcomes), el("td", {}, num(s.elapsed_ms, 1))))));
+    // outcomes table: one row per outcome, one column per series (the chosen mode)
+    const order = [], seen = new Map();
+    for (const s of series) for (const r of s.rows) if (!seen.has(r.label)) { seen.set(r.label, r.x); order.push(r.label); }
+    if (series.every((s) => s.rows.every((r) => r.x !== null))) order.sort((a, b) => seen.get(a) - seen.get(b));
+    const idx = series.map((s) => new Map(s.rows.map((r) => [r.label, r])));
+    $("#outcomes").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", {}, "outcome"), series.map((s) => el("th", {}, s.label)))),
+      el("tbody", {}, order.slice(0, 3000).map((o) => el("tr", { "data-outcome": o }, el("td", {}, o),
+        idx.map((m, i) => {
+          const r = m.get(o);
+          return el("td", { "data-series": series[i].label, "data-exact": r ? r[exactKey] || "" : "0" },
+                    r ? pct(r[key]) : "–", r && r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
+        })))));
+    const hidden = series.filter((s) => s.hidden).map((s) => `${s.label}: ${s.hidden} outcomes below 1e-6 not shown`);
+    $("#hidden-note").textContent = hidden.join("; ");
+  }
+
+  function exportCSV() {
+    if (!result) return;
+    const q = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ""));
+    const out = ["series,expression,outcome,probability,probability_exact,at_least,at_least_exact,at_most,at_most_exact"];
+    for (const s of result.series) for (const r of s.rows)
+      out.push([s.label, s.text, r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact].map(q).join(","));
+    download("chancekit-dice.csv", out.join("\n") + "\n", "text/csv");
+  }
+  function exportJSON() {
+    if (result) download("chancekit-dice.json", JSON.stringify(result, null, 2), "application/json");
+  }
+  async function share() {
+    const link = await CK.shareLink(view());
+    history.replaceState(null, "", link);
+    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
+    const copied = await CK.copyText(link);
+    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
+  }
+  function apply(state) {
+    if (typeof state.exprs === "string") $("#exprs").value = state.exprs;
+    if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;
+    $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log;
+  }
+
+  let timer = null;
+  $("#exprs").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
+  $("#exprs").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 700); });
+  $("#run").addEventListener("click", () => { clearTimeout(timer); run(); });
+  $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
+  document.querySelectorAll("input[name=mode], #transpose, #log").forEach((i) => i.addEventListener("change", render));
+  $("#csv").addEventListener("click", exportCSV);
+  $("#json").addEventListener("click", exportJSON);
+  $("#share").addEventListener("click", share);
+  (async () => {
+    if (location.hash.length > 1) {
+      try {
+        const got = await CK.decodeState(location.hash);
+        if (got) {
+          apply(got.state);
+          if (got.version && got.version !== CK.version())
+            note = `link made with chancekit ${got.version}; this is ${CK.version()} · `;
+        }
+      } catch (e) {
+        $("#error").replaceChildren(errorBox({ message: "this share link is damaged: it could not be read" }));
+      }
+    }
+    run();
+  })();
+})();

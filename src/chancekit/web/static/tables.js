@@ -1,0 +1,71 @@
+// Tables page: a two-dice tabletop table, its accuracy, a printable sheet, downloads
+"use strict";
+(() => {
+  const { el, $, api, pct, num, download, errorBox } = CK;
+  let result = null;
+  const source = () => document.querySelector("input[name=source]:checked").value;
+  function syncSource() {
+    const loot = source() === "loot";
+    $("#loot").hidden = !loot; $("#notation").disabled = loot;
+  }
+  async function build() {
+    $("#error").replaceChildren();
+    $("#status").textContent = "building…";
+    document.body.dataset.state = "busy";
+    const body = { source: source(), notation: $("#notation").value, loot: $("#loot").value,
+                   title: $("#title").value || null,
+                   row_die: Number($("#row-die").value), check_die: Number($("#check-die").value) };
+    const r = await api("/api/table", body);
+    if (!r.ok) {
+      $("#error").replaceChildren(errorBox(r.data.error || { message: "error" }));
+      $("#status").textContent = ""; document.body.dataset.state = "error";
+      return;
+    }
+    result = r.data;
+    $("#status").textContent = `built in ${num(r.data.elapsed_ms, 1)} ms`;
+    render();
+    document.body.dataset.state = "done";
+  }
+  function render() {
+    const t = result;
+    const headers = t.numbered ? [`d${t.row_die}`, `keep if d${t.check_die} ≤`, "else"]
+                               : [`d${t.row_die}`, "outcome", `keep if d${t.check_die} ≤`, "else"];
+    const dash = (v) => (v === null || v === undefined ? "–" : v);
+    const rows = t.rows.map((r) => el("tr", {}, el("td", {}, r.face),
+      t.numbered ? null : el("td", {}, dash(r.outcome)),
+      el("td", {}, r.threshold === 0 ? "–" : r.threshold), el("td", {}, dash(r.alias))));
+    $("#sheet").replaceChildren(
+      el("h2", {}, t.title || "table"),
+      el("table", { id: "sheet-table" }, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
+         el("tbody", {}, rows)),
+      el("p", { id: "rule" }, t.rule),
+      el("p", { id: "accuracy" }, `Accuracy: ${t.report.line}`));
+    const cats = t.outcomes.map((o) => o.label);
+    const pts = (key, ex) => t.outcomes.map((o, i) => ({ x: i, label: o.label, y: o[key], exact: o[ex],
+      tip: `${o.label}: ${key} ${pct(o[key], 3)}` + (o[ex] ? ` (${o[ex]})` : "") }));
+    CKChart.draw($("#chart"), { bars: true, categories: cats, percent: true, legend: true,
+      series: [{ name: "target", points: pts("target", "target_exact") },
+               { name: "realised", points: pts("realized", "realized_exact") }],
+      xLabel: "outcome", yLabel: "probability", title: "target vs realised" });
+    $("#compare").replaceChildren(
+      el("thead", {}, el("tr", {}, ["outcome", "target", "exact", "realised", "exact", "error (points)"]
+        .map((h) => el("th", {}, h)))),
+      el("tbody", {}, t.outcomes.map((o) => el("tr", {}, el("td", {}, o.label), el("td", {}, pct(o.target, 3)),
+        el("td", {}, o.target_exact || ""), el("td", {}, pct(o.realized, 3)), el("td", {}, o.realized_exact || ""),
+        el("td", {}, (100 * (o.realized - o.target)).toFixed(3))))));
+  }
+  const name = () => (result.title || "table").replace(/[^A-Za-z0-9._-]+/g, "_");
+  $("#dl-md").addEventListener("click", () => result && download(`${name()}.md`, result.formats.md, "text/markdown"));
+  $("#dl-csv").addEventListener("click", () => result && download(`${name()}.csv`, result.formats.csv, "text/csv"));
+  $("#dl-html").addEventListener("click", () => result && download(`${name()}.html`, result.formats.html, "text/html"));
+  $("#print").addEventListener("click", () => {
+    document.body.classList.add("printing-sheet"); window.print();
+  });
+  window.addEventListener("beforeprint", () => document.body.classList.add("printing-sheet"));
+  window.addEventListener("afterprint", () => document.body.classList.remove("printing-sheet"));
+  document.querySelectorAll("input[name=source]").forEach((i) => i.addEventListener("change", syncSource));
+  $("#build").addEventListener("click", build);
+  $("#notation").addEventListener("keydown", (e) => { if (e.key === "Enter") build(); });
+  syncSource();
+  build();
+})();
