@@ -51,11 +51,6 @@ def normalize(a: Any) -> Any:
     return a
 
 
-def mul_small(a: Any, k: int) -> Any:
-    """``a * k`` for ``0 <= k < 2**31`` (a new normalised array)."""
-    return normalize(a * np.uint64(k))
-
-
 def mul_big(a: Any, f: int, limbs: int) -> Any:
     """``a * f`` for a Python int ``f >= 0``, into ``limbs`` limbs (normalised)."""
     out = np.zeros((limbs, a.shape[1]), dtype=np.uint64)
@@ -72,14 +67,6 @@ def mul_big(a: Any, f: int, limbs: int) -> Any:
         if i % 1024 == 1023:  # pragma: no cover - only for thousands of limbs
             normalize(out)
     return normalize(out)
-
-
-def take(a: Any, idx: Any) -> Any:
-    """The columns ``idx`` of ``a`` (row by row: faster than 2-D fancy indexing)."""
-    out = np.empty((a.shape[0], len(idx)), dtype=np.uint64)
-    for k in range(a.shape[0]):
-        np.take(a[k], idx, out=out[k])
-    return out
 
 
 _BLOCK = 1 << 14  # columns per block in the blocked passes (cache-sized)
@@ -121,14 +108,6 @@ def gather_sub(d: Any, jj: Any, e: Any) -> Any:
             np.take(d[k], jj[a:b], out=gb[k])
         out[:, a:b] = sub(gb, e[:, a:b])
     return out
-
-
-def cumsum(a: Any) -> Any:
-    """Running sums along the vector (normalised; the caller sizes the limbs)."""
-    out = np.empty_like(a)
-    for k in range(a.shape[0]):
-        np.cumsum(a[k], out=out[k])
-    return normalize(out)
 
 
 def total(a: Any) -> int:
@@ -181,11 +160,6 @@ def compare_int(a: Any, c: int) -> Any:
             col = from_int(c, a.shape[0])
             out[tie] = less(col, sub_a).astype(np.int8) - less(sub_a, col).astype(np.int8)
     return out
-
-
-def equal(a: Any, b: Any) -> Any:
-    """``a == b`` element-wise."""
-    return np.all(a == b, axis=0)
 
 
 def shift_down(a: Any, s: int) -> Any:
