@@ -4,8 +4,13 @@ An :class:`AliasTable` over ``n`` labels with integer weights ``w`` (total ``W``
 columns of capacity ``T`` (``T`` = ``W`` divided by a common factor). Column ``j`` keeps its
 own label ``j`` when a uniform integer ``r`` in ``[0, T)`` is below its threshold ``t[j]``,
 otherwise it gives its alias. A draw is one uniform integer ``u`` in ``[0, n*T)``: column
-``u // T``, ``r = u % T``. Because the construction moves whole units only, the probability
-of each label is *exactly* ``w[i] / W``.
+``u // T``, ``r = u % T`` (below ``2**32`` from ``randbelow``; beyond, read lazily from the
+top, two words a draw: :meth:`AliasTable._lazy_pick`). Because the construction moves
+whole units only, the probability of each label is *exactly* ``w[i] / W``.
+
+Many plain weights (256 labels or more) are built with numpy (:func:`_sweep`, exact
+integers in ``int64`` or 32-bit limbs, see ``_limbs``); the tables are the same as
+:func:`vose_integer`'s.
 """
 
 from __future__ import annotations
