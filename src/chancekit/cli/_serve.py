@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S",
                    help="seconds one computation may take before it is stopped "
                    "(default 10)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every request "
+                   "(by default the last 256 distinct results are reused; for benchmarks)")
     p.add_argument("--access-log", action="store_true", help="log every request")
     p.set_defaults(func=run_serve)
 
@@ -60,7 +62,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         serve(args.host, args.port, open_browser=args.open, workers=args.workers,
-              time_limit=args.time_limit, access_log=args.access_log, announce=announce)
+              time_limit=args.time_limit, access_log=args.access_log, announce=announce,
+              cache=not args.no_cache)
     except OSError as exc:
         raise ChancekitError(f"cannot listen on {args.host}:{args.port}: "
                              f"{exc.strerror or exc}") from None

@@ -21,7 +21,7 @@ def create_app(**kwargs: Any) -> Any:
 
 def serve(host: str = "127.0.0.1", port: int = 0, *, open_browser: bool = False,
           workers: int | None = None, time_limit: float = 10.0, access_log: bool = False,
-          announce: Any = print) -> None:
+          announce: Any = print, cache: bool = True) -> None:
     """Run the web app until interrupted. ``port=0`` picks a free port; the URL is passed
     to ``announce`` once the socket is bound (before the first request can arrive)."""
     import socket
@@ -46,7 +46,7 @@ def serve(host: str = "127.0.0.1", port: int = 0, *, open_browser: bool = False,
 
             webbrowser.open(url)
 
-    app = _create(workers=workers, time_limit=time_limit, on_ready=ready)
+    app = _create(workers=workers, time_limit=time_limit, on_ready=ready, cache=cache)
     config = uvicorn.Config(app, log_level="warning", access_log=access_log,
                             timeout_graceful_shutdown=2)
     try:

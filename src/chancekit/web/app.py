@@ -45,6 +45,7 @@ MAX_STREAMS = 8
 MAX_JOBS = 4                  #: tuning jobs running or waiting at once
 JOB_IDLE = 30.0               #: a job nobody polled for this long is cancelled
 JOB_KEEP = 300.0              #: a finished job is kept this long for its result
+TUNE_REFUSAL_WAIT = 0.5      #: POST /api/tune waits this long for an up-front refusal
 CACHE_ENTRIES = 256
 CACHE_MAX_BYTES = 2 * 1024 * 1024
 
@@ -516,6 +517,11 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         job = Job("tune", req)
         state.jobs[job.id] = job
         job.task = asyncio.create_task(run_job(job))
+        # work over chancekit's limits is refused before tune starts: answer that at once
+        await asyncio.wait({job.task}, timeout=TUNE_REFUSAL_WAIT)
+        if job.state == "error" and job.error is not None:
+            del state.jobs[job.id]
+            return error_response(job.status, job.error)
         return json_response(job.view(), 202)
 
     def find_job(request: Request) -> Job:

@@ -1,0 +1,105 @@
+"""Fixtures of the web app tests: ``chancekit serve`` subprocesses on 127.0.0.1 with a free
+port, and the system Chromium driven by Playwright (never ``playwright install``).
+
+Browser tests skip, with the reason, only when Chromium (or Playwright) is missing and we
+are not in CI; in CI (``CI=true``) they must run, so a missing browser is a failure
+(``.ci/run`` installs Debian's chromium first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from bench_web import server as _server
+
+CHROMIUM = os.environ.get("CHANCEKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+IN_CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+def _missing(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} -- in CI the browser tests must run (.ci/run installs "
+                    "chromium and chromium-driver)")
+    pytest.skip(f"{reason}; install it with: apt-get install chromium chromium-driver "
+                "(the tests run in CI)")
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """The app with default settings (cache on, 2 workers)."""
+    with _server("--workers", "2") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def strict_server_url() -> Iterator[str]:
+    """The app with a 0.3 s time limit and no cache: for time-limit and cancel tests."""
+    with _server("--workers", "2", "--time-limit", "0.3", "--no-cache") as url:
+        yield url
+
+
+def call(url: str, path: str, body: Any = None, *, raw: bytes | None = None,
+         method: str | None = None, headers: dict[str, str] | None = None,
+         timeout: float = 60) -> tuple[int, dict[str, Any]]:
+    """(status, JSON body) of one request; the body must be JSON whatever the status."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json",
+                                          **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        text = exc.read()
+        return exc.code, json.loads(text)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        _missing(f"Chromium is not installed ({CHROMIUM} not found)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Any, server_url: str) -> Iterator[Any]:
+    """A fresh page that records console errors and every URL it requests (all must be
+    this server's: no CDN, no network)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900},
+                                  accept_downloads=True)
+    context.set_default_timeout(30_000)  # a hang guard only
+    pg = context.new_page()
+    pg.errors = []
+    pg.urls = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("request", lambda r: pg.urls.append(r.url))
+    try:
+        yield pg
+        foreign = [u for u in pg.urls if not u.startswith((server_url, "data:", "blob:"))]
+        assert not foreign, f"requests outside the app: {foreign}"
+        assert not pg.errors, f"errors in the page: {pg.errors}"
+    finally:
+        context.close()

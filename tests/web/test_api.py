@@ -1,0 +1,218 @@
+"""The JSON API: results match the library, every error is a clean 4xx JSON body, the
+time limit and a client's disconnect stop the work (the worker is killed and replaced)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+from urllib.parse import urlsplit
+
+import pytest
+
+import chancekit
+from conftest import call
+
+
+def test_dist_matches_the_library(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", {"expressions": [
+        {"label": "attack", "text": "1d20+5"}, "4d6kh3", {"text": "1d20+5 >= 15"}]})
+    assert status == 200
+    assert doc["version"] == chancekit.__version__
+    assert [s["label"] for s in doc["series"]] == ["attack", "4d6kh3", "1d20+5 >= 15"]
+    for s in doc["series"]:
+        d = chancekit.dist(s["text"])
+        pmf = d.pmf()
+        assert {r["outcome"]: Fraction(r["p_exact"]) for r in s["rows"]} == pmf
+        for r in s["rows"]:
+            assert Fraction(r["ge_exact"]) == d.at_least(r["outcome"])
+            assert Fraction(r["le_exact"]) == d.at_most(r["outcome"])
+            assert r["p"] == pytest.approx(float(pmf[r["outcome"]]), rel=1e-12)
+        assert Fraction(s["mean"]) == d.mean()
+        assert s["sd"] == pytest.approx(d.sd())
+        assert s["quantiles"]["0.5"] == str(d.median())
+
+
+def test_large_results_are_bounded(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", {"expressions": ["10000d6"]})
+    assert status == 200
+    s = doc["series"][0]
+    assert s["outcomes"] == 50001 and s["hidden"] > 0 and len(s["rows"]) < 5000
+    assert s["exact"] is False and s["mean"] == "35000"
+
+
+def test_table_fairness_roll(server_url: str) -> None:
+    status, t = call(server_url, "/api/table", {"source": "notation", "notation": "3d6"})
+    assert status == 200
+    table = chancekit.TabletopTable.build("3d6")
+    assert t["report"]["line"] == table.report().line()
+    assert t["formats"]["md"] == table.render("md")
+    assert t["formats"]["csv"] == table.render("csv")
+    status, t = call(server_url, "/api/table", {"source": "loot", "row_die": 6,
+                                               "loot": "sword=5\nshield=3\npotion=12"})
+    assert status == 200 and {o["label"] for o in t["outcomes"]} == {"sword", "shield",
+                                                                      "potion"}
+    status, f = call(server_url, "/api/fairness", {"systems": ["dynamic-dice:0.355"],
+                                                  "values": 6, "samples": 25})
+    assert status == 200
+    m = f["systems"][0]
+    assert m["summary"]["outcome_variance"] == pytest.approx(0.459, abs=1e-3)
+    assert len(m["series"]["entropy"]) == 25 and len(m["series"]["outcome_variance"]) == 25
+    status, r = call(server_url, "/api/roll", {"text": "4d6kh3", "seed": 2026, "n": 3,
+                                              "streams": ["chargen"]})
+    assert status == 200
+    rng = chancekit.PCG32(2026)
+    assert [x["total"] for x in r["rolls"]] == [chancekit.roll("4d6kh3", rng=rng).total
+                                               for _ in range(3)]
+    s = chancekit.Streams(2026)["chargen"]
+    assert r["streams"][0]["rolls"] == [chancekit.roll("4d6kh3", rng=s).total
+                                        for _ in range(5)]
+
+
+def test_tune_job_reports_progress_and_the_winners(server_url: str) -> None:
+    status, job = call(server_url, "/api/tune", {"values": 6, "samples": 25,
+                                                "min_entropy": 0.9})
+    assert status == 202
+    deadline = time.monotonic() + 120  # hang guard
+    while job["state"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+        status, job = call(server_url, f"/api/jobs/{job['job']}")
+    assert job["state"] == "done", job
+    assert job["done"] == job["total"] > 0
+    specs = {c["spec"] for w in job["result"]["winners"].values() for c in w}
+    assert specs == {"generalized-deck:1,6", "dynamic-dice:0.355"}
+
+
+@pytest.mark.parametrize(("body", "status", "kind"), [
+    (b"", 400, "BadRequest"),
+    (b"{not json", 400, "BadRequest"),
+    (b"[1, 2]", 400, "BadRequest"),
+    (b'{"expressions": "4d6"}', 400, "BadRequest"),
+    (b'{"expressions": [5]}', 400, "BadRequest"),
+    (b'{"expressions": [{"text": 5}]}', 400, "BadRequest"),
+    (b'{"expressions": []}', 400, "BadRequest"),
+    (b'{"expressions": [{"text": "1d6", "label": ["x"]}]}', 400, "BadRequest"),
+    (json.dumps({"expressions": ["1d6"] * 13}).encode(), 400, "BadRequest"),
+    (json.dumps({"expressions": ["1" * 1001]}).encode(), 400, "BadRequest"),
+    (b'{"expressions": [NaN]}', 400, "BadRequest"),
+    (b'{"expressions": [' + b"9" * 5000 + b"]}", 400, "BadRequest"),
+    (b"[" * 100_00 + b"]" * 100_00, 400, "BadRequest"),
+    (b"\xff\xfe{}", 400, "BadRequest"),
+    (b'{"expressions": ["\\ud800"]}', 422, "NotationError"),
+    (b'{"expressions": [{"label": "\\udfff", "text": "1d6\\ud800"}]}', 422, "NotationError"),
+    (b'{"expressions": ["4d6kq3"]}', 422, "NotationError"),
+    (b'{"expressions": ["1000d6kh500"]}', 422, "LimitError"),
+    (b'{"expressions": ["3d6"], "dialect": "roll20"}', 422, "InvalidValueError"),
+])
+def test_bad_input_gets_a_clean_4xx(server_url: str, body: bytes, status: int,
+                                    kind: str) -> None:
+    got, doc = call(server_url, "/api/dist", raw=body)
+    assert got == status, doc
+    assert doc["error"]["type"] == kind
+    assert doc["error"]["message"] and "Traceback" not in doc["error"]["message"]
+
+
+def test_notation_error_has_the_caret_fields(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", {"expressions": ["1d6", "4d6kq3"]})
+    assert status == 422
+    err = doc["error"]
+    assert (err["index"], err["text"], err["column"]) == (1, "4d6kq3", 5)
+    assert err["problem"].startswith("unexpected 'q'")
+
+
+def test_limit_error_carries_the_limit(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", {"expressions": ["100000d6"]})
+    assert status == 422 and doc["error"]["type"] == "LimitError"
+    try:
+        chancekit.dist("100000d6")
+    except chancekit.LimitError as exc:
+        assert doc["error"]["message"] == str(exc)  # the CLI's message
+        assert doc["error"]["limit"] == exc.limit
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/table", {"notation": "2d20"}),                  # 39 outcomes on a d20: LimitError
+    ("/api/table", {"source": "loot", "loot": "sword"}),   # not name=weight
+    ("/api/table", {"row_die": "20", "notation": "3d6"}),
+    ("/api/fairness", {"systems": ["generalized-deck:1,x"]}),
+    ("/api/fairness", {"systems": ["dice"], "samples": 0}),
+    ("/api/tune", {"values": 6, "samples": 200}),         # over MAX_FAIR_WORK
+    ("/api/tune", {"systems": ["nope"]}),
+    ("/api/roll", {"text": "1d6", "seed": "text seed"}),   # a text seed needs a stream
+    ("/api/roll", {"text": "1d6", "seed": True}),
+    ("/api/roll", {"text": ""}),
+])
+def test_other_endpoints_refuse_cleanly(server_url: str, path: str, body: dict) -> None:
+    status, doc = call(server_url, path, body)
+    assert 400 <= status < 500, doc
+    assert doc["error"]["message"]
+
+
+def test_huge_body_is_413(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", raw=b'{"expressions": ["' + b"1" * 100_000
+                       + b'"]}')
+    assert status == 413 and doc["error"]["type"] == "TooLarge"
+
+
+def test_unknown_routes_are_json(server_url: str) -> None:
+    assert call(server_url, "/api/nope")[0] == 404
+    status, doc = call(server_url, "/api/dist", method="GET")
+    assert status == 405 and doc["error"]["type"] == "MethodNotAllowed"
+    assert call(server_url, "/api/jobs/nope")[0] == 404
+
+
+def test_eight_concurrent_requests(server_url: str) -> None:
+    bodies = [{"expressions": [f"{k}d6kh3", "2d20kh1+5"]} for k in range(3, 7)] + [
+        {"expressions": ["4d6kq3"]}, {"expressions": ["1000d6kh500"]},
+        {"expressions": ["\ud800"]}, {"expressions": ["10d10>=8"]}]
+    with ThreadPoolExecutor(8) as ex:
+        got = list(ex.map(lambda b: call(server_url, "/api/dist", b), bodies))
+    assert [s for s, _ in got] == [200] * 4 + [422, 422, 422, 200]
+    assert all("error" in d or "series" in d for _, d in got)
+
+
+def test_openapi_and_pages(server_url: str) -> None:
+    status, doc = call(server_url, "/api/openapi.json")
+    assert status == 200 and doc["openapi"].startswith("3.")
+    assert {"/api/dist", "/api/table", "/api/fairness", "/api/tune", "/api/roll"} <= set(
+        doc["paths"])
+
+
+def _status(url: str) -> dict:
+    return call(url, "/api/status")[1]
+
+
+def test_time_limit_stops_the_work(strict_server_url: str) -> None:
+    killed = _status(strict_server_url)["killed"]
+    status, doc = call(strict_server_url, "/api/dist", {"expressions": ["10000d6"]})
+    assert status == 422 and doc["error"]["limit"] == "time_limit"
+    assert _status(strict_server_url)["killed"] == killed + 1
+    # the replacement worker serves the next requests
+    assert call(strict_server_url, "/api/dist", {"expressions": ["4d6kh3"]})[0] == 200
+
+
+def test_a_disconnect_stops_the_work(strict_server_url: str) -> None:
+    """Close the connection while 10000d6 (about 0.5 s, past the 0.3 s limit) runs: the
+    worker is killed when the client goes away or, at the latest, at the time limit --
+    either way the request never completes and the pool recovers."""
+    killed = _status(strict_server_url)["killed"]
+    u = urlsplit(strict_server_url)
+    body = json.dumps({"expressions": ["10000d6"]}).encode()
+    with socket.create_connection((u.hostname, u.port), timeout=30) as sock:
+        sock.sendall(b"POST /api/dist HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        time.sleep(0.05)
+    deadline = time.monotonic() + 60  # hang guard
+    while _status(strict_server_url)["killed"] <= killed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _status(strict_server_url)["killed"] == killed + 1
+    assert call(strict_server_url, "/api/dist", {"expressions": ["3d6"]})[0] == 200
+
+
+def test_stopping_a_job(strict_server_url: str) -> None:
+    status, job = call(strict_server_url, "/api/tune", {"values": 6, "samples": 31})
+    assert status == 202
+    status, job = call(strict_server_url, f"/api/jobs/{job['job']}", method="DELETE")
+    assert status == 200 and job["state"] in ("cancelled", "done")
