@@ -51,6 +51,9 @@ weights_lists = st.one_of(
     st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=30),
     st.lists(st.floats(0, 1, allow_nan=False).map(lambda x: x**40), min_size=1,
              max_size=30),
+    st.lists(st.floats(0, 1e308, allow_nan=False), min_size=1, max_size=12),  # subnormals
+    st.lists(st.sampled_from([0.0, 5e-324, 1e-310, 0.5, 1.0, 3.0, 1e300]), min_size=1,
+             max_size=12),
 ).filter(any)
 
 
@@ -92,6 +95,28 @@ def test_numpy_build_large_equals_python_vose(make: object) -> None:
     scale = Fraction(len(w) * fast.capacity)
     for i in (0, 1, 17, 4999):
         assert Fraction(units[i]) / scale == Fraction(w[i].item()) / total
+
+
+@pytest.mark.parametrize("arr", [
+    np.arange(300, dtype=np.float32) / 7,
+    np.arange(300, dtype=np.uint16),
+    np.arange(300, dtype=np.uint64) * (2**62 // 300),
+    np.array([2**63 + 5] + [1] * 299, dtype=np.uint64),   # past int64: the Python path
+    np.array([0.0] * 150 + [1e-300] + [2.0] * 149),
+])
+def test_numpy_dtypes(arr: np.ndarray) -> None:
+    same_table(AliasTable(arr), python_table(arr.tolist()))
+
+
+def test_lists_that_take_the_python_path() -> None:
+    for ws in ([1, 2.5] * 200, [2**70] + [1] * 300, [True] + [1] * 300):
+        try:
+            got = AliasTable(ws)
+        except Exception as err:  # the same error either way
+            with pytest.raises(type(err)):
+                python_table(ws)
+        else:
+            same_table(got, python_table(ws))
 
 
 def test_numpy_input_errors_match_python() -> None:
