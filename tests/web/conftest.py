@@ -88,13 +88,16 @@ def page(browser: Any, server_url: str) -> Iterator[Any]:
     """A fresh page that records console errors and every URL it requests (all must be
     this server's: no CDN, no network)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900},
-                                  accept_downloads=True)
+                                  accept_downloads=True, bypass_csp=True)  # lets
+    # wait_for_function evaluate its text (the app itself keeps its CSP: no eval needed)
     context.set_default_timeout(30_000)  # a hang guard only
     pg = context.new_page()
     pg.errors = []
     pg.urls = []
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    # the browser logs each 4xx answer as "Failed to load resource": expected, not an error
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error"
+          and not m.text.startswith("Failed to load resource") else None)
     pg.on("request", lambda r: pg.urls.append(r.url))
     try:
         yield pg

@@ -1,0 +1,215 @@
+"""The web app in a real browser: Debian's Chromium driven by Playwright. Each test waits
+for explicit states (``body[data-state]`` set by the page when a request ends, elements
+appearing); the timeouts are hang guards only. Screenshots go to docs/images/ when
+CHANCEKIT_SCREENSHOTS=1, else to a temporary directory."""
+
+from __future__ import annotations
+
+import io
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chancekit
+from conftest import IMAGES, call
+
+pytestmark = pytest.mark.browser
+
+
+def shot(page: Any, name: str, tmp_path: Path) -> None:
+    where = IMAGES if os.environ.get("CHANCEKIT_SCREENSHOTS") == "1" else tmp_path
+    where.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(where / f"web-{name}.png"), full_page=False)
+
+
+def wait(page: Any, key: str = "state", value: str = "done") -> None:
+    page.wait_for_function(f"document.body.dataset.{key} === {value!r}")
+
+
+def rerun(page: Any, button: str, key: str = "state", value: str = "done") -> None:
+    page.evaluate(f"document.body.dataset.{key} = ''")
+    page.click(button)
+    wait(page, key, value)
+
+
+def calculate(page: Any, text: str, value: str = "done") -> None:
+    page.fill("#exprs", text)
+    rerun(page, "#run", value=value)
+
+
+def chart_points(page: Any) -> dict[str, list[tuple[str, str]]]:
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '#chart svg g.series')].map(g => [g.dataset.series, [...g.querySelectorAll('circle.pt')]
+        .map(c => [c.dataset.x, c.dataset.exact])]))""")
+
+
+def test_dice_chart_table_and_modes(page: Any, server_url: str, tmp_path: Path) -> None:
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "attack: 1d20+5\n4d6kh3\nsave: 1d20+5 >= 15")
+    points = chart_points(page)
+    assert list(points) == ["attack", "4d6kh3", "save"]
+    for name, text in [("attack", "1d20+5"), ("4d6kh3", "4d6kh3"), ("save", "1d20+5 >= 15")]:
+        pmf = chancekit.dist(text).pmf()
+        assert {int(x): Fraction(e) for x, e in points[name]} == pmf
+    # the table: exact fractions in each cell, mean and median from the library
+    d = chancekit.dist("4d6kh3")
+    cell = page.locator('#outcomes tr[data-outcome="15"] td[data-series="4d6kh3"]')
+    assert Fraction(cell.get_attribute("data-exact")) == d.probability(15)
+    assert page.inner_text('#summary tr[data-series="4d6kh3"] td.mean-exact') == "15869/1296"
+    assert page.inner_text('#summary tr[data-series="4d6kh3"] td.q0\\.5') == str(d.median())
+    shot(page, "dice", tmp_path)
+    # At least / At most change the chart and the table
+    page.check("input[name=mode][value=atleast]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(at least)'")
+    assert Fraction(cell.get_attribute("data-exact")) == d.at_least(15)
+    assert {int(x): Fraction(e) for x, e in chart_points(page)["4d6kh3"]} == {
+        x: d.at_least(x) for x in d.outcomes()}
+    page.check("input[name=mode][value=atmost]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(at most)'")
+    assert Fraction(cell.get_attribute("data-exact")) == d.at_most(15)
+    # log scale and transpose (one line per outcome, x = the expressions)
+    page.check("#log")
+    page.wait_for_selector('#chart svg[data-log="1"]', state="attached")
+    page.check("#transpose")
+    outcomes = {*range(6, 26), *range(3, 19), 0, 1}
+    page.wait_for_function("document.querySelectorAll('#chart svg g.series').length === "
+                           f"{len(outcomes)}")
+    assert page.locator('#chart svg g.series[data-series="15"] circle.pt').count() == 2
+    # hover shows the exact probability
+    page.uncheck("#transpose")
+    page.check("input[name=mode][value=normal]")
+    page.hover('#chart svg g.series[data-series="4d6kh3"] circle.pt[data-x="18"]', force=True)
+    page.wait_for_selector(".tip", state="visible")
+    assert f"exactly {d.probability(18)}" in page.inner_text(".tip")
+    assert "computed in" in page.inner_text("#status")
+
+
+def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str) -> None:
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "adv: 2d20kh1+5\nstats: 4d6kh3")
+    page.check("input[name=mode][value=atleast]")
+    page.check("#log")
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+    link = page.input_value("#share-url")
+    assert link.startswith(server_url) and f"ck={chancekit.__version__}" in link and "z=" in link
+    before = chart_points(page)
+    other = browser.new_context(bypass_csp=True).new_page()
+    try:
+        other.goto(link)
+        wait(other)
+        assert other.input_value("#exprs") == "adv: 2d20kh1+5\nstats: 4d6kh3"
+        assert other.is_checked("input[name=mode][value=atleast]") and other.is_checked("#log")
+        assert chart_points(other) == before
+    finally:
+        other.context.close()
+
+
+def test_notation_error_inline_with_caret(page: Any, server_url: str) -> None:
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "ok: 1d6\n\nbad: 4d6kq3", value="error")
+    box = page.locator("#error .error")
+    assert "line 3" in box.inner_text()
+    assert page.inner_text("#error pre .src") == "4d6kq3"
+    assert page.inner_text("#error pre .caret") == "    ^"   # under the 'q' (column 5)
+    calculate(page, "1000d6kh500", value="error")
+    with pytest.raises(chancekit.LimitError) as refused:
+        chancekit.dist("1000d6kh500")
+    assert f"limit: {refused.value.limit}" in page.inner_text("#error .error")
+
+
+def test_stop_button(page: Any, server_url: str) -> None:
+    page.goto(server_url)
+    wait(page)
+    page.fill("#exprs", "9000d6")
+    page.evaluate("document.body.dataset.state = ''")
+    page.click("#run")
+    page.click("#stop")
+    page.wait_for_function("['stopped', 'done'].includes(document.body.dataset.state)")
+    assert page.is_disabled("#stop")
+
+
+def test_tables_sheet_downloads_and_one_page_pdf(page: Any, server_url: str,
+                                                  tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    page.goto(server_url + "tables")
+    wait(page)
+    table = chancekit.TabletopTable.build("3d6")
+    assert page.locator("#sheet-table tbody tr").count() == 20
+    assert table.report().line() in page.inner_text("#accuracy")
+    assert page.locator("#chart svg g.series").count() == 2
+    shot(page, "tables", tmp_path)
+    with page.expect_download() as dl:
+        page.click("#dl-csv")
+    assert Path(dl.value.path()).read_text() == table.render("csv")
+    with page.expect_download() as dl:
+        page.click("#dl-md")
+    assert Path(dl.value.path()).read_text() == table.render("md")
+    # print: only the sheet, on one page
+    page.evaluate("document.body.classList.add('printing-sheet')")
+    page.emulate_media(media="print")
+    pdf = page.pdf(format="A4", print_background=True)
+    assert len(PdfReader(io.BytesIO(pdf)).pages) == 1
+    page.emulate_media(media="screen")
+    # a loot list on a d6
+    page.check("input[name=source][value=loot]")
+    page.fill("#row-die", "6")
+    rerun(page, "#build")
+    assert page.locator("#sheet-table tbody tr").count() == 6
+    assert "sword" in page.inner_text("#sheet-table")
+
+
+def test_fairness_charts_and_tune(page: Any, server_url: str, tmp_path: Path) -> None:
+    page.goto(server_url + "fairness")
+    wait(page)
+    for chart in ("#chart-entropy", "#chart-variance"):
+        assert page.locator(f"{chart} svg g.series").count() == 4
+        assert page.locator(f"{chart} svg g.series circle.pt").count() == 4 * 25
+    variance = page.inner_text('#metrics tr[data-spec="dynamic-dice:0.355"] '
+                               'td[data-metric="outcome_variance"]')
+    assert float(variance) == pytest.approx(0.459, abs=1e-3)
+    page.click("#tune")
+    wait(page, "tune", "done")
+    winners = page.locator(".winner-spec").all_inner_texts()
+    assert {w.strip() for w in winners} == {"generalized-deck:1,6", "dynamic-dice:0.355"}
+    rerun(page, "#compare")
+    assert set(page.locator("#metrics tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.spec)")) == {"generalized-deck:1,6",
+                                                      "dynamic-dice:0.355", "dice", "deck"}
+    shot(page, "fairness", tmp_path)
+
+
+def test_roll_and_named_streams(page: Any, server_url: str, tmp_path: Path) -> None:
+    page.goto(server_url + "roll")
+    wait(page)
+    rng = chancekit.PCG32(2026)
+    expected = [chancekit.roll("4d6kh3", rng=rng) for _ in range(6)]
+    items = page.locator("#rolls li")
+    assert items.count() == 6
+    assert [int(x) for x in items.evaluate_all("li => li.map(x => x.dataset.total)")] == [
+        r.total for r in expected]
+    assert items.first.inner_text() == expected[0].to_dict()["text"].replace("~~", "")
+    streams = chancekit.Streams(2026)
+    loot = streams["loot"]
+    row = page.locator('#streams tr[data-stream="loot"] td').all_inner_texts()
+    assert [int(v) for v in row[1:]] == [chancekit.roll("4d6kh3", rng=loot).total
+                                         for _ in range(6)]
+    shot(page, "roll", tmp_path)
+    page.fill("#seed", "my campaign")
+    page.fill("#stream", "combat")
+    rerun(page, "#roll")
+    s = chancekit.Streams("my campaign")["combat"]
+    assert int(items.first.get_attribute("data-total")) == chancekit.roll("4d6kh3", rng=s).total
+
+
+def test_api_page_without_cdn(page: Any, server_url: str) -> None:
+    page.goto(server_url + "docs")
+    page.wait_for_selector('.endpoint[data-path="/api/dist"]')
+    assert call(server_url, "/api/version")[1]["version"] == chancekit.__version__
