@@ -95,81 +95,68 @@ def _deep_child() -> Callable[[], Any]:
 
 
 CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
-    # chancekit.dice (Distribution)
-    ("MAX_DICE", "chancekit.dice.distribution"): lambda: lambda: 100_001 @ _dice()(6),
-    ("MAX_OUTCOMES", "chancekit.dice.distribution"):
-        lambda: lambda: _dice()(1000).explode(depth=2002),
-    ("MAX_WEIGHT_BITS", "chancekit.dice.distribution"): lambda: lambda: 20_000 @ _dice()(6),
-    ("MAX_PAIRS", "chancekit.dice.distribution"):
-        lambda: (lambda a: lambda: a * a)(_dice()(5000)),
-    ("MAX_EXPLODE_DEPTH", "chancekit.dice.distribution"):
-        lambda: lambda: _dice()(6).explode(depth=10_001),
-    ("MAX_EXPLODE_WORK", "chancekit.dice.distribution"):
-        lambda: lambda: _dice()(20).explode(depth=300),
+    # chancekit.dice: the Distribution API, pools and notation share every limit (the
+    # notation cases that used to have their own, differently sized twins are in
+    # tests/dice/test_one_algebra.py, which checks that both make the same decision)
+    ("MAX_WORK", "chancekit.limits"): lambda: lambda: _dist("831d100"),
+    ("MAX_DICE", "chancekit.limits"): lambda: lambda: 100_001 @ _dice()(6),
+    ("MAX_SIDES", "chancekit.limits"): lambda: lambda: _dist("d1000001"),
+    ("MAX_OUTCOMES", "chancekit.limits"): lambda: lambda: _dice()(1000).explode(depth=2002),
+    ("MAX_WEIGHT_BITS", "chancekit.limits"): lambda: lambda: 20_000 @ _dice()(6),
+    ("MAX_PAIRS", "chancekit.limits"): lambda: (lambda a: lambda: a * a)(_dice()(5000)),
+    ("MAX_EXPLODE_DEPTH", "chancekit.limits"): lambda: lambda: _dice()(6).explode(depth=10_001),
     ("depth", "chancekit.dice.distribution"):
         lambda: lambda: _dice()(6).explode(range(1, 7), depth=1001),
-    ("MAX_FRACTION_WORK", "chancekit.dice.distribution"):
+    ("MAX_FRACTION_WORK", "chancekit.limits"):
         lambda: (3500 @ _dice()(6)).cumulative,  # 17 501 rows x 9 048 bits: 1.4e12
-    # chancekit.dice.pool
-    ("MAX_POOL_DICE", "chancekit.dice.pool"): _pool_dice,
-    ("MAX_POOL_STATES", "chancekit.dice.pool"): _pool_states,
-    ("MAX_POOL_WORK", "chancekit.dice.pool"):
-        lambda: lambda: importlib.import_module("chancekit.dice.pool").neon_city_overdrive(
-            1000, 1000),
-    # dice notation
-    ("MAX_LENGTH", "chancekit.dice._parse"): lambda: lambda: _dist("1+" * 1000 + "1"),
-    ("MAX_DEPTH", "chancekit.dice._parse"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
-    ("MAX_DICE", "chancekit.dice._ast"): lambda: lambda: _dist("100001d6"),
-    ("MAX_SIDES", "chancekit.dice._ast"): lambda: lambda: _dist("d1000001"),
-    ("MAX_OUTCOMES", "chancekit.dice._ast"): lambda: lambda: _dist("d2000*d2000"),
-    ("MAX_WEIGHT_BITS", "chancekit.dice._ast"): lambda: lambda: _dist("1000d1000"),
-    ("MAX_POOL_STATES", "chancekit.dice._ast"): lambda: lambda: _dist("100d100kh1kl1"),
-    ("MAX_WORK", "chancekit.dice._ast"): lambda: lambda: _dist("831d100"),
-    ("MAX_ROLLED", "chancekit.dice._ast"):
+    ("MAX_POOL_DICE", "chancekit.limits"): _pool_dice,
+    ("MAX_POOL_STATES", "chancekit.limits"): _pool_states,
+    ("MAX_LENGTH", "chancekit.limits"): lambda: lambda: _dist("1+" * 1000 + "1"),
+    ("MAX_DEPTH", "chancekit.limits"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
+    ("MAX_ROLLED", "chancekit.limits"):
         lambda: lambda: importlib.import_module("chancekit.dice").roll(
             "10001d6", importlib.import_module("chancekit.rng").PCG32(1)),
     # chancekit.fair
-    ("max_states", "chancekit.fair.exact"):
+    ("max_states", "chancekit.limits"):
         lambda: lambda: _fair().evaluate_exact(_fair().Dice(12), 100),
-    ("MAX_LAYER_CELLS", "chancekit.fair.exact"):
+    ("MAX_LAYER_CELLS", "chancekit.limits"):
         lambda: lambda: _fair().tune(6, 100, 0.9, systems=("dynamic-dice",), chunk_size=100),
-    ("MAX_FAIR_WORK", "chancekit.fair.work"): lambda: lambda: _fair().tune(6, 3000, 0.9),
-    ("MAX_MC_CELLS", "chancekit.fair.montecarlo"):
+    ("MAX_FAIR_WORK", "chancekit.limits"): lambda: lambda: _fair().tune(6, 3000, 0.9),
+    ("MAX_MC_CELLS", "chancekit.limits"):
         lambda: lambda: _fair().evaluate_montecarlo(_fair().Dice(6), 100_000, trials=1000),
-    ("MAX_VALUES", "chancekit.fair.systems"): lambda: lambda: _fair().Dice(1_000_001),
-    ("MAX_REROLL_TRIES", "chancekit.fair.systems"):
-        lambda: lambda: _fair().HistoryReroll(7, 4, 10_001),
-    ("MIN_PRD_P", "chancekit.fair.systems"): lambda: lambda: _fair().PRD(1e-9),
+    ("MAX_VALUES", "chancekit.limits"): lambda: lambda: _fair().Dice(1_000_001),
+    ("MAX_REROLL_TRIES", "chancekit.limits"): lambda: lambda: _fair().HistoryReroll(7, 4, 10_001),
+    ("MIN_PRD_P", "chancekit.limits"): lambda: lambda: _fair().PRD(1e-9),
     # chancekit.sampling
-    ("MAX_LABELS", "chancekit.sampling._weights"):
+    ("MAX_LABELS", "chancekit.limits"):
         lambda: lambda: _sampling().AliasTable(range(1_000_001)),
-    ("MAX_TABLE_BITS", "chancekit.sampling._weights"): _table_bits,
-    ("MAX_WEIGHT_DIGITS", "chancekit.sampling._weights"):
+    ("MAX_TABLE_BITS", "chancekit.limits"): _table_bits,
+    ("MAX_WEIGHT_DIGITS", "chancekit.limits"):
         lambda: lambda: importlib.import_module("chancekit.sampling._weights").parse_weights(
             "a=1e999999999"),
-    ("MAX_TABLE_CELLS", "chancekit.sampling.tabletop"):
+    ("MAX_TABLE_CELLS", "chancekit.limits"):
         lambda: lambda: _sampling().TabletopTable.build({1: 1, 2: 1}, row_die=1000,
                                                         check_die=1000),
     ("row_die", "chancekit.sampling.tabletop"):
         lambda: lambda: _sampling().TabletopTable.build("2d20"),
-    ("max_tries", "chancekit.sampling.filters"): _const_sampler,
-    ("MAX_TOTAL_BITS", "chancekit.sampling.tree"):
+    ("max_tries", "chancekit.limits"): _const_sampler,
+    ("MAX_TOTAL_BITS", "chancekit.limits"):
         lambda: (lambda big: lambda: _sampling().ChanceTree({"a": big, "b": 1}))(2**(10**7)),
     # chancekit.rng
-    ("MAX_CHILD_DEPTH", "chancekit.rng.streams"): _deep_child,
+    ("MAX_CHILD_DEPTH", "chancekit.limits"): _deep_child,
 }
 
 #: rows allowed more Python calls than MAX_CALLS before refusing, and why
 CALL_ALLOWANCE: dict[tuple[str, str], int] = {
     # the check reads every label first (O(input), about 20 calls a label: 18 000 here)
-    ("MAX_TABLE_BITS", "chancekit.sampling._weights"): 500_000,
+    ("MAX_TABLE_BITS", "chancekit.limits"): 500_000,
     # documented as not up front: the filter counts its re-draws of an unknown sampler
-    ("max_tries", "chancekit.sampling.filters"): 500_000,
+    ("max_tries", "chancekit.limits"): 500_000,
 }
 
 #: rows whose documented error is not LimitError: (error class, text the message names)
 OTHER_ERRORS: dict[tuple[str, str], tuple[type[Exception], str]] = {
-    ("MAX_DEPTH", "chancekit.dice._parse"): (NotationError, "nested too deeply (more than 100"),
+    ("MAX_DEPTH", "chancekit.limits"): (NotationError, "nested too deeply (more than 100"),
 }
 
 
@@ -252,6 +239,25 @@ def test_doc_values_are_the_code_constants() -> None:
         assert _value(value) == actual, f"{limit} ({module}): doc says {value}, code {actual}"
         checked += 1
     assert checked >= 20
+
+
+def test_every_limit_is_defined_in_the_limits_module() -> None:
+    """One module of limits (issue #11): a ``MAX_*``/``MIN_*`` constant assigned at module
+    level anywhere but ``chancekit/limits.py`` fails this test."""
+    import ast
+
+    src = Path(__file__).resolve().parents[1] / "src" / "chancekit"
+    pattern = re.compile(r"_?(MAX|MIN)_[A-Z0-9_]+")
+    elsewhere = []
+    for path in sorted(src.rglob("*.py")):
+        if path.name == "limits.py" and path.parent == src:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [node.target] if isinstance(node, ast.AnnAssign) else [])
+            elsewhere += [f"{path.relative_to(src)}:{node.lineno} {t.id}" for t in targets
+                          if isinstance(t, ast.Name) and pattern.fullmatch(t.id)]
+    assert not elsewhere, elsewhere
 
 
 # --------------------------------------------------------------------------- CLI

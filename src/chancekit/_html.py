@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 _PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860")
-_MAX_ROWS = 60  # longer tables show the most likely rows and say how many are hidden
+_TABLE_ROWS = 60  # longer tables show the most likely rows and say how many are hidden
 
 
 def svg_bars(labels: Sequence[Any], values: Sequence[float], *, width: int = 480,
@@ -97,9 +97,9 @@ def distribution_html(dist: Any, title: str = "") -> str:
     rows = [(s, _pct(p), _pct(al), _pct(am))
             for s, (_, p, al, am) in zip(labels, table, strict=True)]
     note = ""
-    if len(rows) > _MAX_ROWS:
-        keep = set(sorted(range(len(rows)), key=probs.__getitem__, reverse=True)[:_MAX_ROWS])
-        note = f"<p>{len(rows) - _MAX_ROWS} less likely outcomes not listed.</p>"
+    if len(rows) > _TABLE_ROWS:
+        keep = set(sorted(range(len(rows)), key=probs.__getitem__, reverse=True)[:_TABLE_ROWS])
+        note = f"<p>{len(rows) - _TABLE_ROWS} less likely outcomes not listed.</p>"
         rows = [r for i, r in enumerate(rows) if i in keep]
     try:
         mean, variance = dist._moments()

@@ -43,12 +43,81 @@ from collections.abc import Callable, Iterator
 from chancekit.errors import LimitError
 
 __all__ = ["CALIBRATION_FACTOR", "UNIT_NS", "Budget", "charge", "count", "current",
-           "evaluation"]
+           "evaluation", "mul_work", "power_work"]
 
 #: nanoseconds one work unit stands for on the reference machine (docs/performance.md)
 UNIT_NS = 20
 #: the most the work a step counts may exceed its estimate (tests/test_work_calibration.py)
 CALIBRATION_FACTOR = 4
+
+# ---------------------------------------------------------------------------------------
+# Every named limit of chancekit, defined here once (a test fails if a ``MAX_*`` constant
+# is defined anywhere else); docs/limits.md lists each with what it guards and what to do
+# instead, and tests/test_limits.py checks the table against these values.
+
+# -- exact dice (chancekit.dice: the Distribution API, pools and notation alike)
+#: the total estimated work of one evaluation (an expression, or one API call), in units
+#: of about UNIT_NS: about a second
+MAX_WORK = 50_000_000
+#: most dice summed by ``n @ die`` / in one notation group ``NdX``
+MAX_DICE = 100_000
+#: most sides of one die (``dX``, ``d(sides)``) and most listed faces (``d{...}``)
+MAX_SIDES = 1_000_000
+#: most distinct outcomes of one distribution (estimated before sums and explosions)
+MAX_OUTCOMES = 1_000_000
+#: outcomes x bits per weight of one distribution, estimated before the work (256 MiB)
+MAX_WEIGHT_BITS = 2**31
+#: outcome pairs visited by one pairwise combination (``*``, ``/``, ``%``, max, ``==``...)
+MAX_PAIRS = 2_000_000
+#: ``depth`` of explode and reroll
+MAX_EXPLODE_DEPTH = 10_000
+#: dice in all the pools of one face-by-face evaluation
+MAX_POOL_DICE = 10_000
+#: states the pool engines may hold at once (dice left x rule state; multisets of dice)
+MAX_POOL_STATES = 500_000
+#: outcomes x (bits of the total)^2 of the exact cumulative table (``cumulative()``)
+MAX_FRACTION_WORK = 10**12
+#: characters of one dice expression
+MAX_LENGTH = 2_000
+#: nesting depth of one dice expression (a NotationError, "nested too deeply")
+MAX_DEPTH = 100
+#: dice one ``roll()`` may roll, rerolls and explosions included
+MAX_ROLLED = 10_000
+
+# -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
+#: one outcome of a distribution built in Python (a dict entry: about 100 ns)
+ENTRY_WORK = 5
+#: one pair visited by a pairwise combination (a Python-level step, about 500 ns)
+PAIR_WORK = 25
+#: one tuple element built or read by the general pool engine (about 120 ns)
+TUPLE_WORK = 6
+
+
+def power_work(length: int, span: int, bits: int) -> int:
+    """Estimated work (units) of raising a polynomial of ``length`` coefficients to a
+    power with ``span`` coefficients of ``bits`` bits: flint uses the J.C.P. Miller
+    recurrence (length x output bits) or repeated squaring (about 150 x output bits),
+    whichever is cheaper, then every coefficient is converted to a Python int (about one
+    unit a 64-bit limb, plus the dict entry). Calibrated in benchmarks/bench_limits.py:
+    ``10000d6`` 28 M (0.55 s), ``831d100`` 53 M (refused).
+
+    >>> power_work(6, 50001, 25850) // 10**6
+    28
+    """
+    return span * bits * min(length, 150) // 1000 + span * (bits // 64 + ENTRY_WORK)
+
+
+def mul_work(len_a: int, len_b: int, bits: int) -> int:
+    """Estimated work (units) of multiplying two polynomials of ``len_a`` and ``len_b``
+    coefficients whose product has ``bits``-bit coefficients (flint: Kronecker
+    substitution, an FFT product of integers of (len_a + len_b) x bits bits, about 0.1 ns
+    a bit), plus the dict conversions. Calibrated: 2000 x 42000 coefficients of 2900 bits,
+    21 M (0.4 s).
+
+    >>> mul_work(6, 6, 10)
+    72
+    """
+    return (len_a + len_b) * (bits // 6 + ENTRY_WORK)
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
     "chancekit_budget", default=None)
@@ -141,3 +210,79 @@ def count(units: int) -> None:
     budget = _current.get()
     if budget is not None:
         budget.count(units)
+
+# -- fairness systems (chancekit.fair)
+
+#: the largest number of states one draw's layer may hold in an exact evaluation
+MAX_STATES = 300_000
+#: the most states x values x candidates one layer's float64 arrays may hold (160 MB each)
+MAX_LAYER_CELLS = 20_000_000
+#: the most trials x (samples + values) cells one Monte Carlo run may hold: its arrays take
+#: about 50 bytes per cell, so this is about 500 MB
+MAX_MC_CELLS = 10_000_000
+#: the most values (n) a system may have
+MAX_VALUES = 1_000_000
+#: the most rolls per draw of :class:`HistoryReroll` (``tries``)
+MAX_REROLL_TRIES = 10_000
+#: the smallest success rate :func:`prd_constant` (and so :class:`PRD`) accepts: solving
+#: for the constant costs O(1/p**2) steps (about a second at 0.001, minutes at 1e-5)
+MIN_PRD_P = 0.001
+#: the most estimated work units (about 25 ns each) one evaluation or tuning may take:
+#: about a second
+MAX_FAIR_WORK = 40_000_000
+
+# -- random streams (chancekit.rng)
+
+#: characters of one stream id or child name
+MAX_ID_LENGTH = 1024
+#: deepest nesting of ``Streams.child`` (and of ``children`` in a saved file)
+MAX_CHILD_DEPTH = 100
+
+# -- the command line (chancekit.cli)
+
+#: an integer --seed/--stream/--bound has at most this many decimal digits in size
+#: (the JSON output writes it as a number; chancekit.Streams takes larger seeds)
+MAX_INT_DIGITS = 4300
+#: (the same bound as a number)
+MAX_INT = 10**MAX_INT_DIGITS
+#: largest --bound: draws are printed in decimal, so they stay far below Python's
+#: 4300-digit conversion limit (2**4096 has 1234 digits)
+MAX_BOUND_BITS = 4096
+
+# -- the web calculator (chancekit.web): input bounds
+
+MAX_BODY = 64 * 1024          #: bytes in a request body
+MAX_EXPRESSIONS = 12          #: expressions per /api/dist request
+MAX_EXPRESSION_CHARS = 1000   #: characters per expression
+MAX_LABEL_CHARS = 100
+MAX_LOOT_CHARS = 20_000
+MAX_SYSTEMS = 12
+MAX_SPEC_CHARS = 200
+MAX_ROLLS = 100
+MAX_STREAMS = 8
+MAX_JOBS = 4                  #: tuning jobs running or waiting at once
+#: at most this many rows per series are sent (the rest are counted in ``hidden``)
+MAX_ROWS = 5000
+#: an exact fraction longer than this is sent as null (the float stays)
+MAX_FRACTION_CHARS = 80
+
+# -- samplers (chancekit.sampling)
+
+#: ``parse_weights``: a weight's decimal exponent and its count of digits are limited to
+#: this, so ``"1e999999999"`` is refused at once instead of building a billion-digit number
+MAX_WEIGHT_DIGITS = 1000
+#: the most labels (outcomes, categories) one weights argument may have
+MAX_LABELS = 1_000_000
+#: the most bits of the exact integer weights, estimated as labels x bits of the common
+#: denominator (128 MiB): weights like 1/p for thousands of different primes p blow up
+MAX_TABLE_BITS = 2**30
+#: the most grid cells (row_die x check_die, or ``units`` of :func:`round_to_grid`): the
+#: optimal rounding is O(cells log k), about a second at this size
+MAX_TABLE_CELLS = 100_000
+#: the most bits of a tree's total (its weights over their common denominator): a draw
+#: is one ``randbelow(total)``, whose cost grows with the square of the words it reads
+#: (2**16 bits: about 5 ms a draw; ``{"a": 2**(10**7), "b": 1}`` took minutes)
+MAX_TOTAL_BITS = 2**16
+#: the default ``max_tries`` of the streak filters: re-draws in a row before giving up
+#: (counted as they happen: the sampler is unknown)
+MAX_TRIES = 100_000

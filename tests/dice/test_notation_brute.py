@@ -22,7 +22,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import chancekit.dice._ast_eval as ast_eval
+import chancekit.dice._compile as ast_eval
 import chancekit.dice._roll as roll_mod
 from chancekit.dice import _ast
 from chancekit.dice._parse import parse

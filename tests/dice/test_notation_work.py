@@ -113,5 +113,5 @@ def test_keep_sum_refuses_a_long_face_walk_up_front() -> None:
     die = d(6111)
     error, _, calls = measure(lambda: keep_sum([die] * 4, highest=3))
     assert isinstance(error, LimitError)
-    assert error.limit == "MAX_POOL_WORK" and "MAX_POOL_WORK" in str(error)
+    assert error.limit == "MAX_WORK" and "MAX_WORK" in str(error)
     assert calls < MAX_CALLS

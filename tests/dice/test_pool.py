@@ -322,7 +322,7 @@ def test_cache_is_bounded_and_clearable(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_work_limit_refused_quickly() -> None:
     error, _, calls = measure(lambda: neon_city_overdrive(1000, 1000))
-    assert isinstance(error, LimitError) and error.limit == "MAX_POOL_WORK"
+    assert isinstance(error, LimitError) and error.limit == "MAX_WORK"
     assert calls < MAX_CALLS
 
 

@@ -14,14 +14,12 @@ import re
 from typing import Any
 
 from chancekit.errors import InvalidValueError
+from chancekit.limits import MAX_INT as _MAX_INT
+from chancekit.limits import MAX_INT_DIGITS
 
 #: integers on the command line: plain ASCII, optional sign, decimal (no leading zeros but
 #: "0"), 0x hex, 0o octal or 0b binary -- no spaces, underscores or other scripts' digits
 _INT_TEXT = re.compile(r"[+-]?(?:0+|[1-9][0-9]*|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)")
-#: an integer --seed/--stream/--bound has at most this many decimal digits in size
-#: (the JSON output writes it as a number; chancekit.Streams takes larger seeds)
-MAX_INT_DIGITS = 4300
-_MAX_INT = 10**MAX_INT_DIGITS
 
 
 def check_text(option: str, text: str) -> str:

@@ -7,12 +7,10 @@ import sys
 from typing import Any
 
 from chancekit.cli._common import check_text, parse_int_text, parse_seed
+from chancekit.limits import MAX_BOUND_BITS
 
 #: draws are made and written this many at a time, so memory stays bounded whatever -n is
 BLOCK = 1 << 16
-#: largest --bound: draws are printed in decimal, so they stay far below Python's
-#: 4300-digit conversion limit (2**4096 has 1234 digits)
-MAX_BOUND_BITS = 4096
 
 
 def register(sub: argparse._SubParsersAction) -> None:

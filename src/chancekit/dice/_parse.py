@@ -39,13 +39,10 @@ from chancekit.dice._ast import (
     Unary,
 )
 from chancekit.errors import InvalidTypeError, LimitError, NotationError
+from chancekit.limits import MAX_DEPTH, MAX_LENGTH
 
 __all__ = ["MAX_DEPTH", "MAX_LENGTH", "parse"]
 
-#: longest accepted expression, in characters
-MAX_LENGTH = 2_000
-#: deepest accepted nesting (parentheses, signs, chained operators)
-MAX_DEPTH = 100
 
 _WS = " \t\r\n"
 _COMPARISONS = ("==", "!=", "<=", ">=", "<", ">")

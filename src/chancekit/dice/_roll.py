@@ -1,6 +1,7 @@
 """Rolling a dice syntax tree with a bit source, with an Avrae-style breakdown (private).
 
-The semantics mirror :mod:`chancekit.dice._ast_eval` operator by operator (docs/notation.md):
+The semantics mirror :mod:`chancekit.dice.evaluate` (behind :class:`~chancekit.dice.Pool`)
+operator by operator (docs/notation.md):
 the exact distribution of :func:`roll_tree`'s total is the distribution ``dist`` returns.
 Every die is one ``rng.randbelow(len(faces))`` call, so a scripted bit source can enumerate
 all rolls (the test-suite does exactly that).

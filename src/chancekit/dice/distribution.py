@@ -8,7 +8,7 @@ are numbers, or any hashable label where arithmetic is not needed.
 Contents: :class:`Distribution` (build, combine, read), :func:`d`, :func:`fudge`,
 :func:`faces`, :func:`constant`, and the limits :data:`MAX_DICE`, :data:`MAX_OUTCOMES`,
 :data:`MAX_WEIGHT_BITS`, :data:`MAX_PAIRS`, :data:`MAX_EXPLODE_DEPTH`,
-:data:`MAX_EXPLODE_WORK`, :data:`MAX_FRACTION_WORK` (all listed in docs/limits.md).
+:data:`MAX_FRACTION_WORK` (defined in :mod:`chancekit.limits`, listed in docs/limits.md).
 
 Sums of integer outcomes are computed as polynomial products with python-flint's
 ``fmpz_poly`` (the weight of outcome ``x`` is the coefficient of ``z**x``), so ``1000 @ d(6)``
@@ -37,13 +37,26 @@ from typing import Any
 
 import flint
 
+from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
+from chancekit.limits import (
+    MAX_DICE,
+    MAX_EXPLODE_DEPTH,
+    MAX_FRACTION_WORK,
+    MAX_OUTCOMES,
+    MAX_PAIRS,
+    MAX_SIDES,
+    MAX_WEIGHT_BITS,
+    MAX_WORK,
+    PAIR_WORK,
+    mul_work,
+    power_work,
+)
 
 __all__ = [
     "MAX_DICE",
     "MAX_EXPLODE_DEPTH",
-    "MAX_EXPLODE_WORK",
     "MAX_FRACTION_WORK",
     "MAX_OUTCOMES",
     "MAX_PAIRS",
@@ -55,26 +68,9 @@ __all__ = [
     "fudge",
 ]
 
-#: Most dice summed by ``n @ dist`` (and most dice in one pool).
-MAX_DICE = 100_000
-#: Most distinct outcomes a single distribution may have.
-MAX_OUTCOMES = 2_000_000
-#: Most (outcome, outcome) pairs a non-polynomial binary operation may visit.
-MAX_PAIRS = 20_000_000
-#: Largest estimated total size of the weights of a result, in bits (about 512 MiB).
-MAX_WEIGHT_BITS = 2**32
-#: Largest ``depth`` of :meth:`Distribution.explode` and :meth:`Distribution.reroll`.
-MAX_EXPLODE_DEPTH = 10_000
 #: the default ``depth`` of :meth:`Distribution.explode` and of notation's ``!``/``e`` (one
 #: default for both: extra rolls per die past which an exploding face adds nothing more)
 EXPLODE_DEPTH = 20
-#: Largest estimated work of an exploding integer die: depth x faces x outcomes x bits per
-#: weight of the result (about a second at most).
-MAX_EXPLODE_WORK = 2 * 10**10
-#: Largest estimated work of the exact :meth:`Distribution.cumulative`: outcomes x (bits of
-#: the total)**2, for two gcds per row (``3000 @ d(6)`` is 9e11, about a second);
-#: :meth:`Distribution.cumulative_float` has no such limit.
-MAX_FRACTION_WORK = 10**12
 
 Outcome = Hashable
 
@@ -660,13 +656,15 @@ class Distribution:
             except TypeError as e:
                 raise InvalidTypeError(f"{name}: {e}") from None
         a, b = (other, self) if swap else (self, other)
-        if a._int and b._int and name in ("+", "-"):
+        if a._int and b._int and name in ("+", "-") and _dense(a) and _dense(b):
             return _poly_add(a, b if name == "+" else -b)
         pairs = len(a._w) * len(b._w)
         if pairs > MAX_PAIRS:
             raise LimitError(
                 f"{name} would visit {pairs} outcome pairs, more than MAX_PAIRS = {MAX_PAIRS};"
                 " reduce the outcomes first (map/clamp)", limit="MAX_PAIRS", value=pairs)
+        _charge(pairs * PAIR_WORK, f"combining two distributions with {name}")
+        limits.count(pairs * PAIR_WORK)
         out: dict[Any, int] = {}
         try:
             for x, wx in a._w.items():
@@ -771,6 +769,9 @@ class Distribution:
                     f" of about {bits / 8 / 2**20:.0f} MiB, past MAX_OUTCOMES = {MAX_OUTCOMES}"
                     f" / MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS}; use fewer dice or the mean and "
                     "variance (they scale with n)", limit="MAX_WEIGHT_BITS", value=bits)
+            work = power_work(hi - lo + 1, span, n * self._total.bit_length())
+            _charge(work, f"summing {n} dice")
+            limits.count(work)
             off, p = self._poly()
             return Distribution._from_poly(off * n, p**n)
         result: Distribution | None = None
@@ -865,8 +866,8 @@ class Distribution:
         ``3 @ d(6).explode() == dist("3d6!")``). Past the cap, the last extra
         roll is kept as rolled (an exploding face there adds nothing more) — the same as
         icepool's ``explode(depth=depth)``. Cost O(depth) polynomial products; refused up
-        front past :data:`MAX_EXPLODE_DEPTH`, :data:`MAX_OUTCOMES` or
-        :data:`MAX_EXPLODE_WORK`.
+        front past :data:`MAX_EXPLODE_DEPTH`, :data:`MAX_OUTCOMES` or the work budget
+        (``MAX_WORK``, :mod:`chancekit.limits`).
 
         >>> d(6).explode(depth=1).probability(12)
         Fraction(1, 36)
@@ -894,14 +895,10 @@ class Distribution:
                     f"exploding this die {depth} times would span {span} outcomes, more than "
                     f"MAX_OUTCOMES = {MAX_OUTCOMES}; use a smaller depth",
                     limit="MAX_OUTCOMES", value=span)
-            work = depth * n * span * bits
-            if work > MAX_EXPLODE_WORK:
-                raise LimitError(
-                    f"exploding a die with {n} faces {depth} times needs about {work:.2e} "
-                    f"bit operations (depth x faces x outcomes x bits per weight), more than "
-                    f"MAX_EXPLODE_WORK = {MAX_EXPLODE_WORK:.0e}; use a smaller depth (the "
-                    "mass past depth 20 is tiny for most dice)",
-                    limit="MAX_EXPLODE_WORK", value=work)
+            # each level multiplies the die (n coefficients) by the chain so far
+            work = sum(mul_work(n, r * (n - 1) + 1, int(r * bits)) for r in range(1, depth + 1))
+            _charge(work, f"exploding a die with {n} faces {depth} times")
+            limits.count(work)
             s_poly = flint.fmpz_poly([stay.get(off + i, 0) for i in range(n)])
             b_poly = flint.fmpz_poly([boom.get(off + i, 0) for i in range(n)])
             # E_0 = X; E_k = S * total(E_{k-1}) + B * E_{k-1}, reduced by content each step.
@@ -986,6 +983,11 @@ class Distribution:
         return self.map(f)
 
 
+def _charge(units: int, what: str) -> None:
+    """Charge a step's estimate to the open work budget (one call alone: MAX_WORK)."""
+    limits.charge(units, what, limit=MAX_WORK, name="MAX_WORK")
+
+
 def _check_depth(depth: int) -> int:
     depth = require_int("depth", depth, lo=0)
     if depth > MAX_EXPLODE_DEPTH:
@@ -1023,6 +1025,14 @@ def _reduce(w: dict[Any, int]) -> dict[Any, int]:
     return w
 
 
+def _dense(x: Distribution) -> bool:
+    """Whether integer outcomes are close enough together for a polynomial (their span at
+    most a few times their number): ``2 * 10**309`` and ``4 * 10**309`` are added pair by
+    pair, not as a polynomial of 10**309 coefficients."""
+    span = next(reversed(x._w)) - next(iter(x._w)) + 1
+    return span <= 4 * len(x._w) + 64
+
+
 def _poly_add(a: Distribution, b: Distribution) -> Distribution:
     oa, pa = a._poly()
     ob, pb = b._poly()
@@ -1031,6 +1041,10 @@ def _poly_add(a: Distribution, b: Distribution) -> Distribution:
         raise LimitError(
             f"the sum would span {span} outcomes, more than MAX_OUTCOMES = {MAX_OUTCOMES}",
             limit="MAX_OUTCOMES", value=span)
+    if len(a._w) * len(b._w) > 400:  # small sums cost less than their estimate
+        work = mul_work(len(a._w), len(b._w), a._total.bit_length() + b._total.bit_length())
+        _charge(work, "adding two distributions")
+        limits.count(work)
     return Distribution._from_poly(oa + ob, pa * pb)
 
 
@@ -1184,8 +1198,13 @@ def d(sides: int) -> Distribution:
     >>> d(6).outcomes()
     (1, 2, 3, 4, 5, 6)
     """
-    sides = require_int("sides", sides, lo=1, hi=MAX_OUTCOMES)
-    return Distribution._raw(dict.fromkeys(range(1, sides + 1), 1), reduced=True)
+    sides = require_int("sides", sides, lo=1, hi=MAX_SIDES)
+    die = object.__new__(Distribution)  # already sorted, reduced and integer: O(sides) in C
+    die._w = dict.fromkeys(range(1, sides + 1), 1)
+    die._total = sides
+    die._int = True
+    die._hash = None
+    return die
 
 
 def fudge() -> Distribution:

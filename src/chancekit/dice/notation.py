@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit.dice._ast import Dice, Node, walk
-from chancekit.dice._ast_eval import check_dice_ops, exact_weights
+from chancekit.dice._compile import check_dice_ops, compile_tree
 from chancekit.dice._parse import parse
 from chancekit.dice._roll import roll_tree
 
@@ -53,7 +53,7 @@ def weights(notation: str) -> dict[Any, int]:
     >>> weights("2d2")
     {2: 1, 3: 2, 4: 1}
     """
-    return exact_weights(_compile(notation), notation)
+    return dict(dist(notation).weights)
 
 
 def dist(notation: str) -> Any:
@@ -70,9 +70,7 @@ def dist(notation: str) -> Any:
     >>> dist("2d20kh1").mean()
     Fraction(553, 40)
     """
-    from chancekit.dice.distribution import Distribution
-
-    return Distribution._raw(weights(notation), reduced=True)
+    return compile_tree(_compile(notation), notation)
 
 
 @dataclass(frozen=True)

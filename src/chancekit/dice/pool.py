@@ -35,15 +35,18 @@ import flint
 
 from chancekit import limits
 from chancekit._validate import require_int
-from chancekit.dice.distribution import Distribution, constant, d
+from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d
+from chancekit.dice.selectors import Op, Selector, matches_every_face
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.limits import MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
 
 __all__ = [
     "MAX_POOL_DICE",
     "MAX_POOL_STATES",
-    "MAX_POOL_WORK",
+    "MAX_WORK",
     "Decided",
     "FaceRule",
+    "Pool",
     "clear_caches",
     "count_successes",
     "evaluate_pool",
@@ -56,14 +59,8 @@ __all__ = [
     "risk_battle",
 ]
 
-#: Most dice in all pools of one evaluation.
-MAX_POOL_DICE = 10_000
-#: Most (dice left, rule state) pairs the general engine keeps between two faces.
-MAX_POOL_STATES = 2_000_000
-#: Most (dice left, dice shown) combinations the general engine may visit per rule state.
-MAX_POOL_WORK = 50_000_000
-#: work of one (state, dice shown) combination of the general face walk (MAX_POOL_WORK
-#: units: a rule step and a few big-integer products, about 1 µs)
+#: work of one (state, dice shown) combination of the general face walk (MAX_WORK units:
+#: a rule step and a few big-integer products, about 1 µs)
 STEP_WORK = 50
 #: Most results kept in the memo cache (least recently used are dropped).
 CACHE_SIZE = 256
@@ -236,17 +233,17 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
     except TypeError:
         raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
     n_faces = len(face_list)
-    if work * n_faces > MAX_POOL_WORK:
+    if work * n_faces > MAX_WORK:
         raise LimitError(
             f"evaluating these pools visits about {work * n_faces} (dice left, dice shown) "
-            f"combinations per rule state, more than MAX_POOL_WORK = {MAX_POOL_WORK}; use "
-            "fewer dice or a built-in with a specialised algorithm", limit="MAX_POOL_WORK",
+            f"combinations per rule state, more than MAX_WORK = {MAX_WORK}; use "
+            "fewer dice or a built-in with a specialised algorithm", limit="MAX_WORK",
             value=work * n_faces)
     bound = rule.state_bound(face_list, sum(n for _, _, n in types))
     if bound is not None:
         limits.charge(work * n_faces * min(bound, MAX_POOL_STATES) * STEP_WORK,
-                      "evaluating these pools face by face", limit=MAX_POOL_WORK,
-                      name="MAX_POOL_WORK")
+                      "evaluating these pools face by face", limit=MAX_WORK,
+                      name="MAX_WORK")
     weights = [[die.weights.get(f, 0) for f in face_list] for _, die, _ in types]
     later = [[sum(ws[i + 1:]) for i in range(n_faces)] for ws in weights]
     out: dict[Any, int] = {}
@@ -283,8 +280,8 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
 
         steps = len(states) * work * STEP_WORK
         if bound is None:  # no estimate up front: charge each face before reading it
-            limits.charge(steps, "evaluating these pools face by face", limit=MAX_POOL_WORK,
-                          name="MAX_POOL_WORK")
+            limits.charge(steps, "evaluating these pools face by face", limit=MAX_WORK,
+                          name="MAX_WORK")
         limits.count(steps)
         for (rems, st), wt in states.items():
             opts = [options(j, r) for j, r in enumerate(rems)]
@@ -328,6 +325,145 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
     if not types:
         return constant(rule.final(rule.initial))
     return Distribution._raw(out)
+
+
+# -- Pool: dice with operators --------------------------------------------------------------
+
+
+class Pool:
+    """``n`` dice like ``die`` (or the items of a set, :meth:`of`), with operators applied
+    in order; :meth:`sum` is the exact distribution of what is kept, summed. Immutable:
+    every operator returns a new pool. This is what dice notation compiles to —
+    ``Pool(d(6), 4).keep(highest(3)).sum() == dist("4d6kh3")`` — so anything notation can
+    say, Python can say with the same names, under the same limits.
+
+    Operators (selectors from :mod:`chancekit.dice.selectors`: ``highest(n)``,
+    ``lowest(n)``, ``equal(v)``, ``below(v)``, ``above(v)``, ``at_most(v)``,
+    ``at_least(v)``; several selectors are their union):
+
+    - :meth:`keep` / :meth:`drop` (``k`` / ``p``): by position or by value;
+    - :meth:`reroll` (``rr``; ``once=True``: ``ro``), :meth:`reroll_add` (``ra``),
+      :meth:`explode` (``e``, ``!``), :meth:`clamp` (``mi``/``ma``).
+
+    Cost: per-die operators are one die's distribution and one polynomial power; a last
+    keep/drop of the highest/lowest is the face walk of :func:`keep_sum`; anything else the
+    general engine over multisets (:mod:`chancekit.dice.evaluate`), refused past
+    ``MAX_POOL_STATES`` or the work budget ``MAX_WORK``.
+
+    >>> from chancekit.dice.selectors import highest, equal
+    >>> Pool(d(6), 4).keep(highest(3)).sum().mean()
+    Fraction(15869, 1296)
+    >>> Pool(d(6), 3).reroll(equal(1), once=True).sum() == Pool(d(6).reroll([1], depth=1), 3).sum()
+    True
+    """
+
+    __slots__ = ("_depth", "_die", "_items", "_n", "_ops")
+
+    def __init__(self, die: Distribution, n: int = 1, *, depth: int | None = None) -> None:
+        if not isinstance(die, Distribution):
+            raise InvalidTypeError("die", die, "a Distribution (e.g. d(6))")
+        if not die._int:
+            _require_int_faces(die, "Pool")
+        from chancekit.limits import MAX_DICE
+
+        self._die: Distribution | None = die
+        self._n = require_int("n (number of dice)", n, lo=0, hi=MAX_DICE)
+        self._items: tuple[Distribution, ...] = ()
+        self._ops: tuple[Op, ...] = ()
+        self._depth = EXPLODE_DEPTH if depth is None else require_int("depth", depth, lo=0)
+
+    @classmethod
+    def of(cls, items: Sequence[Distribution | int]) -> Pool:
+        """A pool of independent items (a set: ``(1d4+1, 3, 2d6)kh1`` in notation); only
+        :meth:`keep` and :meth:`drop` apply to items.
+
+        >>> from chancekit.dice.selectors import highest
+        >>> Pool.of([d(4), d(6)]).keep(highest(1)).sum().probability(6)
+        Fraction(1, 6)
+        """
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise InvalidTypeError("items", items, "a sequence of Distributions or numbers")
+        self = object.__new__(cls)
+        self._die = None
+        self._items = tuple(x if isinstance(x, Distribution) else constant(x) for x in items)
+        self._n = len(self._items)
+        self._ops = ()
+        self._depth = EXPLODE_DEPTH
+        return self
+
+    def _with(self, op: Op) -> Pool:
+        if self._die is None and op.kind not in ("k", "p"):
+            raise InvalidValueError(f"a pool of items can only keep or drop, not {op.kind!r}")
+        if not op.sels or not all(isinstance(s, Selector) for s in op.sels):
+            raise InvalidTypeError("selectors", op.sels,
+                                   "one or more Selector (highest(3), equal(1), ...)")
+        if op.kind in ("rr", "e", "ra", "ro", "mi", "ma") and not all(
+                s.by_value for s in op.sels):
+            raise InvalidValueError(f"{op.kind}: selectors", op.sels,
+                                    "value selectors (equal, below, above, ...)")
+        if self._die is not None and op.kind in ("rr", "e") and matches_every_face(
+                op, self._die.outcomes()):
+            what = "reroll" if op.kind == "rr" else "explode"
+            raise InvalidValueError(f"{what}: every face of the die matches, so it would "
+                                    f"{what} forever; match fewer faces")
+        new = object.__new__(Pool)
+        new._die, new._n, new._items, new._depth = self._die, self._n, self._items, self._depth
+        new._ops = (*self._ops, op)
+        return new
+
+    def keep(self, *sels: Selector) -> Pool:
+        """Keep the selected dice (``k``); the others count 0."""
+        return self._with(Op("k", sels))
+
+    def drop(self, *sels: Selector) -> Pool:
+        """Drop the selected dice (``p``)."""
+        return self._with(Op("p", sels))
+
+    def reroll(self, *sels: Selector, once: bool = False) -> Pool:
+        """Reroll matching dice until they do not match (``rr``), or once (``ro``)."""
+        return self._with(Op("ro" if once else "rr", sels))
+
+    def reroll_add(self, *sels: Selector) -> Pool:
+        """If any die matches, roll one more die and add it (``ra``)."""
+        return self._with(Op("ra", sels))
+
+    def explode(self, *sels: Selector) -> Pool:
+        """Each matching die adds another die, which may explode again, at most ``depth``
+        times (``e``; ``!`` is ``explode(equal(highest face))``)."""
+        return self._with(Op("e", sels))
+
+    def clamp(self, lo: int | None = None, hi: int | None = None) -> Pool:
+        """Raise each die to at least ``lo`` (``mi``) and lower it to at most ``hi``
+        (``ma``)."""
+        pool = self
+        if lo is not None:
+            pool = pool._with(Op("mi", (Selector(None, require_int("lo", lo)),)))
+        if hi is not None:
+            pool = pool._with(Op("ma", (Selector(None, require_int("hi", hi)),)))
+        return pool
+
+    def sum(self) -> Distribution:
+        """The exact distribution of the sum of what is kept (the one pool evaluator)."""
+        from chancekit.dice import evaluate
+
+        with limits.evaluation(limit=MAX_WORK, name="MAX_WORK"):
+            if self._die is None:
+                return evaluate.items_sum(self._items, self._ops)
+            return evaluate.pool_sum(self._die, self._n, self._ops, self._depth)
+
+    def __repr__(self) -> str:
+        ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels)})" for o in self._ops)
+        what = f"{self._n} x {self._die!r}" if self._die is not None else f"{self._n} items"
+        return f"Pool({what}){ops}"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Pool):
+            return NotImplemented
+        return (self._die, self._n, self._items, self._ops, self._depth) == (
+            other._die, other._n, other._items, other._ops, other._depth)
+
+    def __hash__(self) -> int:
+        return hash((self._die, self._n, self._items, self._ops, self._depth))
 
 
 # -- built-ins ------------------------------------------------------------------------------
@@ -422,7 +558,7 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
 
 def _check_keep_work(die: Distribution, n: int, k: int) -> None:
     """Refuse up front a face walk of ``n`` identical dice keeping ``k`` whose estimated
-    work passes ``MAX_POOL_WORK`` (units of about 20 ns, so about a second). The estimate is
+    work passes ``MAX_WORK`` (units of about 20 ns, so about a second). The estimate is
     faces x (dice tracked)^2 polynomial operations x their degree x coefficient bits,
     calibrated on this machine (docs/performance.md): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s)
     and 4d6111dl1 (12 s) are refused, 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
@@ -434,12 +570,12 @@ def _check_keep_work(die: Distribution, n: int, k: int) -> None:
         work = faces * drop * drop * n * span * bits // 10
     else:  # the running sums of up to k kept dice
         work = faces * k * k * k * span * bits // 600
-    if work > MAX_POOL_WORK:
+    if work > MAX_WORK:
         raise LimitError(
             f"keeping {k} of {n} dice with {faces} faces needs about {work:,} units of "
-            f"work, more than MAX_POOL_WORK = {MAX_POOL_WORK:,}; use fewer or smaller dice, "
+            f"work, more than MAX_WORK = {MAX_WORK:,}; use fewer or smaller dice, "
             "or estimate it by rolling (chancekit.roll) many times",
-            limit="MAX_POOL_WORK", value=work)
+            limit="MAX_WORK", value=work)
     limits.charge(work, f"keeping {k} of {n} dice")
     limits.count(work)
 
@@ -652,11 +788,11 @@ def largest_set(dice: Sequence[Distribution]) -> Distribution:
     if len(groups) == 1:
         die, n = groups[0]
         work = _largest_work(die, n)
-        if work > MAX_POOL_WORK:
+        if work > MAX_WORK:
             raise LimitError(
                 f"the largest set of {n} dice needs about {work:,} units of work, more than "
-                f"MAX_POOL_WORK = {MAX_POOL_WORK:,}; use fewer dice (300d6 takes about half "
-                "a second)", limit="MAX_POOL_WORK", value=work)
+                f"MAX_WORK = {MAX_WORK:,}; use fewer dice (300d6 takes about half "
+                "a second)", limit="MAX_WORK", value=work)
         limits.charge(work, f"the largest set of {n} dice")
         limits.count(work)
         return _cached(("largest", die, n), lambda: _largest_egf(die, n))
@@ -664,7 +800,7 @@ def largest_set(dice: Sequence[Distribution]) -> Distribution:
 
 
 def _largest_work(die: Distribution, n: int) -> int:
-    """Estimated work (MAX_POOL_WORK units) of :func:`_largest_egf`: for each set size
+    """Estimated work (MAX_WORK units) of :func:`_largest_egf`: for each set size
     below n/2, truncated power series products of n terms whose rational coefficients
     have about n·log2(n·total) bits. Calibrated: 200d6 0.17 s, 400d6 1.2 s (refused)."""
     kinds = len(set(die.weights.values()))
@@ -776,16 +912,16 @@ def neon_city_overdrive(action: int, danger: int, *, die: Distribution | None = 
     if action == 0:
         return constant(0)
     work = nco_work(die, action, danger)
-    if work > MAX_POOL_WORK:
+    if work > MAX_WORK:
         raise LimitError(
             f"{action} action vs {danger} danger dice needs about {work} steps, more than "
-            f"MAX_POOL_WORK = {MAX_POOL_WORK}; use fewer dice", limit="MAX_POOL_WORK",
+            f"MAX_WORK = {MAX_WORK}; use fewer dice", limit="MAX_WORK",
             value=work)
     return _cached(("nco", die, action, danger), lambda: _nco_fast(die, action, danger))
 
 
 def nco_work(die: Distribution, action: int, danger: int) -> int:
-    """Estimated work (MAX_POOL_WORK units) of :func:`neon_city_overdrive`: per face, the
+    """Estimated work (MAX_WORK units) of :func:`neon_city_overdrive`: per face, the
     (action left, danger left) walk, whose big integers grow with the dice, and the table
     of binomial tails for the larger pool (n² products of n·log2(total)-bit numbers).
     Calibrated: 50 vs 50 (0.28 s), 3 vs 300 (0.8 s), 600 vs 0 (1.4 s, refused)."""

@@ -41,14 +41,11 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 from chancekit.fair import work as _work
 from chancekit.fair.metrics import Metrics, independent_variance
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System, _CountSystem
+from chancekit.limits import MAX_LAYER_CELLS, MAX_STATES
 
 __all__ = ["MAX_LAYER_CELLS", "MAX_STATES", "evaluate_exact", "evaluate_exact_batch",
            "lattice_estimate", "partition_count"]
 
-#: the largest number of states one draw's layer may hold in an exact evaluation
-MAX_STATES = 300_000
-#: the most states x values x candidates one layer's float64 arrays may hold (160 MB each)
-MAX_LAYER_CELLS = 20_000_000
 
 
 def partition_count(total: int, parts: int) -> int:

@@ -37,13 +37,11 @@ from chancekit.fair.systems import (
     System,
     _SinceSuccess,
 )
+from chancekit.limits import MAX_MC_CELLS
 from chancekit.rng._resolve import resolve_rng
 
 __all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "montecarlo_estimate", "simulate_matches"]
 
-#: the most trials x (samples + values) cells one Monte Carlo run may hold: its arrays take
-#: about 50 bytes per cell, so this is about 500 MB
-MAX_MC_CELLS = 10_000_000
 
 _INV32 = 1.0 / 4294967296.0
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
+from chancekit.limits import MAX_REROLL_TRIES, MAX_VALUES, MIN_PRD_P
 from chancekit.rng._resolve import resolve_rng
 
 __all__ = [
@@ -66,13 +67,6 @@ def _check_prob(name: str, value: Any, *, open_low: bool = True, open_high: bool
     return x
 
 
-#: the most values (n) a system may have
-MAX_VALUES = 1_000_000
-#: the most rolls per draw of :class:`HistoryReroll` (``tries``)
-MAX_REROLL_TRIES = 10_000
-#: the smallest success rate :func:`prd_constant` (and so :class:`PRD`) accepts: solving
-#: for the constant costs O(1/p**2) steps (about a second at 0.001, minutes at 1e-5)
-MIN_PRD_P = 0.001
 
 
 def _require_n(n: Any) -> int:

@@ -18,12 +18,10 @@ from __future__ import annotations
 from collections import Counter
 
 from chancekit.errors import LimitError
+from chancekit.limits import MAX_FAIR_WORK
 
 __all__ = ["COUNTER", "MAX_FAIR_WORK", "check_work"]
 
-#: the most estimated work units (about 25 ns each) one evaluation or tuning may take:
-#: about a second
-MAX_FAIR_WORK = 40_000_000
 
 #: fixed cost of one layer (one draw) of the lattice engine, in units (about 150 us)
 LAYER_UNITS = 2_000

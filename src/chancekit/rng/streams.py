@@ -44,6 +44,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
+from chancekit.limits import MAX_CHILD_DEPTH
+from chancekit.limits import MAX_ID_LENGTH as _MAX_ID_LENGTH
 from chancekit.rng.pcg32 import PCG32, PCG32State
 
 __all__ = ["Streams", "derive_stream"]
@@ -52,9 +54,6 @@ __all__ = ["Streams", "derive_stream"]
 FORMAT = "chancekit.streams"
 VERSION = 1
 _DOMAIN = b"chancekit.streams/1"
-_MAX_ID_LENGTH = 1024
-#: deepest nesting of ``Streams.child`` (and of ``children`` in a saved file)
-MAX_CHILD_DEPTH = 100
 #: integer seeds below ``10**DECIMAL_SEED_DIGITS`` in size are written in decimal (in the
 #: derivation and the JSON save); larger ones as ``0x`` hex (Python's own limit on decimal
 #: conversion is 4300 digits, and conversion is quadratic past it)

@@ -18,18 +18,10 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
-
-#: ``parse_weights``: a weight's decimal exponent and its count of digits are limited to
-#: this, so ``"1e999999999"`` is refused at once instead of building a billion-digit number
-MAX_WEIGHT_DIGITS = 1000
+from chancekit.limits import MAX_LABELS, MAX_TABLE_BITS, MAX_WEIGHT_DIGITS
 
 _EXPONENT = re.compile(r"[eE]([-+]?[\d_]+)\s*\Z")
 
-#: the most labels (outcomes, categories) one weights argument may have
-MAX_LABELS = 1_000_000
-#: the most bits of the exact integer weights, estimated as labels x bits of the common
-#: denominator (128 MiB): weights like 1/p for thousands of different primes p blow up
-MAX_TABLE_BITS = 2**30
 
 
 def _check_labels(count: int, what: str) -> None:

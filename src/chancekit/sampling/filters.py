@@ -16,11 +16,11 @@ from typing import Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
+from chancekit.limits import MAX_TRIES as _MAX_TRIES
 from chancekit.rng._resolve import resolve_rng
 
 __all__ = ["MaxStreak", "NoRepeat"]
 
-_MAX_TRIES = 100_000
 _VERSION = 1
 
 

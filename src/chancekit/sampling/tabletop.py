@@ -25,15 +25,13 @@ from typing import Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.limits import MAX_TABLE_CELLS
 from chancekit.sampling._weights import integer_weights
 from chancekit.sampling.alias import vose_integer
 
 __all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "round_to_grid",
            "tabletop_sheet"]
 
-#: the most grid cells (row_die x check_die, or ``units`` of :func:`round_to_grid`): the
-#: optimal rounding is O(cells log k), about a second at this size
-MAX_TABLE_CELLS = 100_000
 
 
 def _check_cells(units: int, what: str) -> None:

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
+from chancekit.limits import MAX_TOTAL_BITS
 from chancekit.rng._resolve import resolve_rng
 from chancekit.sampling._weights import MAX_TABLE_BITS, exact_weight
 
@@ -23,10 +24,6 @@ __all__ = ["MAX_TOTAL_BITS", "ChanceTree", "SwapFilter"]
 
 _VERSION = 1
 
-#: the most bits of a tree's total (its weights over their common denominator): a draw
-#: is one ``randbelow(total)``, whose cost grows with the square of the words it reads
-#: (2**16 bits: about 5 ms a draw; ``{"a": 2**(10**7), "b": 1}`` took minutes)
-MAX_TOTAL_BITS = 2**16
 
 
 def _check_total(total: int, scale: int, count: int) -> None:

@@ -29,20 +29,22 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from chancekit import __version__
+from chancekit.limits import (
+    MAX_BODY,
+    MAX_EXPRESSION_CHARS,
+    MAX_EXPRESSIONS,
+    MAX_JOBS,
+    MAX_LABEL_CHARS,
+    MAX_LOOT_CHARS,
+    MAX_ROLLS,
+    MAX_SPEC_CHARS,
+    MAX_STREAMS,
+    MAX_SYSTEMS,
+)
 from chancekit.web.compute import dist_accepts_dialect
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
 # -- input bounds -------------------------------------------------------------------------
-MAX_BODY = 64 * 1024          #: bytes in a request body
-MAX_EXPRESSIONS = 12          #: expressions per /api/dist request
-MAX_EXPRESSION_CHARS = 1000   #: characters per expression
-MAX_LABEL_CHARS = 100
-MAX_LOOT_CHARS = 20_000
-MAX_SYSTEMS = 12
-MAX_SPEC_CHARS = 200
-MAX_ROLLS = 100
-MAX_STREAMS = 8
-MAX_JOBS = 4                  #: tuning jobs running or waiting at once
 JOB_IDLE = 30.0               #: a job nobody polled for this long is cancelled
 JOB_KEEP = 300.0              #: a finished job is kept this long for its result
 TUNE_REFUSAL_WAIT = 0.5      #: POST /api/tune waits this long for an up-front refusal

@@ -23,18 +23,15 @@ from typing import Any
 
 import chancekit
 from chancekit.errors import ChancekitError, InvalidValueError, LimitError, NotationError
+from chancekit.limits import MAX_FRACTION_CHARS, MAX_ROWS
 
 Progress = Callable[[int, int], None]
 
 #: outcomes of more than this many rows hide those below ``HIDE_BELOW`` (as the CLI does)
 MANY_ROWS = 100
 HIDE_BELOW = 1e-6
-#: at most this many rows per series are sent (the rest are counted in ``hidden``)
-MAX_ROWS = 5000
 #: exact fractions are sent when the common denominator has at most this many bits
 EXACT_BITS = 256
-#: an exact fraction longer than this is sent as null (the float stays)
-MAX_FRACTION_CHARS = 80
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 

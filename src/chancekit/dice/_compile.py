@@ -1,0 +1,122 @@
+"""Dice notation's meaning: a syntax tree compiled to calls of the public API (private).
+
+Each node becomes the API call a Python user would write (docs/notation.md):
+
+==============================  =================================================
+notation                        API
+==============================  =================================================
+``7``                           ``constant(7)``
+``4d6kh3``                      ``Pool(d(6), 4).keep(highest(3)).sum()``
+``3d{1,1,2}e2``                 ``Pool(faces([1, 1, 2]), 3).explode(equal(2)).sum()``
+``(1d4+1, 3, 2d6)kh1``          ``Pool.of([...]).keep(highest(1)).sum()``
+``a + b``, ``a // b``, ``-a``   ``a + b``, ``a // b``, ``-a`` on Distributions
+``a >= b``                      ``a.ge(b)`` (a 0/1 distribution), likewise ``== != < >``
+==============================  =================================================
+
+There is no other engine: the whole expression shares one work budget (``MAX_WORK``,
+:mod:`chancekit.limits`), opened here, so notation and the equivalent API calls make the
+same limit decisions. Errors from the API are given the column of the node that raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from chancekit import limits
+from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, walk
+from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
+from chancekit.dice.pool import Pool
+from chancekit.errors import LimitError, NotationError, quote
+from chancekit.limits import ENTRY_WORK, MAX_WORK
+
+__all__ = ["compile_tree"]
+
+_BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+    "==": Distribution.eq, "!=": Distribution.ne, "<": Distribution.lt,
+    ">": Distribution.gt, "<=": Distribution.le, ">=": Distribution.ge,
+}
+
+
+class _Ctx:
+    """The source text and the column of the node being compiled (for errors)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.col = 1
+
+    def refuse(self, what: str, units: int) -> LimitError:
+        shown = f"{units:,}" if units < 10**15 else f"2^{units.bit_length() - 1}"
+        return LimitError(
+            f"{what} needs too much work (all steps of the expression) at column {self.col} "
+            f"of {quote(self.text)}: about {shown} is past the limit MAX_WORK = "
+            f"{MAX_WORK:,}; use fewer or smaller dice, or estimate it with "
+            "chancekit.roll(...) many times", limit="MAX_WORK", value=units)
+
+
+def compile_tree(node: Node, text: str) -> Distribution:
+    """The exact distribution of ``node`` (``text`` is the source, for messages)."""
+    ctx = _Ctx(text)
+    with limits.evaluation(limit=MAX_WORK, name="MAX_WORK", refuse=ctx.refuse):
+        # every die is built once: charged for the whole tree before anything is built
+        # (thirty d1000000 in one set are refused at once, not after 2.6 GB)
+        limits.charge(sum(len(n.faces) for n in walk(node) if isinstance(n, Dice))
+                      * ENTRY_WORK, "building the dice")
+        try:
+            return _eval(node, ctx)
+        except LimitError as e:
+            if "at column" in str(e):
+                raise
+            raise LimitError(f"{e} (at column {ctx.col} of {quote(text)})", limit=e.limit,
+                             value=e.value) from None
+
+
+def _die(node: Dice) -> Distribution:
+    f = node.faces
+    if isinstance(f, range) and f.start == 1:
+        return d(len(f))
+    return faces(list(f))
+
+
+def _eval(node: Node, ctx: _Ctx) -> Distribution:
+    ctx.col = node.col
+    if isinstance(node, Num):
+        return constant(node.value)
+    if isinstance(node, Dice):
+        pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
+        for op in node.ops:
+            pool = pool._with(op)
+        ctx.col = node.col
+        return pool.sum()
+    if isinstance(node, Group):
+        if not node.is_set:
+            return _eval(node.items[0], ctx)
+        pool = Pool.of([_eval(it, ctx) for it in node.items])
+        for op in node.ops:
+            pool = pool._with(op)
+        ctx.col = node.col
+        return pool.sum()
+    if isinstance(node, Unary):
+        inner = _eval(node.operand, ctx)
+        return inner if node.op == "+" else -inner
+    if isinstance(node, Binary):
+        a = _eval(node.left, ctx)
+        b = _eval(node.right, ctx)
+        ctx.col = node.col
+        if node.op in ("/", "//", "%") and 0 in b:
+            raise NotationError(
+                f"division by zero: the right side of '{node.op}' can be 0", ctx.text, node.col)
+        return _BINARY[node.op](a, b)
+    raise AssertionError(node)  # pragma: no cover
+
+
+def check_dice_ops(node: Dice, text: str) -> None:
+    """Refuse operators that would loop forever or never end on this die (shared by
+    ``dist`` and ``roll``): rerolling or exploding on every face."""
+    for op in node.ops:
+        if op.kind in ("rr", "e") and node.matches_every_face(op):
+            what = "reroll" if op.kind == "rr" else "explode"
+            raise NotationError(
+                f"'{op.spelled}' would {what} every face of the die forever; match fewer faces",
+                text, op.col)

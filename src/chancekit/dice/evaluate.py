@@ -1,0 +1,553 @@
+"""The one pool evaluator: what :meth:`chancekit.dice.Pool.sum` computes, exactly.
+
+A pool is ``n`` dice of one kind (or a list of items, each a Distribution) with operators
+applied in order (:class:`~chancekit.dice.selectors.Op`: keep ``k``, drop ``p``, reroll
+``rr``/``ro``, reroll-and-add ``ra``, explode ``e``, clamp ``mi``/``ma``). The evaluator
+picks the cheapest exact method, each a special case of the last:
+
+1. every operator acts on each die on its own (``rr ro mi ma e`` and keep/drop by value):
+   one die's contribution by :func:`per_die` (operators on distributions, an explosion
+   chain level by level), then ``n`` of them summed by one polynomial power;
+2. per-die operators, then one keep/drop of the highest/lowest: the face walk of
+   :func:`chancekit.dice.pool.keep_sum`; per-die operators then ``ra``: a closed form;
+3. anything else (``kh1kl1`` after an explosion, operators after a keep...): the general
+   engine over the multisets of dice values, refused past :data:`MAX_POOL_STATES` states.
+
+Every step charges its estimate to the work budget (:mod:`chancekit.limits`) before it
+starts; the general engine also counts what it does. Outcomes are integers (dice faces)
+or, for item pools, whatever the items hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from chancekit import limits
+from chancekit.dice.distribution import Distribution, constant
+from chancekit.dice.selectors import Op, Selector
+from chancekit.errors import LimitError
+from chancekit.limits import (
+    ENTRY_WORK,
+    MAX_OUTCOMES,
+    MAX_POOL_STATES,
+    MAX_WEIGHT_BITS,
+    MAX_WORK,
+    TUPLE_WORK,
+    mul_work,
+)
+
+__all__ = ["items_sum", "per_die", "pool_sum"]
+
+W = dict[Any, int]
+
+
+def _limit(what: str, name: str, limit: int, value: int) -> LimitError:
+    shown = f"{value:,}" if value < 10**15 else f"2^{value.bit_length() - 1}"
+    return LimitError(f"{what}: about {shown} is past the limit {name} = {limit:,}; use fewer "
+                      "or smaller dice, or estimate it with chancekit.roll(...) many times",
+                      limit=name, value=value)
+
+
+def _charge(units: int, what: str) -> None:
+    limits.charge(units, what, limit=MAX_WORK, name="MAX_WORK")
+
+
+# ---------------------------------------------------------------- per-die operators
+def _is_per_die(op: Op) -> bool:
+    return op.kind in ("rr", "ro", "mi", "ma", "e") or (
+        op.kind in ("k", "p") and all(s.by_value for s in op.sels))
+
+
+def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
+    """What one die contributes when every operator acts on it alone.
+
+    ``through(i, x)`` is the contribution of a die whose value, entering operator ``i``,
+    is distributed as ``x``: an operator splits ``x`` into the faces it matches and the
+    rest. An explosion adds the chain of fresh dice (``depth`` of them at most), built
+    level by level, one polynomial product each. Cost O(operators x depth x one product of
+    the die's range by the chain's range), estimated and charged before it starts.
+    """
+    _check_explode(die, ops, depth)
+    zero = constant(0)
+    chains: dict[int, Distribution] = {}
+
+    def split(x: Distribution, op: Op) -> tuple[Distribution | None, Distribution | None,
+                                                int, int]:
+        hit = {v: w for v, w in x.weights.items() if op.matches(v)}
+        miss = {v: w for v, w in x.weights.items() if not op.matches(v)}
+        return (Distribution._raw(hit) if hit else None, Distribution._raw(miss) if miss
+                else None, sum(hit.values()), sum(miss.values()))
+
+    def mix(parts: list[tuple[int, Distribution | None]]) -> Distribution:
+        parts = [(w, p) for w, p in parts if w and p is not None]
+        limits.count(sum(len(p) for _, p in parts) * ENTRY_WORK)
+        if len(parts) == 1:
+            return parts[0][1]  # type: ignore[return-value]
+        return Distribution.mixture([p for _, p in parts], [w for w, _ in parts])
+
+    def through(i: int, x: Distribution) -> Distribution:
+        if i == len(ops):
+            return x
+        op = ops[i]
+        kind = op.kind
+        if kind in ("mi", "ma"):
+            num = op.sels[-1].num
+            return through(i + 1, x.clamp(lo=num) if kind == "mi" else x.clamp(hi=num))
+        hit, miss, h, m = split(x, op)
+        if hit is None:  # nothing matches: every operator but a keep lets the die through
+            return zero if kind == "k" else through(i + 1, x)
+        if kind == "rr":
+            redraw = Distribution._raw({u: c for u, c in die.weights.items()
+                                        if not op.matches(u)})
+            return through(i + 1, mix([(m, miss), (h, redraw)]))
+        if kind == "ro":
+            return through(i + 1, mix([(m, miss), (h, die)]))
+        if kind == "k":
+            return mix([(h, through(i + 1, hit)), (m, zero)])
+        if kind == "p":
+            return mix([(m, through(i + 1, miss) if miss is not None else None), (h, zero)])
+        # "e": this die, plus the chain of fresh dice that may explode again
+        exploded = through(i + 1, hit) + chain(i)
+        return mix([(m, through(i + 1, miss) if miss is not None else None), (h, exploded)])
+
+    def chain(i: int) -> Distribution:
+        """What the fresh dice rolled by explosion ``i`` add: a fresh die goes through the
+        later operators, and explodes again while levels remain."""
+        got = chains.get(i)
+        if got is not None:
+            return got
+        go, stop, g, s = split(die, ops[i])
+        stop_d = through(i + 1, stop) if stop is not None else None
+        go_d = through(i + 1, go) if go is not None else zero
+        level = through(i + 1, die)  # the last level: no more explosions
+        for _ in range(depth - 1):
+            level = mix([(s, stop_d), (g, go_d + level)])
+        chains[i] = level
+        return level
+
+    return through(0, die)
+
+
+def _check_explode(die: Distribution, ops: Sequence[Op], depth: int) -> None:
+    """Estimate explosion chains before building them: ``depth`` levels, level r a
+    product of the die's range by r ranges (outcomes bounded by MAX_OUTCOMES)."""
+    explosions = sum(1 for op in ops if op.kind == "e")
+    if not explosions:
+        return
+    outs = die.outcomes()
+    span = outs[-1] - outs[0] + 1
+    bits = max(1, die.total.bit_length())
+    outcomes = span * (explosions * depth + 1)
+    if outcomes > MAX_OUTCOMES:
+        raise _limit("exploding these dice would give too many outcomes", "MAX_OUTCOMES",
+                     MAX_OUTCOMES, outcomes)
+    if outcomes * bits * depth > MAX_WEIGHT_BITS:
+        raise _limit("exploding these dice would need too much memory (outcomes x bits)",
+                     "MAX_WEIGHT_BITS", MAX_WEIGHT_BITS, outcomes * bits * depth)
+    work = sum(mul_work(span, r * span, r * bits) + r * span * ENTRY_WORK
+               for r in range(1, depth + 1))
+    _charge(explosions * work, "exploding these dice")
+
+
+# ---------------------------------------------------------------- dice pools
+def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distribution:
+    """The sum of ``n`` dice like ``die`` after ``ops``, by the cheapest exact method."""
+    ops = tuple(ops)
+    if not ops:
+        return die.repeat_sum(n)
+    if all(_is_per_die(op) for op in ops):
+        return per_die(die, ops, depth).repeat_sum(n)
+    # a keep of highest/lowest that covers every die (``2d20kh1kl1``) keeps them all
+    for i, op in enumerate(ops):
+        if op.kind not in ("rr", "ro", "mi", "ma"):
+            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
+                return pool_sum(die, n, ops[:i] + ops[i + 1:], depth)
+            break
+    *head, last = ops
+    # per-die operators, then "ra" (one extra die if any die matches): closed form
+    if last.kind == "ra" and all(op.kind in ("rr", "ro", "mi", "ma") for op in head):
+        return _reroll_add(die, per_die(die, head, depth), n, last, depth)
+    # per-die operators (no explosion, no drop) then one keep/drop highest/lowest
+    if (all(op.kind in ("rr", "ro", "mi", "ma") for op in head) and last.kind in ("k", "p")
+            and len(last.sels) == 1 and not last.sels[0].by_value):
+        unit = per_die(die, head, depth)
+        sel = last.sels[0]
+        k = min(sel.num, n)
+        if last.kind == "k":
+            return _keep(unit, n, k, sel.cat == "h")
+        return _keep(unit, n, n - k, sel.cat == "l")
+    return _general(dict(die.weights), n, ops, depth)
+
+
+def _covered(op: Op, n: int) -> bool:
+    """Whether highest/lowest selectors pick every one of ``n`` dice."""
+    hi = max((s.num for s in op.sels if s.cat == "h"), default=0)
+    lo = max((s.num for s in op.sels if s.cat == "l"), default=0)
+    return hi + lo >= n
+
+
+def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
+                depth: int) -> Distribution:
+    """``n`` dice distributed as ``unit``, then ``ra``: one fresh ``die`` is added if any
+    die matches. The sum splits into (no die matches) and (some die matches):
+    ``none * total(die) + (all - none) (*) die``, all = unit^n, none = the same over the
+    faces that do not match. O(one polynomial power)."""
+    if n == 0:  # no dice: none matches, nothing is added
+        return constant(0)
+    every = _raw_power(dict(unit.weights), n)
+    miss = {v: w for v, w in unit.weights.items() if not op.matches(v)}
+    none = _raw_power(miss, n) if miss else {}
+    some = {v: w - none.get(v, 0) for v, w in every.items()}
+    some = {v: w for v, w in some.items() if w}
+    parts: list[Distribution] = []
+    weights: list[int] = []
+    if none:
+        parts.append(Distribution._raw(none))
+        weights.append(sum(none.values()))
+    if some:
+        parts.append(Distribution._raw(some) + die)
+        weights.append(sum(some.values()))
+    return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+
+
+def _raw_power(unit: W, n: int) -> W:
+    """The ``n``-fold sum of integer ``unit`` with its weights kept as they are (not
+    reduced: the closed form of ``ra`` subtracts two such powers)."""
+    if len(unit) == 1:
+        (v, w), = unit.items()
+        return {v * n: w**n}
+    dist = Distribution._raw(unit, reduced=True)
+    power = dist.repeat_sum(n)  # charged and checked like any sum of dice
+    scale = sum(unit.values()) ** n // power.total
+    return {v: w * scale for v, w in power.weights.items()}
+
+
+def _keep(unit: Distribution, n: int, k: int, highest: bool) -> Distribution:
+    """Sum of the ``k`` highest (or lowest) of ``n`` dice distributed as ``unit``."""
+    from chancekit.dice.pool import keep_sum
+
+    if k <= 0:
+        return constant(0)
+    if k >= n:
+        return unit.repeat_sum(n)
+    return keep_sum([unit] * n, **({"highest": k} if highest else {"lowest": k}))
+
+
+# ---------------------------------------------------------------- item pools (sets)
+def items_sum(items: Sequence[Distribution], ops: Sequence[Op]) -> Distribution:
+    """The sum of the items (independent Distributions) kept after ``ops``."""
+    from chancekit.dice.pool import keep_sum
+
+    if not items:
+        return constant(0)
+    ops = tuple(ops)
+
+    def total(dists: Sequence[Distribution]) -> Distribution:
+        res = constant(0)
+        for it in dists:
+            res = res + it
+        return res
+
+    if not ops:
+        return total(items)
+    if len(ops) == 1 and len(ops[0].sels) == 1 and not ops[0].sels[0].by_value:
+        op, sel = ops[0], ops[0].sels[0]
+        n = len(items)
+        k = min(sel.num, n)
+        keep, highest = (k, sel.cat == "h") if op.kind == "k" else (n - k, sel.cat == "l")
+        if keep <= 0:
+            return constant(0)
+        if keep >= n:
+            return total(items)
+        if keep == 1 and n > 1:
+            return _extreme(items, highest)
+        if all(it._int for it in items):
+            try:
+                return keep_sum(list(items), **({"highest": keep} if highest
+                                                else {"lowest": keep}))
+            except LimitError:  # too costly face by face: enumerate the items instead
+                pass
+    if all(_is_per_die(op) for op in ops):
+        return total([_map_item(it, ops) for it in items])
+    count = math.prod(len(it) for it in items)
+    if count > MAX_POOL_STATES:
+        raise _limit("enumerating the items of this set", "MAX_POOL_STATES",
+                     MAX_POOL_STATES, count)
+    _charge(count * len(items) * TUPLE_WORK, "enumerating the items of this set")
+    limits.count(count * len(items) * TUPLE_WORK)
+    states: dict[tuple[Any, ...], int] = {(): 1}
+    for it in items:
+        nxt: dict[tuple[Any, ...], int] = {}
+        for tup, w in states.items():
+            for x, wx in it.weights.items():
+                key = _merge(tup, (x,))
+                nxt[key] = nxt.get(key, 0) + w * wx
+        states = nxt
+    for op in ops:
+        states = _pool_op(states, op, {0: 1}, 0, _Budget())
+    return _sums(states)
+
+
+def _extreme(items: Sequence[Distribution], highest: bool) -> Distribution:
+    """Distribution of the max (or min) of independent items, by cumulative products:
+    O(outcomes x items)."""
+    xs = sorted(set().union(*(it.weights for it in items)), reverse=not highest)
+    _charge(len(xs) * len(items) * ENTRY_WORK, "the highest or lowest of these items")
+    cums = [0] * len(items)
+    prev = 0
+    out: W = {}
+    for x in xs:
+        prod = 1
+        for i, it in enumerate(items):
+            cums[i] += it.weights.get(x, 0)
+            prod *= cums[i]
+        if prod != prev:
+            out[x] = prod - prev
+            prev = prod
+    return Distribution._raw(out)
+
+
+def _map_item(it: Distribution, ops: Sequence[Op]) -> Distribution:
+    out: W = {}
+    for x, w in it.weights.items():
+        v = x
+        for op in ops:
+            if v is None:
+                break
+            hit = op.matches(v)
+            if (op.kind == "k" and not hit) or (op.kind == "p" and hit):
+                v = None
+        key = 0 if v is None else v
+        out[key] = out.get(key, 0) + w
+    return Distribution._raw(out)
+
+
+# ---------------------------------------------------------------- the general engine
+class _Budget:
+    """Work of the general engine, in tuple elements: each step charges its estimate
+    before it starts (:meth:`plan`) and counts what it does (:meth:`spend`)."""
+
+    def plan(self, elements: int, what: str) -> None:
+        _charge(elements * TUPLE_WORK, what)
+
+    def spend(self, n: int) -> None:
+        limits.count(n * TUPLE_WORK)
+
+
+def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
+    states = _multisets(base, n)
+    budget = _Budget()
+    # an explosion followed by one last keep/drop of highest/lowest only needs the a
+    # highest and b lowest dice (plus the sum of the rest for a drop): squash the pool
+    squash: tuple[int, int, bool] | None = None
+    if (len(ops) >= 2 and ops[-2].kind == "e" and ops[-1].kind in ("k", "p")
+            and not any(s.by_value for s in ops[-1].sels)):
+        last = ops[-1]
+        squash = (max((s.num for s in last.sels if s.cat == "h"), default=0),
+                  max((s.num for s in last.sels if s.cat == "l"), default=0),
+                  last.kind == "p")
+    squashed = False
+    for i, op in enumerate(ops):
+        if squash is not None and i == len(ops) - 2:
+            mids = _explode(states, op, base, squash, depth, budget)
+            squashed = True
+            continue
+        if squashed:  # the last keep/drop after a squashed explosion
+            out: W = {}
+            for (tup, mid), w in mids.items():
+                picked = select(tup, op)
+                keep = picked if op.kind == "k" else set(range(len(tup))) - picked
+                s = sum(v for j, v in enumerate(tup) if j in keep) + mid
+                out[s] = out.get(s, 0) + w
+            return Distribution._raw(out)
+        states = _pool_op(states, op, base, depth, budget)
+    return _sums(states)
+
+
+def _sums(states: dict[tuple[Any, ...], int]) -> Distribution:
+    out: W = {}
+    for tup, w in states.items():
+        s = sum(tup)
+        out[s] = out.get(s, 0) + w
+    return Distribution._raw(out)
+
+
+def _multisets(die: W, m: int) -> dict[tuple[Any, ...], int]:
+    """Weights of the sorted tuples of ``m`` independent draws from ``die``."""
+    if m == 0:
+        return {(): 1}
+    faces = sorted(die)
+    count = math.comb(m + len(faces) - 1, len(faces) - 1)
+    if count > MAX_POOL_STATES:
+        raise _limit(f"enumerating the {m} dice of this pool", "MAX_POOL_STATES",
+                     MAX_POOL_STATES, count)
+    # every multiset is built once, through at most one partial state per face
+    units = count * (m + len(faces)) * TUPLE_WORK
+    _charge(units, f"enumerating the {m} dice of this pool")
+    limits.count(units)
+    states: dict[tuple[tuple[Any, ...], int], int] = {((), m): 1}
+    done: dict[tuple[Any, ...], int] = {}
+    for idx, f in enumerate(faces):
+        last = idx == len(faces) - 1
+        wf = die[f]
+        nxt: dict[tuple[tuple[Any, ...], int], int] = {}
+        for (tup, rem), w in states.items():
+            counts = (rem,) if last else range(rem + 1)
+            for c in counts:
+                wt = w * math.comb(rem, c) * wf**c
+                if c == rem:  # every die placed: finished, not carried through later faces
+                    key = tup + (f,) * c
+                    done[key] = done.get(key, 0) + wt
+                else:
+                    k2 = (tup + (f,) * c, rem - c)
+                    nxt[k2] = nxt.get(k2, 0) + wt
+        states = nxt
+    return done
+
+
+def _merge(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(sorted(a + b))
+
+
+def _too_many(states: dict[Any, int]) -> None:
+    if len(states) > MAX_POOL_STATES:
+        raise _limit("the keep/drop/explode pool engine holds too many states",
+                     "MAX_POOL_STATES", MAX_POOL_STATES, len(states))
+
+
+def select(values: tuple[Any, ...], op: Op) -> set[int]:
+    """Indices of ``values`` (sorted ascending) picked by the union of ``op``'s selectors."""
+    picked: set[int] = set()
+    n = len(values)
+    for s in op.sels:
+        if s.cat == "h":
+            picked.update(range(max(0, n - s.num), n))
+        elif s.cat == "l":
+            picked.update(range(min(n, max(0, s.num))))
+        else:
+            picked.update(i for i, v in enumerate(values) if s.matches(v))
+    return picked
+
+
+def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
+             squash: tuple[int, int, bool] | None, depth: int,
+             budget: _Budget) -> dict[Any, int]:
+    """The ``e`` step: each matching die rolls another, and new dice explode too,
+    ``depth`` levels deep. Keys of the result are ``(pool, mid)``. With ``squash = (a, b,
+    need_mid)`` a pool longer than ``a + b`` is kept as its ``b`` lowest and ``a`` highest
+    values (and, for a drop, ``mid``: the sum of the others), which is all one last
+    keep/drop of ``a`` highest / ``b`` lowest can see; with ``None`` pools are kept whole
+    (``mid`` stays 0)."""
+    hi, lo, need_mid = squash if squash is not None else (0, 0, False)
+    width = hi + lo
+
+    def sq(tup: tuple[Any, ...], mid: Any) -> tuple[tuple[Any, ...], Any]:
+        if squash is None or len(tup) <= width:
+            return tup, mid
+        cut = len(tup) - hi
+        if need_mid:
+            mid = mid + sum(tup[lo:cut])
+        return tup[:lo] + tup[cut:], mid
+
+    total = sum(base.values())
+    pending: dict[tuple[tuple[Any, ...], Any, int], int] = {}
+    for tup, w in states.items():
+        m = sum(1 for v in tup if op.matches(v))
+        t2, mid = sq(tup, 0)
+        key = (t2, mid, m)
+        pending[key] = pending.get(key, 0) + w
+    mcache: dict[int, dict[tuple[Any, ...], int]] = {}
+    for level in range(1, depth + 1):
+        top = max(m for (_, _, m) in pending)
+        if top == 0:
+            break
+        nxt: dict[tuple[tuple[Any, ...], Any, int], int] = {}
+        for m in {m for (_, _, m) in pending} - set(mcache) - {0}:
+            mcache[m] = _multisets(base, m)
+        budget.plan(sum(len(mcache[m]) * (len(tup) + m + 120) if m else len(tup) + 1
+                        for (tup, _, m) in pending), "exploding the dice of this pool")
+        for (tup, mid, m), w in pending.items():
+            scale = w * total ** (top - m)
+            if m == 0:
+                key = (tup, mid, 0)
+                nxt[key] = nxt.get(key, 0) + scale
+                continue
+            budget.spend(len(mcache[m]) * (len(tup) + m + 120))
+            for extra, we in mcache[m].items():
+                m2 = sum(1 for v in extra if op.matches(v)) if level < depth else 0
+                t2, mid2 = sq(_merge(tup, extra), mid)
+                key = (t2, mid2, m2)
+                nxt[key] = nxt.get(key, 0) + scale * we
+            if len(nxt) > MAX_POOL_STATES:
+                _too_many(nxt)
+        pending = nxt
+    out: dict[Any, int] = {}
+    for (tup, mid, _), w in pending.items():
+        out[(tup, mid)] = out.get((tup, mid), 0) + w
+    return out
+
+
+def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
+             budget: _Budget) -> dict[tuple[Any, ...], int]:
+    out: dict[tuple[Any, ...], int] = {}
+    kind = op.kind
+    what = f"the '{op.spelled or kind}' step of this pool"
+    budget.plan(sum(len(t) + 1 for t in states), what)
+    budget.spend(sum(len(t) + 1 for t in states))
+
+    def put(tup: tuple[Any, ...], w: int) -> None:
+        budget.spend(len(tup) + 1)
+        out[tup] = out.get(tup, 0) + w
+        if len(out) > MAX_POOL_STATES:
+            _too_many(out)
+
+    if kind in ("k", "p", "mi", "ma"):
+        for tup, w in states.items():
+            if kind in ("k", "p"):
+                picked = select(tup, op)
+                keep = picked if kind == "k" else set(range(len(tup))) - picked
+                new = tuple(v for i, v in enumerate(tup) if i in keep)
+            elif kind == "mi":
+                new = tuple(sorted(max(v, op.sels[-1].num) for v in tup))
+            else:
+                new = tuple(sorted(min(v, op.sels[-1].num) for v in tup))
+            put(new, w)
+        return out
+    total = sum(base.values())
+    if kind in ("rr", "ro"):
+        draw = {u: c for u, c in base.items() if not op.matches(u)} if kind == "rr" else base
+        dtotal = sum(draw.values())
+        split = {tup: tuple(v for v in tup if not op.matches(v)) for tup in states}
+        top = max(len(tup) - len(fixed) for tup, fixed in split.items())
+        cache: dict[int, dict[tuple[Any, ...], int]] = {}
+        for m in {len(tup) - len(fixed) for tup, fixed in split.items()}:
+            cache[m] = _multisets(draw, m)
+        budget.plan(sum(len(cache[len(t) - len(f)]) * (len(t) + 1) for t, f in split.items()),
+                    what)
+        for tup, w in states.items():
+            fixed = split[tup]
+            m = len(tup) - len(fixed)
+            scale = w * dtotal ** (top - m)
+            for extra, we in cache[m].items():
+                put(_merge(fixed, extra), scale * we)
+        return out
+    if kind == "ra":
+        budget.plan(sum(len(base) * (len(t) + 2) for t in states), what)
+        for tup, w in states.items():
+            if any(op.matches(v) for v in tup):
+                for u, c in base.items():
+                    put(_merge(tup, (u,)), w * c)
+            else:
+                put(tup, w * total)
+        return out
+    # "e": the explosion, pools kept whole
+    exploded = _explode(states, op, base, None, depth, budget)
+    for (tup, _mid), w in exploded.items():
+        put(tup, w)
+    return out
+
+
+def _sel(cat: str | None, num: int) -> Selector:
+    return Selector(cat, num)

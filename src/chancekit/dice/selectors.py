@@ -1,0 +1,142 @@
+"""Which dice an operator acts on (:class:`Selector`), and the operators of a pool
+(:class:`Op`): the values notation and :class:`~chancekit.dice.Pool` share.
+
+A selector picks dice by *position* in the sorted pool (:func:`highest`, :func:`lowest`)
+or by *value* (:func:`equal`, :func:`below`, :func:`above`, :func:`at_most`,
+:func:`at_least`). Values are immutable and hashable.
+
+>>> highest(3), above(4).matches(5), at_most(2).matches(3)
+(Selector(cat='h', num=3, col=0), True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+__all__ = ["Op", "Selector", "above", "at_least", "at_most", "below", "equal", "highest",
+           "lowest", "matches_every_face"]
+
+Number = int | Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """Which dice (or set items) an operator applies to.
+
+    ``cat`` is ``None`` (value equal to ``num``), ``"h"``/``"l"`` (the ``num`` highest /
+    lowest), or one of ``"<" ">" "<=" ">="`` (value compared with ``num``, strictly for
+    ``<``/``>`` as in Avrae's d20). ``col`` is the notation column (0 from Python).
+    """
+
+    cat: str | None
+    num: int
+    col: int = field(default=0, compare=False)
+
+    def text(self) -> str:
+        return f"{self.cat or ''}{self.num}"
+
+    def matches(self, value: Number) -> bool:
+        """Whether a value-selector matches ``value`` (not for ``h``/``l``)."""
+        c, n = self.cat, self.num
+        if c is None:
+            return value == n
+        if c == "<":
+            return value < n
+        if c == ">":
+            return value > n
+        if c == "<=":
+            return value <= n
+        if c == ">=":
+            return value >= n
+        raise AssertionError(c)  # pragma: no cover
+
+    @property
+    def by_value(self) -> bool:
+        return self.cat not in ("h", "l")
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """An operator of a pool: ``kind`` is one of ``k p rr ro ra e mi ma``; ``sels`` are
+    merged selectors (``kh1kl1`` is one ``k`` with two selectors, as in d20). ``col`` and
+    ``spelled`` are the notation column and source text (``!``, ``dl1`` ... are kept for
+    the breakdown); both are empty from Python."""
+
+    kind: str
+    sels: tuple[Selector, ...]
+    col: int = field(default=0, compare=False)
+    spelled: str = field(default="", compare=False)
+
+    def matches(self, value: Number) -> bool:
+        return any(s.matches(value) for s in self.sels)
+
+
+def highest(n: int) -> Selector:
+    """The ``n`` highest dice."""
+    return Selector("h", n)
+
+
+def lowest(n: int) -> Selector:
+    """The ``n`` lowest dice."""
+    return Selector("l", n)
+
+
+def equal(value: int) -> Selector:
+    """Dice showing ``value``."""
+    return Selector(None, value)
+
+
+def below(value: int) -> Selector:
+    """Dice showing less than ``value``."""
+    return Selector("<", value)
+
+
+def above(value: int) -> Selector:
+    """Dice showing more than ``value``."""
+    return Selector(">", value)
+
+
+def at_most(value: int) -> Selector:
+    """Dice showing ``value`` or less."""
+    return Selector("<=", value)
+
+
+def at_least(value: int) -> Selector:
+    """Dice showing ``value`` or more."""
+    return Selector(">=", value)
+
+
+def matches_every_face(op: Op, faces: Sequence[int]) -> bool:
+    """Whether ``op``'s value selectors match every face; O(selectors) for contiguous
+    integer faces (a d1000000 is not walked face by face), O(faces) otherwise."""
+    if isinstance(faces, range):
+        contiguous = faces.step == 1
+    else:
+        contiguous = bool(faces) and all(type(f) is int for f in (faces[0], faces[-1])) and (
+            faces[-1] - faces[0] + 1 == len(faces))
+        if contiguous and len(faces) < 64:
+            contiguous = False  # small: just look
+    if not contiguous:
+        return all(op.matches(f) for f in set(faces))
+    lo, hi = faces[0], faces[-1]
+    spans = sorted(_interval(s, lo, hi) for s in op.sels)
+    reach = lo - 1  # every face up to ``reach`` is matched
+    for a, b in spans:
+        if a > reach + 1:
+            break
+        reach = max(reach, b)
+    return reach >= hi
+
+
+def _interval(s: Selector, lo: int, hi: int) -> tuple[int, int]:
+    """The faces in ``[lo, hi]`` a value selector matches, as an interval (maybe empty)."""
+    c, n = s.cat, s.num
+    if c is None:
+        return (n, n) if lo <= n <= hi else (hi + 1, hi)
+    if c in ("<", "<="):
+        return (lo, min(hi, n - 1 if c == "<" else n))
+    if c in (">", ">="):
+        return (max(lo, n + 1 if c == ">" else n), hi)
+    return (hi + 1, hi)  # h/l pick dice, not faces
