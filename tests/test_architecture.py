@@ -1,0 +1,88 @@
+"""docs/architecture.md is the map: every module has a row, and imports only what its row
+allows (function-level imports included)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "chancekit"
+DOC = ROOT / "docs" / "architecture.md"
+BASE = ("chancekit.errors", "chancekit.limits", "chancekit._validate")
+_ROW = re.compile(r"^\| `(chancekit[\w.]*)` \| (.+?) \| (.+?) \|$")
+
+
+def _rows() -> dict[str, tuple[str, ...]]:
+    rows: dict[str, tuple[str, ...]] = {}
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        m = _ROW.match(line)
+        if not m:
+            continue
+        allowed: list[str] = []
+        for part in m.group(3).split(","):
+            part = part.strip().strip("`")
+            if part == "base":
+                allowed += BASE
+            elif part and part != "—":
+                allowed.append(part if part.startswith("chancekit") else f"chancekit.{part}")
+        rows[m.group(1)] = tuple(allowed)
+    return rows
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(("chancekit", *parts)).removesuffix(".__init__")
+        out[name] = path
+    return out
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                mod = f"{base}.{node.module}" if node.module else base
+            else:
+                mod = node.module or ""
+            if not mod.startswith("chancekit"):
+                continue
+            for alias in node.names:  # "from chancekit import limits" imports a module
+                sub = f"{mod}.{alias.name}"
+                found.add(sub if (SRC / Path(*sub.split(".")[1:])).with_suffix(".py").exists()
+                          or (SRC / Path(*sub.split(".")[1:])).is_dir() else mod)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("chancekit")}
+    found.discard(name)
+    return found
+
+
+def _allowed(mod: str, allowed: tuple[str, ...]) -> bool:
+    return any(mod == a or mod.startswith(a + ".") for a in allowed)
+
+
+def test_every_module_has_a_row() -> None:
+    rows, modules = _rows(), _modules()
+    assert set(modules) <= set(rows), f"no row in docs/architecture.md: {set(modules) - set(rows)}"
+    assert set(rows) <= set(modules), f"rows for missing modules: {set(rows) - set(modules)}"
+
+
+def test_imports_follow_the_map() -> None:
+    rows = _rows()
+    bad = []
+    for name, path in _modules().items():
+        for mod in sorted(_imports(path, name)):
+            if not _allowed(mod, rows.get(name, ())):
+                bad.append(f"{name} imports {mod}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_map_can_fail() -> None:
+    # the checker itself: a disallowed import is caught
+    assert not _allowed("chancekit.cli.main", ("chancekit.dice",))
+    assert _allowed("chancekit.dice.pool", ("chancekit.dice",))
