@@ -151,12 +151,13 @@ def run_load(url: str, *, requests: int = 200, clients: int = 20,
 
 
 @contextmanager
-def server(*args: str):
+def server(*args: str, env: dict[str, str] | None = None):
     """A ``chancekit serve`` subprocess on 127.0.0.1 and a free port; yields its URL."""
     out = Path(os.environ.get("TMPDIR", "/tmp")) / f"chancekit-serve-{os.getpid()}.out"
     with open(out, "w+") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "chancekit", "serve", "--port", "0",
-                                 *args], stdout=fh, stderr=subprocess.STDOUT, text=True)
+                                 *args], stdout=fh, stderr=subprocess.STDOUT, text=True,
+                                env={**os.environ, **(env or {})})
         try:
             deadline = time.monotonic() + 120  # a hang guard, not a performance check
             url = ""

@@ -46,8 +46,10 @@ def server_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def strict_server_url() -> Iterator[str]:
-    """The app with a 0.3 s time limit and no cache: for time-limit and cancel tests."""
-    with _server("--workers", "2", "--time-limit", "0.3", "--no-cache") as url:
+    """The app with a 0.3 s time limit, no cache and the test hooks (``/api/_test/sleep``,
+    work that outlasts any limit): for time-limit and cancel tests."""
+    with _server("--workers", "2", "--time-limit", "0.3", "--no-cache",
+                 env={"CHANCEKIT_WEB_TEST_HOOKS": "1"}) as url:
         yield url
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import time
 import uuid
@@ -41,7 +42,7 @@ from chancekit.limits import (
     MAX_STREAMS,
     MAX_SYSTEMS,
 )
-from chancekit.web.compute import dist_accepts_dialect
+from chancekit.web.compute import TEST_HOOKS, dist_accepts_dialect
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
 # -- input bounds -------------------------------------------------------------------------
@@ -569,6 +570,8 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         Route("/api/tune", tune_start, methods=["POST"]),
         Route("/api/jobs/{job}", job_get, methods=["GET"]),
         Route("/api/jobs/{job}", job_delete, methods=["DELETE"]),
+        *([Route("/api/_test/sleep", endpoint("sleep", lambda body: {"seconds": 60}, never),
+                 methods=["POST"])] if os.environ.get(TEST_HOOKS) == "1" else []),
     ]
 
     async def api_error(request: Request, exc: Exception) -> Response:

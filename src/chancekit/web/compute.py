@@ -335,10 +335,21 @@ def roll_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
             "streams": demo}
 
 
+def sleep_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Test hook (only routed with ``CHANCEKIT_WEB_TEST_HOOKS=1``): work that outlasts any
+    time limit, so the time-limit and disconnect tests never depend on machine speed."""
+    time.sleep(float(req.get("seconds", 60)))
+    return {"slept": True}
+
+
+#: the test hooks are routed only when this environment variable is "1"
+TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
+
 JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "dist": dist_job,
     "table": table_job,
     "fairness": fairness_job,
     "tune": tune_job,
     "roll": roll_job,
+    "sleep": sleep_job,
 }
