@@ -15,8 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["Op", "Selector", "above", "at_least", "at_most", "below", "equal", "highest",
-           "lowest", "matches_every_face"]
+__all__ = [
+    "Op",
+    "Selector",
+    "above",
+    "at_least",
+    "at_most",
+    "below",
+    "equal",
+    "highest",
+    "lowest",
+    "matches_every_face",
+    "matching_faces",
+]
 
 Number = int | Fraction
 
@@ -59,18 +70,27 @@ class Selector:
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """An operator of a pool: ``kind`` is one of ``k p rr ro ra e mi ma``; ``sels`` are
-    merged selectors (``kh1kl1`` is one ``k`` with two selectors, as in d20). ``col`` and
-    ``spelled`` are the notation column and source text (``!``, ``dl1`` ... are kept for
-    the breakdown); both are empty from Python."""
+    """An operator of a pool: ``kind`` is one of ``k p rr ro ra e mi ma``, or ``ce``
+    (compounding explosion, ``!!``), ``pe`` (penetrating, ``!p``), ``eo`` (explode once,
+    Foundry ``xo``), ``cnt`` (count: +1 per die matching ``sels``, -1 per die matching
+    ``fails``; always last), ``mark``/``sort`` (breakdown only: crit/fumble marks, sorted
+    dice); ``sels`` are merged selectors (``kh1kl1`` is one ``k`` with two selectors, as in
+    d20). ``col`` and ``spelled`` are the notation column and source text (``!``, ``dl1``
+    ... are kept for the breakdown); both are empty from Python."""
 
     kind: str
     sels: tuple[Selector, ...]
     col: int = field(default=0, compare=False)
     spelled: str = field(default="", compare=False)
+    fails: tuple[Selector, ...] = ()
 
     def matches(self, value: Number) -> bool:
         return any(s.matches(value) for s in self.sels)
+
+    def score(self, value: Number) -> int:
+        """A ``cnt`` operator's score of one die: 1 for a success, -1 for a failure (a
+        die can be both: 0)."""
+        return int(self.matches(value)) - int(any(s.matches(value) for s in self.fails))
 
 
 def highest(n: int) -> Selector:
@@ -128,6 +148,22 @@ def matches_every_face(op: Op, faces: Sequence[int]) -> bool:
             break
         reach = max(reach, b)
     return reach >= hi
+
+
+def matching_faces(op: Op, faces: Sequence[int]) -> list[int]:
+    """The faces ``op``'s value selectors match, in order; O(selectors + matches) for
+    contiguous integer faces (``d(100000)``'s ``!`` matches one face without a scan)."""
+    if len(faces) >= 64 and type(faces[0]) is int and type(faces[-1]) is int and (
+            faces[-1] - faces[0] + 1 == len(faces)):
+        lo, hi = faces[0], faces[-1]
+        picked: set[int] = set()
+        for s in op.sels:
+            a, b = _interval(s, lo, hi)
+            if b - a > len(faces) // 2:  # most faces: a scan is no worse
+                return [f for f in faces if op.matches(f)]
+            picked.update(range(a, b + 1))
+        return sorted(picked)
+    return [f for f in faces if op.matches(f)]
 
 
 def _interval(s: Selector, lo: int, hi: int) -> tuple[int, int]:
