@@ -148,7 +148,7 @@ def _tree_cases(quick: bool) -> list[Result]:
     tree = ChanceTree({f: 1 for f in range(1, 7)})
     filt = tree.swap_filter(1)
     k = 200_000 if quick else 1_000_000
-    t = median_time(lambda: filt.draws(PCG32(1), k), repeat=3) / k
+    t = median_time(lambda: filt.draw_many(k, PCG32(1)), repeat=3) / k
     out.append(Result("sampling", "SwapFilter.draws, d6 with L = 1", t, None, None,
                       "(report)", None, note="per draw"))
     return out

@@ -48,8 +48,8 @@ def test_protocol_state_roundtrip_and_reproducible(make):
     a, b = make(), make()
     assert isinstance(a, System)
     rng = PCG32(123)
-    seq_a = a.sample(40, rng)
-    seq_b = b.sample(40, PCG32(123))
+    seq_a = a.draw_many(40, rng)
+    seq_b = b.draw_many(40, PCG32(123))
     assert seq_a == seq_b  # same seed, same draws
     assert set(seq_a) <= set(a.values)
     probs = a.probabilities()
@@ -58,9 +58,9 @@ def test_protocol_state_roundtrip_and_reproducible(make):
     state = a.getstate()
     hash(state)
     r1, r2 = PCG32(5), PCG32(5)
-    cont1 = a.sample(20, r1)
+    cont1 = a.draw_many(20, r1)
     b.setstate(state)
-    assert b.sample(20, r2) == cont1
+    assert b.draw_many(20, r2) == cont1
     # pickling and copying keep parameters and state
     c = pickle.loads(pickle.dumps(a))
     assert repr(c) == repr(a) and c.getstate() == a.getstate()
@@ -75,7 +75,7 @@ def test_protocol_state_roundtrip_and_reproducible(make):
 def test_draw_follows_probabilities(make):
     """Empirical next-draw frequency from a fixed state matches probabilities()."""
     s = make()
-    s.sample(3, PCG32(1))
+    s.draw_many(3, PCG32(1))
     state = s.getstate()
     probs = s.probabilities()
     rng = PCG32(77)
@@ -90,7 +90,7 @@ def test_draw_follows_probabilities(make):
 
 def test_deck_is_a_shuffle_bag_and_refills():
     deck = Deck(7)
-    seq = deck.sample(70, PCG32(3))
+    seq = deck.draw_many(70, PCG32(3))
     for i in range(0, 70, 7):
         assert sorted(seq[i:i + 7]) == list(range(1, 8))
 
@@ -110,7 +110,7 @@ def test_generalized_deck_refill_rule_matches_brief():
 
 def test_weighted_deck_holds_cards_in_ratio():
     deck = Deck(3, weights=(14, 5, 1), labels=("common", "rare", "epic"))
-    seq = deck.sample(40, PCG32(8))
+    seq = deck.draw_many(40, PCG32(8))
     assert Counter(seq) == {"common": 28, "rare": 10, "epic": 2}
 
 
@@ -203,7 +203,7 @@ def test_error_accumulator_keeps_successes_close_to_rate():
 
 def test_no_repeat_never_repeats_and_is_fair():
     f = NoRepeatSystem(Dice(6))
-    seq = f.sample(3000, PCG32(2))
+    seq = f.draw_many(3000, PCG32(2))
     assert all(a != b for a, b in itertools.pairwise(seq))
     assert all(abs(c - 500) < 120 for c in Counter(seq).values())
 
@@ -212,7 +212,7 @@ def test_no_repeat_allows_forced_repeat_instead_of_deadlock():
     f = NoRepeatSystem(GeneralizedDeck(2, 2, 1, weights=(1, 1)))
     f.setstate((0, (1, 0, 1)))  # one card of value 0... and value 1 left
     f.observe(1)  # now only value 0 left; last was 1: fine
-    seq = f.sample(10, PCG32(1))
+    seq = f.draw_many(10, PCG32(1))
     assert len(seq) == 10
 
 
@@ -280,6 +280,6 @@ def test_bad_types_and_states():
 
 
 def test_named_stream_draws():
-    a = Deck(5).sample(10, Streams(1)["level-1"])
-    b = Deck(5).sample(10, Streams(1)["level-1"])
+    a = Deck(5).draw_many(10, Streams(1)["level-1"])
+    b = Deck(5).draw_many(10, Streams(1)["level-1"])
     assert a == b

@@ -129,7 +129,7 @@ def test_system_from_spec(spec, n) -> None:
         assert isinstance(system, System)
         probs = system.probabilities()
         assert abs(sum(probs) - 1) < 1e-9 and all(p >= 0 for p in probs)
-        assert len(system.sample(3, PCG32(1))) == 3
+        assert len(system.draw_many(3, PCG32(1))) == 3
 
 
 SAMPLES_TEXT = st.one_of(

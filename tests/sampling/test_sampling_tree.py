@@ -163,7 +163,7 @@ def test_bad_input() -> None:
 def test_swap_filter_one_copy_no_doubles() -> None:
     tree = ChanceTree({f: 1 for f in range(1, 7)})
     f = tree.swap_filter(1)
-    rolls = f.draws(PCG32(3), 20_000)
+    rolls = f.draw_many(20_000, PCG32(3))
     assert not any(a == b for a, b in itertools.pairwise(rolls))
     tree._check()
     assert len(tree) == 5 and len(f.held) == 1
@@ -173,7 +173,7 @@ def test_swap_filter_two_copies_doubles_at_one_in_eleven() -> None:
     tree = ChanceTree({(f, c): 1 for f in range(1, 7) for c in (0, 1)})
     f = tree.swap_filter(2, key=lambda item: item[0])
     n = 200_000
-    rolls = f.draws(PCG32(11), n)
+    rolls = f.draw_many(n, PCG32(11))
     assert not any(a == b == c for a, b, c in zip(rolls, rolls[1:], rolls[2:], strict=False))
     doubles = sum(a == b for a, b in itertools.pairwise(rolls))
     # exact long-run rate 1/11 (docs/sampling.md); an unfiltered d6 gives 1/6
@@ -203,7 +203,7 @@ def test_swap_filter_double_rate_exact_chain() -> None:
 def test_swap_filter_chi_square_million_d6() -> None:
     tree = ChanceTree({f: 1 for f in range(1, 7)})
     n = 1_000_000
-    rolls = tree.swap_filter(1).draws(PCG32(20261121), n)
+    rolls = tree.swap_filter(1).draw_many(n, PCG32(20261121))
     counts = Counter(rolls)
     chi2 = sum((counts[f] - n / 6) ** 2 / (n / 6) for f in range(1, 7))
     # chi-square, 5 degrees of freedom: 20.52 is the 0.999 quantile (documented threshold)
@@ -215,12 +215,12 @@ def test_swap_filter_draw_equals_draws_and_state() -> None:
     make = lambda: ChanceTree({f: f for f in range(1, 9)}).swap_filter(3)  # noqa: E731
     a, b = make(), make()
     ra, rb = PCG32(2), PCG32(2)
-    assert [a.draw(ra) for _ in range(100)] == b.draws(rb, 100)
+    assert [a.draw(ra) for _ in range(100)] == b.draw_many(100, rb)
     a.tree._check()
     st = a.getstate()
     c = make()
     c.setstate(st)
-    assert c.draws(PCG32(5), 50) == a.draws(PCG32(5), 50)
+    assert c.draw_many(50, PCG32(5)) == a.draw_many(50, PCG32(5))
     with pytest.raises(StateError):
         c.setstate((1, 3, [(1, 1)] * 5, st[3]))
 
@@ -231,4 +231,4 @@ def test_swap_filter_bad_length() -> None:
         tree.swap_filter(2)
     with pytest.raises(InvalidValueError):
         SwapFilter(tree, -1)
-    assert tree.swap_filter(0).draws(PCG32(1), 5)
+    assert tree.swap_filter(0).draw_many(5, PCG32(1))

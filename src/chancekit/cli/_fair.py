@@ -264,7 +264,7 @@ def _simulate(args: argparse.Namespace) -> int:
     system = system_from_spec(args.spec, args.values)
     count = require_int("-n", args.count, lo=0, hi=10_000_000)
     rng, seed = rng_from_args(args)
-    seq = system.sample(count, rng)
+    seq = system.draw_many(count, rng)
     if args.json:
         print_json("simulate", {"system": repr(system), "seed": seed,
                                 "stream": stream_value(args.stream), "draws": seq})

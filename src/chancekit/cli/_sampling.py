@@ -124,12 +124,12 @@ def run_sample(args: argparse.Namespace) -> int:
         from chancekit.sampling import ChanceTree
 
         tree = ChanceTree({label: table.probability(label) for label in table})
-        draws = tree.swap_filter(swap).draws(rng, n)
+        draws = tree.swap_filter(swap).draw_many(n, rng)
     elif no_repeat:
         filt = MaxStreak(table, no_repeat)
-        draws = [filt.draw(rng) for _ in range(n)]
+        draws = filt.draw_many(n, rng)
     else:
-        draws = table.draw_array(rng, n).tolist() if n else []
+        draws = table.draw_many(n, rng)
     if args.json:
         print_json("sample", {
             "notation": None if args.weights is not None else name, "seed": seed,

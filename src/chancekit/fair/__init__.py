@@ -16,7 +16,7 @@ Drawing, reproducibly:
 >>> from chancekit.fair import DynamicDice
 >>> from chancekit.rng import PCG32
 >>> die = DynamicDice(6, 0.355)
->>> rolls = die.sample(10, PCG32(2024))
+>>> rolls = die.draw_many(10, PCG32(2024))
 >>> len(rolls), set(rolls) <= {1, 2, 3, 4, 5, 6}
 (10, True)
 """

@@ -38,7 +38,7 @@ from chancekit.fair.systems import (
     _SinceSuccess,
 )
 from chancekit.limits import MAX_MC_CELLS
-from chancekit.rng._resolve import resolve_rng
+from chancekit.rng.source import as_source, randbelow_array, u32_array
 
 __all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "montecarlo_estimate", "simulate_matches"]
 
@@ -47,12 +47,12 @@ _INV32 = 1.0 / 4294967296.0
 
 
 def _uniform(rng: Any, size: int) -> np.ndarray:
-    return (rng.u32_array(size).astype(np.float64) + 0.5) * _INV32
+    return (u32_array(rng, size).astype(np.float64) + 0.5) * _INV32
 
 
 def _uniform53(rng: Any, size: int) -> np.ndarray:
-    a = rng.u32_array(size).astype(np.uint64)
-    b = rng.u32_array(size).astype(np.uint64)
+    a = u32_array(rng, size).astype(np.uint64)
+    b = u32_array(rng, size).astype(np.uint64)
     return ((a >> np.uint64(5)).astype(np.float64) * 67108864.0
             + (b >> np.uint64(6)).astype(np.float64)) / 9007199254740992.0
 
@@ -120,7 +120,7 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         montecarlo_estimate(system, samples, trials),
         "fewer trials (the standard error shrinks as 1/sqrt(trials)) or a shorter match",
         _work.MAX_FAIR_WORK if max_work is None else max_work)
-    rng = resolve_rng(rng)
+    rng = as_source(rng)
     step_units = _work.MC_STEP_UNITS + trials * n * _work.MC_CELL_UNITS
     T = trials
     draws = np.empty((T, samples), dtype=np.int16 if n < 32_000 else np.int32)
@@ -130,7 +130,7 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
     fresh = _fresh(system)
     ar = np.arange(T)
     if isinstance(system, Dice):
-        flat = rng.randbelow_array(n, T * samples)
+        flat = randbelow_array(rng, n, T * samples)
         draws[:] = flat.reshape(samples, T).T
         if entropy:
             ent.fill(1.0)  # type: ignore[union-attr]
@@ -167,7 +167,7 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
                     ent[:, t] = -np.where(P > 0, P * np.log(np.where(P > 0, P, 1)),  # type: ignore[index]
                                           0.0).sum(axis=1) / log_n
                 guess[:, t] = P.max(axis=1)  # type: ignore[index]
-            k = rng.randbelow_array(left, T).astype(np.int64)
+            k = randbelow_array(rng, left, T).astype(np.int64)
             cum = np.cumsum(rem, axis=1)
             ch = (cum <= k[:, None]).sum(axis=1)
             draws[:, t] = ch

@@ -35,7 +35,7 @@ from typing import Any
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.limits import MAX_REROLL_TRIES, MAX_VALUES, MIN_PRD_P
-from chancekit.rng._resolve import resolve_rng
+from chancekit.rng.source import as_source, random_float
 
 __all__ = [
     "PRD",
@@ -145,7 +145,7 @@ class System:
     def _sample(self, rng: Any) -> int:
         """Inverse-CDF draw from ``probabilities()`` with a 53-bit uniform float."""
         probs = self.probabilities()
-        u = ((rng.next_u32() >> 5) * 67108864.0 + (rng.next_u32() >> 6)) / _TWO53
+        u = random_float(rng)
         acc = 0.0
         last = 0
         for i, p in enumerate(probs):
@@ -158,7 +158,7 @@ class System:
 
     def draw_index(self, rng: Any = None) -> int:
         """Draw the next value's index (0-based) and advance the state."""
-        i = self._sample(resolve_rng(rng))
+        i = self._sample(as_source(rng))
         self.observe(i)
         return i
 
@@ -173,11 +173,21 @@ class System:
         """
         return self._values[self.draw_index(rng)]
 
+    def draw_many(self, n: int, rng: Any = None) -> list[Any]:
+        """``n`` successive draws (labels) as a list, equal to ``n`` calls of :meth:`draw`.
+
+        >>> from chancekit.fair import Deck
+        >>> from chancekit.rng import PCG32
+        >>> sorted(Deck(3).draw_many(3, PCG32(1)))
+        [1, 2, 3]
+        """
+        n = require_int("n", n, lo=0)
+        rng = as_source(rng)
+        return [self.draw(rng) for _ in range(n)]
+
     def sample(self, count: int, rng: Any = None) -> list[Any]:
-        """``count`` successive draws (labels)."""
-        count = require_int("count", count, lo=0)
-        rng = resolve_rng(rng)
-        return [self.draw(rng) for _ in range(count)]
+        """Deprecated name of :meth:`draw_many` (same arguments); kept working, silently."""
+        return self.draw_many(count, rng)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self._init_args(), self.getstate()))
@@ -272,7 +282,7 @@ class Dice(_CountSystem):
     Exact draw: one ``randbelow(n)``, O(1).
 
     >>> from chancekit.rng import PCG32
-    >>> Dice(6).sample(5, PCG32(7))
+    >>> Dice(6).draw_many(5, PCG32(7))
     [...]
     >>> Dice(6).probabilities()[0]
     0.16666666666666666
@@ -406,7 +416,7 @@ class Deck(GeneralizedDeck):
     Same as ``GeneralizedDeck(n, 1, 1)``. O(n) per draw.
 
     >>> from chancekit.rng import PCG32
-    >>> sorted(Deck(4).sample(4, PCG32(3)))
+    >>> sorted(Deck(4).draw_many(4, PCG32(3)))
     [1, 2, 3, 4]
     """
 
@@ -785,7 +795,7 @@ class NoRepeatSystem(System):
     actually drawn. For a stateless die both give the same law.
 
     >>> from chancekit.rng import PCG32
-    >>> seq = NoRepeatSystem(Dice(2)).sample(6, PCG32(5))
+    >>> seq = NoRepeatSystem(Dice(2)).draw_many(6, PCG32(5))
     >>> seq in ([1, 2, 1, 2, 1, 2], [2, 1, 2, 1, 2, 1])
     True
     """

@@ -22,7 +22,9 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit.errors import InvalidValueError, StateError, quote
-from chancekit.rng._resolve import resolve_rng
+from chancekit.rng.source import as_source
+from chancekit.rng.source import randbelow_array as _randbelow_array
+from chancekit.rng.source import u32_array as _u32_array
 from chancekit.sampling import _limbs
 from chancekit.sampling._weights import array_weights, integer_weights
 
@@ -283,7 +285,7 @@ class AliasTable:
         >>> AliasTable([0, 1, 0]).draw_index(PCG32(1))
         1
         """
-        rng = resolve_rng(rng)
+        rng = as_source(rng)
         cap = self._cap
         span = self._n * cap
         if span < _U32:
@@ -434,7 +436,7 @@ class AliasTable:
         from chancekit._validate import require_int
 
         n = require_int("n", n, lo=0)
-        rng = resolve_rng(rng)
+        rng = as_source(rng)
         cut, _, ali, _ = self._arrays()
         cap = self._cap
         k = self._n
@@ -471,7 +473,7 @@ class AliasTable:
         while pos < count:
             m = min(count - pos, _CHUNK)
             start = rng.getstate()
-            x = _pairs(rng.u32_array(2 * m))
+            x = _pairs(_u32_array(rng, 2 * m))
             if narrow:
                 p = (x >> s32) * nn
                 j = p >> s32
@@ -508,6 +510,17 @@ class AliasTable:
         idx = self.draw_indices(rng, n)
         labels_np = self._arrays()[3]
         return idx if labels_np is None else labels_np[idx]
+
+    def draw_many(self, n: int, rng: Any = None) -> list[Any]:
+        """``n`` labels as a list: equal to ``n`` calls of :meth:`draw` (same values, same
+        words consumed), through the vectorised path (:meth:`draw_array`, whose numpy
+        array this is, converted). O(n).
+
+        >>> from chancekit.rng import PCG32
+        >>> AliasTable({"x": 1, "y": 0}).draw_many(3, PCG32(1))
+        ['x', 'x', 'x']
+        """
+        return self.draw_array(rng, n).tolist()  # type: ignore[no-any-return]
 
 
 def _as_tuple(v: Any) -> tuple[int, ...]:
@@ -635,7 +648,7 @@ def _randbelow32_array(rng: Any, bound: int, n: int) -> Any:
     threshold = (_U32 - bound) % bound
     if not threshold or not all(hasattr(rng, a) for a in ("u32_array", "getstate",
                                                            "setstate", "advance")):
-        return rng.randbelow_array(bound, n)
+        return _randbelow_array(rng, bound, n)
     accept = 1.0 - threshold / _U32
     b = np.uint32(bound)
     parts = []
@@ -644,7 +657,7 @@ def _randbelow32_array(rng: Any, bound: int, n: int) -> Any:
         need = n - have
         m = int(need / accept * 1.01) + 64
         start = rng.getstate()
-        w = rng.u32_array(m)
+        w = _u32_array(rng, m)
         keep = w >= np.uint32(threshold)
         ok = np.flatnonzero(keep)
         if len(ok) >= need:

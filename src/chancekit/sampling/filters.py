@@ -17,7 +17,7 @@ from typing import Any
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.limits import MAX_TRIES as _MAX_TRIES
-from chancekit.rng._resolve import resolve_rng
+from chancekit.rng.source import as_source
 
 __all__ = ["MaxStreak", "NoRepeat"]
 
@@ -73,7 +73,7 @@ class MaxStreak:
 
     def draw(self, rng: Any = None) -> Any:
         """One filtered draw. O(1) expected re-draws for a fixed base."""
-        rng = resolve_rng(rng)
+        rng = as_source(rng)
         draw = self.sampler.draw
         x = draw(rng)
         if self._run >= self.max_run:
@@ -91,6 +91,19 @@ class MaxStreak:
         else:
             self._last, self._run = x, 1
         return x
+
+    def draw_many(self, n: int, rng: Any = None) -> list[Any]:
+        """``n`` filtered draws as a list, equal to ``n`` calls of :meth:`draw`.
+
+        >>> from chancekit.sampling import AliasTable
+        >>> from chancekit.rng import PCG32
+        >>> rolls = NoRepeat(AliasTable([1, 1])).draw_many(6, PCG32(2))
+        >>> rolls in ([0, 1, 0, 1, 0, 1], [1, 0, 1, 0, 1, 0])
+        True
+        """
+        n = require_int("n", n, lo=0)
+        rng = as_source(rng)
+        return [self.draw(rng) for _ in range(n)]
 
     def next_distribution(self) -> dict[Any, Fraction]:
         """The exact distribution of the next draw, given the current run.

@@ -17,7 +17,7 @@ from typing import Any
 
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.limits import MAX_TOTAL_BITS
-from chancekit.rng._resolve import resolve_rng
+from chancekit.rng.source import as_source
 from chancekit.sampling._weights import MAX_TABLE_BITS, exact_weight
 
 __all__ = ["MAX_TOTAL_BITS", "ChanceTree", "SwapFilter"]
@@ -275,7 +275,7 @@ class ChanceTree:
         total = self._total
         if total <= 0:
             raise InvalidValueError("cannot draw: the tree is empty or every weight is 0")
-        r = resolve_rng(rng).randbelow(total)
+        r = as_source(rng).randbelow(total)
         tree = self._tree
         pos = 0
         step = self._cap
@@ -287,6 +287,20 @@ class ChanceTree:
                 r -= t
             step >>= 1
         return self._items[pos]
+
+    def draw_many(self, n: int, rng: Any = None) -> list[Any]:
+        """``n`` independent draws (with replacement) as a list, equal to ``n`` calls of
+        :meth:`draw`. O(n log(size)).
+
+        >>> from chancekit.rng import PCG32
+        >>> ChanceTree({"only": 1, "never": 0}).draw_many(3, PCG32(5))
+        ['only', 'only', 'only']
+        """
+        from chancekit._validate import require_int
+
+        n = require_int("n", n, lo=0)
+        rng = as_source(rng)
+        return [self.draw(rng) for _ in range(n)]
 
     def pop(self, rng: Any = None) -> Any:
         """Draw an item and remove it (drawing without replacement). O(log n).
@@ -382,7 +396,7 @@ class SwapFilter:
     >>> tree = ChanceTree({(face, copy): 1 for face in range(1, 7) for copy in (0, 1)})
     >>> f = tree.swap_filter(2, key=lambda item: item[0])
     >>> from chancekit.rng import PCG32
-    >>> rolls = f.draws(PCG32(11), 1000)
+    >>> rolls = f.draw_many(1000, PCG32(11))
     >>> any(a == b == c for a, b, c in zip(rolls, rolls[1:], rolls[2:]))
     False
     """
@@ -408,15 +422,20 @@ class SwapFilter:
 
     def draw(self, rng: Any = None) -> Any:
         """One filtered draw. O(log n)."""
-        return self.draws(rng, 1)[0]
+        return self.draw_many(1, rng)[0]
 
     def draws(self, rng: Any, n: int) -> list[Any]:
+        """Deprecated name of :meth:`draw_many` (note the old argument order ``rng, n``);
+        kept working, silently."""
+        return self.draw_many(n, rng)
+
+    def draw_many(self, n: int, rng: Any = None) -> list[Any]:
         """``n`` filtered draws (equal to ``n`` calls of :meth:`draw`), in one tight loop.
         O(n log(size))."""
         from chancekit._validate import require_int
 
         n = require_int("n", n, lo=0)
-        rng = resolve_rng(rng)
+        rng = as_source(rng)
         tree = self.tree
         held = self._held
         length = self.length
