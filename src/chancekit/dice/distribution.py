@@ -874,53 +874,10 @@ class Distribution:
         >>> d(6).explode(depth=1).probability(6)
         Fraction(0, 1)
         """
-        depth = _check_depth(depth)
-        fire = self._face_set(on, "explode")
-        if not fire or depth == 0:
-            return self
-        if len(fire) == len(self._w) and depth > 1000:
-            raise LimitError(f"every face explodes; depth {depth} is past 1000",
-                             limit="depth", value=depth)
-        stay = {k: w for k, w in self._w.items() if k not in fire}
-        boom = {k: w for k, w in self._w.items() if k in fire}
-        if self._int:
-            off, full = self._poly()
-            n = full.degree() + 1
-            # checked before any work: the result spans at most (depth + 1) * (n - 1) + 1
-            # outcomes with weights of about (depth + 1) * log2(total) bits
-            span = (depth + 1) * (n - 1) + 1
-            bits = (depth + 1) * max(1.0, math.log2(max(2, self._total)))
-            if span > MAX_OUTCOMES:
-                raise LimitError(
-                    f"exploding this die {depth} times would span {span} outcomes, more than "
-                    f"MAX_OUTCOMES = {MAX_OUTCOMES}; use a smaller depth",
-                    limit="MAX_OUTCOMES", value=span)
-            # each level multiplies the die (n coefficients) by the chain so far
-            work = sum(mul_work(n, r * (n - 1) + 1, int(r * bits)) for r in range(1, depth + 1))
-            _charge(work, f"exploding a die with {n} faces {depth} times")
-            limits.count(work)
-            s_poly = flint.fmpz_poly([stay.get(off + i, 0) for i in range(n)])
-            b_poly = flint.fmpz_poly([boom.get(off + i, 0) for i in range(n)])
-            # E_0 = X; E_k = S * total(E_{k-1}) + B * E_{k-1}, reduced by content each step.
-            e_off, e = off, full
-            for _ in range(depth):
-                e, e_off = _aligned_add(s_poly * int(e(1)), off, b_poly * e, off + e_off)
-                g = int(e.content())
-                if g > 1:
-                    e = flint.fmpz_poly([int(c) // g for c in e.coeffs()])
-            return Distribution._from_poly(e_off, e)
-        # general outcomes: dictionary convolution
-        cur = self
-        for _ in range(depth):
-            out: dict[Any, int] = {}
-            for k, w in stay.items():
-                out[k] = out.get(k, 0) + w * cur._total
-            for k, w in boom.items():
-                for y, v in cur._w.items():
-                    r = k + y
-                    out[r] = out.get(r, 0) + w * v
-            cur = Distribution._raw(out)
-        return cur
+        from chancekit.dice import modifiers
+
+        return modifiers.explode(self, on, depth=depth)
+
 
     def reroll(self, on: Iterable[Any] | Callable[[Any], bool], *,
                depth: int | None = None) -> Distribution:
@@ -934,34 +891,10 @@ class Distribution:
         >>> d(6).reroll([1], depth=1).probability(1)
         Fraction(1, 36)
         """
-        match = self._face_set(on, "reroll")
-        if depth is None:
-            keep = {k: w for k, w in self._w.items() if k not in match}
-            if not keep:
-                raise InvalidValueError(
-                    "reroll: every face matches, so rerolling until no match never ends; "
-                    "give a finite depth")
-            return Distribution._raw(keep)
-        depth = _check_depth(depth)
-        if not match or depth == 0:
-            return self
-        total = self._total
-        m_weight = sum(w for k, w in self._w.items() if k in match)
-        bits = len(self._w) * depth * max(1.0, math.log2(max(2, total)))
-        if bits > MAX_WEIGHT_BITS:
-            raise LimitError(
-                f"rerolling {len(self._w)} outcomes {depth} times needs weights of about "
-                f"{bits / 8 / 2**20:.0f} MiB, past MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS}; use a "
-                "smaller depth, or depth=None (reroll until no match)",
-                limit="MAX_WEIGHT_BITS", value=bits)
-        # closed form of `depth` rounds of "keep the face, or reroll on a match" (O(m)):
-        # a kept face x ends with w_x * sum_{i<=depth} M**i * T**(depth-i), a matching face
-        # with w_x * M**depth (M: weight of the matching faces, T: total weight)
-        keep_factor = ((total ** (depth + 1) - m_weight ** (depth + 1)) // (total - m_weight)
-                       if total != m_weight else 0)
-        match_factor = m_weight**depth
-        return Distribution._raw({k: w * (match_factor if k in match else keep_factor)
-                                  for k, w in self._w.items()})
+        from chancekit.dice import modifiers
+
+        return modifiers.reroll(self, on, depth=depth)
+
 
     def clamp(self, lo: Any = None, hi: Any = None) -> Distribution:
         """Each outcome raised to at least ``lo`` and lowered to at most ``hi`` (per-die
@@ -986,22 +919,6 @@ class Distribution:
 def _charge(units: int, what: str) -> None:
     """Charge a step's estimate to the open work budget (one call alone: MAX_WORK)."""
     limits.charge(units, what, limit=MAX_WORK, name="MAX_WORK")
-
-
-def _check_depth(depth: int) -> int:
-    depth = require_int("depth", depth, lo=0)
-    if depth > MAX_EXPLODE_DEPTH:
-        raise LimitError(
-            f"depth {depth} is past MAX_EXPLODE_DEPTH = {MAX_EXPLODE_DEPTH}; use a smaller "
-            "depth", limit="MAX_EXPLODE_DEPTH", value=depth)
-    return depth
-
-
-def _aligned_add(a: flint.fmpz_poly, oa: int, b: flint.fmpz_poly,
-                 ob: int) -> tuple[flint.fmpz_poly, int]:
-    """z**oa * a + z**ob * b as (poly, offset)."""
-    base = min(oa, ob)
-    return a.left_shift(oa - base) + b.left_shift(ob - base), base
 
 
 def _exact_div(x: Any, y: Any) -> Any:
