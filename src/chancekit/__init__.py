@@ -54,6 +54,7 @@ _LAZY: dict[str, str] = {
     "faces": "chancekit.dice",
     "constant": "chancekit.dice",
     "keep_sum": "chancekit.dice",
+    "Pool": "chancekit.dice",
     "keep_highest": "chancekit.dice",
     "keep_lowest": "chancekit.dice",
     "neon_city_overdrive": "chancekit.dice",

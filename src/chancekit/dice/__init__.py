@@ -7,6 +7,14 @@ Fraction(1, 8)
 Fraction(15869, 1296)
 >>> neon_city_overdrive(1, 0).probability(6)
 Fraction(1, 6)
+
+Notation is a thin syntax over the same calls (``Pool``, selectors, Distribution
+operators):
+
+>>> from chancekit.dice import Pool, dist
+>>> from chancekit.dice.selectors import highest
+>>> Pool(d(6), 4).keep(highest(3)).sum() == dist("4d6kh3")
+True
 """
 
 from chancekit.dice.distribution import (
@@ -22,6 +30,7 @@ from chancekit.dice.notation import RollResult, dist, roll
 from chancekit.dice.pool import (
     Decided,
     FaceRule,
+    Pool,
     clear_caches,
     count_successes,
     evaluate_pool,
@@ -40,6 +49,7 @@ __all__ = [
     "Decided",
     "Distribution",
     "FaceRule",
+    "Pool",
     "RollResult",
     "clear_caches",
     "constant",
