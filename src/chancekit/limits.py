@@ -89,8 +89,8 @@ MAX_ROLLED = 10_000
 ENTRY_WORK = 5
 #: one pair visited by a pairwise combination (a Python-level step, about 500 ns)
 PAIR_WORK = 25
-#: one tuple element built or read by the general pool engine (about 120 ns)
-TUPLE_WORK = 6
+#: one tuple element built or read by the general pool engine (about 160 ns)
+TUPLE_WORK = 8
 
 
 def power_work(length: int, span: int, bits: int) -> int:
