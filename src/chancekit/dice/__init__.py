@@ -42,6 +42,7 @@ from chancekit.dice.pool import (
     neon_city_overdrive,
     risk_battle,
 )
+from chancekit.dice.stats import central_moment, ks_distance, kurtosis, skewness, tv_distance
 
 __all__ = [
     "MAX_DICE",
@@ -51,6 +52,7 @@ __all__ = [
     "FaceRule",
     "Pool",
     "RollResult",
+    "central_moment",
     "clear_caches",
     "constant",
     "count_successes",
@@ -62,9 +64,13 @@ __all__ = [
     "keep_highest",
     "keep_lowest",
     "keep_sum",
+    "ks_distance",
+    "kurtosis",
     "largest_set",
     "longest_straight",
     "neon_city_overdrive",
     "risk_battle",
     "roll",
+    "skewness",
+    "tv_distance",
 ]
