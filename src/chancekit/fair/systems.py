@@ -32,6 +32,7 @@ import numbers
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from chancekit import _state
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.limits import MAX_REROLL_TRIES, MAX_VALUES, MIN_PRD_P
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 _TWO53 = float(1 << 53)
+#: the saved-state format name (:meth:`System.to_dict`)
+SYSTEM_FORMAT = "chancekit.fair-system"
 
 
 def _check_prob(name: str, value: Any, *, open_low: bool = True, open_high: bool = True,
@@ -188,6 +191,56 @@ class System:
     def sample(self, count: int, rng: Any = None) -> list[Any]:
         """Deprecated name of :meth:`draw_many` (same arguments); kept working, silently."""
         return self.draw_many(count, rng)
+
+    # -- the saved-state format (docs/reproducibility.md, "One saved-state format") --------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format": "chancekit.fair-system", "version": 1, "system": class name,
+        "state": getstate() as JSON}`` (tuples as ``{"tuple": [...]}``). The parameters are
+        not saved: restore into a system built with the same ones (:meth:`load_dict`).
+
+        >>> from chancekit.rng import PCG32
+        >>> a = Deck(5); _ = a.draw_many(3, PCG32(1)); b = Deck(5); b.load_json(a.to_json())
+        >>> b.draw_many(2, PCG32(9)) == a.draw_many(2, PCG32(9))
+        True
+        """
+        return {"format": SYSTEM_FORMAT, "version": _state.VERSION,
+                "system": type(self).__name__,
+                "state": _state.encode_value(self.getstate(), "state")}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return _state.dump(self.to_dict())
+
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a state saved by :meth:`to_dict` of the same class. Checked
+        strictly: besides the header and ``setstate``'s own checks, the state must save
+        back exactly as written and hold no bool (``true`` or ``1.0`` for ``1`` are refused); a
+        :class:`~chancekit.errors.StateError` names the field and changes nothing."""
+        _state.check_header(data, SYSTEM_FORMAT, {"system", "state"})
+        name = type(self).__name__
+        if data["system"] != name:
+            raise StateError(f"{SYSTEM_FORMAT}.system must be {name!r}, not "
+                             f"{_state.quote(data['system'], limit=40)}")
+        state = _state.decode_value(data["state"], f"{SYSTEM_FORMAT}.state")
+        if _state.has_bool(data["state"]):
+            raise StateError(f"{SYSTEM_FORMAT}.state holds a bool (system states are "
+                             f"numbers, null and tuples): {_state.quote(data['state'], limit=60)}")
+        before = self.getstate()
+        try:
+            self.setstate(state)
+            if _state.dump(self.to_dict()["state"]) != _state.dump(data["state"]):
+                raise StateError(f"{SYSTEM_FORMAT}.state {_state.quote(data['state'], limit=60)}"
+                                 " does not save back as written (a bool or float where an "
+                                 "integer belongs?)")
+        except (StateError, TypeError, ValueError) as exc:
+            self.setstate(before)
+            if isinstance(exc, StateError):
+                raise
+            raise StateError(f"{SYSTEM_FORMAT}.state: {exc}") from None
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a state saved by :meth:`to_json`."""
+        self.load_dict(_state.load(text, SYSTEM_FORMAT))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self._init_args(), self.getstate()))

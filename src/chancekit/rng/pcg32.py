@@ -32,6 +32,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
+from chancekit import _state
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, StateError, quote
 
@@ -43,6 +44,8 @@ MULT = 6364136223846793005
 _MASK64 = (1 << 64) - 1
 _MASK32 = (1 << 32) - 1
 _TWO64 = 1 << 64
+#: the saved-state format name (:meth:`PCG32.to_dict`)
+FORMAT = "chancekit.pcg32"
 #: Version of the pickled form (``__reduce__``); bumped if the layout ever changes.
 STATE_VERSION = 1
 
@@ -429,6 +432,51 @@ class PCG32:
             raise StateError(f"PCG32 inc must be odd, not {quote(inc)}")
         with self._lock:
             self._state, self._inc = int(s), int(inc)
+
+    # -- the saved-state format (docs/reproducibility.md, "One saved-state format") --------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format": "chancekit.pcg32", "version": 1, "state": "0x…", "inc": "0x…"}``
+        (16 lowercase hex digits each, as :meth:`chancekit.Streams.to_json` writes them).
+
+        >>> g = PCG32(7); g.advance(3); PCG32.from_json(g.to_json()) == g
+        True
+        """
+        s = self.getstate()
+        return {"format": FORMAT, "version": _state.VERSION, "state": f"{s.state:#018x}",
+                "inc": f"{s.inc:#018x}"}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return _state.dump(self.to_dict())
+
+    @staticmethod
+    def _read_dict(data: Any) -> PCG32State:
+        _state.check_header(data, FORMAT, {"state", "inc"})
+        s = _state.read_u64(data["state"], f"{FORMAT}.state")
+        inc = _state.read_u64(data["inc"], f"{FORMAT}.inc")
+        if not inc & 1:
+            raise StateError(f"{FORMAT}.inc must be odd, not {quote(data['inc'])}")
+        return PCG32State(s, inc)
+
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a state saved by :meth:`to_dict` (validated first: a wrong
+        format or version, a missing or unknown field, a malformed word or an even ``inc``
+        is a :class:`~chancekit.errors.StateError` naming the field; nothing changes)."""
+        self.setstate(self._read_dict(data))
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a state saved by :meth:`to_json`."""
+        self.load_dict(_state.load(text, FORMAT))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PCG32:
+        """A generator at the state :meth:`to_dict` saved."""
+        return cls.from_state(cls._read_dict(data))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> PCG32:
+        """A generator at the state :meth:`to_json` saved."""
+        return cls.from_dict(_state.load(text, FORMAT))
 
     def __reduce__(self) -> tuple[Any, ...]:
         s = self.getstate()

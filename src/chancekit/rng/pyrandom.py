@@ -161,6 +161,20 @@ class PCG32Random(random.Random):
         rng.setstate((_VERSION, words[0], words[1], gauss_next))
         return rng
 
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a state saved by :meth:`to_dict` (validated like
+        :meth:`from_dict`; nothing changes on a :class:`~chancekit.errors.StateError`).
+
+        >>> r = PCG32Random(5); saved = r.to_json(); x = r.random(); r.load_json(saved)
+        >>> r.random() == x
+        True
+        """
+        self.setstate(type(self).from_dict(data).getstate())
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a state saved by :meth:`to_json`."""
+        self.setstate(type(self).from_json(text).getstate())
+
     @classmethod
     def from_json(cls, text: str | bytes) -> PCG32Random:
         """Load :meth:`to_json`'s output (validated like :meth:`from_dict`)."""

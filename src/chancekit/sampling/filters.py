@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from chancekit import _state
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
 from chancekit.limits import MAX_TRIES as _MAX_TRIES
@@ -22,6 +23,8 @@ from chancekit.rng.source import as_source
 __all__ = ["MaxStreak", "NoRepeat"]
 
 _VERSION = 1
+#: the saved-state format name (:meth:`MaxStreak.to_dict`)
+FORMAT = "chancekit.streak-filter"
 
 
 class MaxStreak:
@@ -143,6 +146,41 @@ class MaxStreak:
                 or not 0 <= run <= self.max_run:
             raise StateError(f"streak filter state: bad version or run {state!r}")
         self._last, self._run = last, run
+
+    # -- the saved-state format (docs/reproducibility.md, "One saved-state format") --------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format": "chancekit.streak-filter", "version": 1, "max_run": m,
+        "last": result or null, "run": r}``. The wrapped sampler is not saved (an
+        :class:`AliasTable` has no state; save a stateful one separately).
+
+        >>> from chancekit.sampling import AliasTable
+        >>> f = NoRepeat(AliasTable({"a": 1, "b": 1})); f.setstate((1, "a", 1))
+        >>> g = NoRepeat(AliasTable({"a": 1, "b": 1})); g.load_json(f.to_json()); g.getstate()
+        (1, 'a', 1)
+        """
+        return {"format": FORMAT, "version": _state.VERSION, "max_run": self.max_run,
+                "last": _state.encode_value(self._last, "last result"), "run": self._run}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return _state.dump(self.to_dict())
+
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a state saved by :meth:`to_dict` by a filter with the same
+        ``max_run``; anything else is a :class:`~chancekit.errors.StateError` naming the
+        field, and changes nothing."""
+        _state.check_header(data, FORMAT, {"max_run", "last", "run"})
+        max_run = _state.read_int(data["max_run"], f"{FORMAT}.max_run", lo=1)
+        if max_run != self.max_run:
+            raise StateError(f"{FORMAT}.max_run is {max_run}, but this filter has max_run "
+                             f"{self.max_run}")
+        last = _state.decode_value(data["last"], f"{FORMAT}.last")
+        run = _state.read_int(data["run"], f"{FORMAT}.run", hi=max_run)
+        self.setstate((_VERSION, last, run))
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a state saved by :meth:`to_json`."""
+        self.load_dict(_state.load(text, FORMAT))
 
 
 class NoRepeat(MaxStreak):

@@ -15,7 +15,14 @@ from collections.abc import Callable, Hashable, Iterator
 from fractions import Fraction
 from typing import Any
 
-from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError
+from chancekit import _state
+from chancekit.errors import (
+    InvalidTypeError,
+    InvalidValueError,
+    LimitError,
+    StateError,
+    quote,
+)
 from chancekit.limits import MAX_TOTAL_BITS
 from chancekit.rng.source import as_source
 from chancekit.sampling._weights import MAX_TABLE_BITS, exact_weight
@@ -23,6 +30,9 @@ from chancekit.sampling._weights import MAX_TABLE_BITS, exact_weight
 __all__ = ["MAX_TOTAL_BITS", "ChanceTree", "SwapFilter"]
 
 _VERSION = 1
+#: saved-state format names (``to_dict``; docs/reproducibility.md)
+TREE_FORMAT = "chancekit.chance-tree"
+SWAP_FORMAT = "chancekit.swap-filter"
 
 
 
@@ -351,6 +361,57 @@ class ChanceTree:
         self._scale = scale
         self._rebuild(max(1, len(items)))
 
+    # -- the saved-state format (docs/reproducibility.md, "One saved-state format") --------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format": "chancekit.chance-tree", "version": 1, "scale": "0x…",
+        "items": [[item, "0x…"], ...]}``: items in slot order with their stored weights
+        (weight = stored / scale) as hex integers of any size. Items must be JSON-saveable
+        (``None``, bools, strings, ints below 2**53, finite floats, tuples of those).
+
+        >>> t = ChanceTree({"a": 1, "b": Fraction(1, 2)}); ChanceTree.from_json(t.to_json()).items()
+        [('a', Fraction(1, 1)), ('b', Fraction(1, 2))]
+        """
+        return {"format": TREE_FORMAT, "version": _state.VERSION,
+                "scale": _state.hex_int(self._scale),
+                "items": [[_state.encode_value(it, "item"), _state.hex_int(w)]
+                          for it, w in zip(self._items, self._w, strict=True)]}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return _state.dump(self.to_dict())
+
+    @staticmethod
+    def _read_dict(data: Any, fmt: str = TREE_FORMAT) -> tuple[Any, ...]:
+        _state.check_header(data, TREE_FORMAT, {"scale", "items"}, fmt)
+        scale = _state.read_bigint(data["scale"], f"{fmt}.scale", lo=1,
+                                   max_bits=MAX_TOTAL_BITS)
+        return (_VERSION, scale, _read_pairs(data["items"], f"{fmt}.items"))
+
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a tree saved by :meth:`to_dict`; anything malformed is a
+        :class:`~chancekit.errors.StateError` naming the field, and changes nothing."""
+        state = self._read_dict(data)
+        try:
+            self.setstate(state)
+        except LimitError as exc:
+            raise StateError(f"{TREE_FORMAT}: {exc}") from None
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a tree saved by :meth:`to_json`."""
+        self.load_dict(_state.load(text, TREE_FORMAT))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ChanceTree:
+        """A tree from :meth:`to_dict`'s output."""
+        tree = cls()
+        tree.load_dict(data)
+        return tree
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ChanceTree:
+        """A tree from :meth:`to_json`'s output."""
+        return cls.from_dict(_state.load(text, TREE_FORMAT))
+
     def __getstate__(self) -> tuple[Any, ...]:
         return self.getstate()
 
@@ -374,6 +435,22 @@ class ChanceTree:
             lo = i - (i & -i)
             assert self._tree[i] == sum(self._w[lo:i]), f"Fenwick node {i} is wrong"
         assert self._scale >= 1
+
+
+def _read_pairs(value: Any, where: str) -> list[tuple[Any, int]]:
+    """Saved ``[[item, "0x…"], ...]`` pairs, strictly."""
+    if not isinstance(value, list):
+        raise StateError(f"{where} must be a list of [item, weight] pairs, not "
+                         f"{type(value).__name__}")
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise StateError(f"{where}[{i}] must be a pair [item, weight], not "
+                             f"{quote(pair, limit=40)}")
+        item = _state.decode_value(pair[0], f"{where}[{i}][0]")
+        pairs.append((item, _state.read_bigint(pair[1], f"{where}[{i}][1]",
+                                               max_bits=MAX_TOTAL_BITS)))
+    return pairs
 
 
 def _hashable(item: Any) -> None:
@@ -503,3 +580,56 @@ class SwapFilter:
         self.tree.setstate(tstate)
         self.length = length
         self._held = deque(held)
+
+    # -- the saved-state format ----------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format": "chancekit.swap-filter", "version": 1, "length": L,
+        "held": [[item, "0x…"], ...], "tree": {the tree's to_dict()}}`` (held items oldest
+        first, with their stored weights). ``key`` is code, not state: it is not saved.
+
+        >>> from chancekit.rng import PCG32
+        >>> f = ChanceTree({"a": 1, "b": 1, "c": 1}).swap_filter(1); _ = f.draw(PCG32(1))
+        >>> g = ChanceTree({"x": 1, "y": 1}).swap_filter(0); g.load_json(f.to_json())
+        >>> g.held == f.held, sorted(g.tree) == sorted(f.tree)
+        (True, True)
+        """
+        return {"format": SWAP_FORMAT, "version": _state.VERSION, "length": self.length,
+                "held": [[_state.encode_value(it, "held item"), _state.hex_int(w)]
+                         for it, w in self._held],
+                "tree": self.tree.to_dict()}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return _state.dump(self.to_dict())
+
+    def load_dict(self, data: Any) -> None:
+        """Restore, in place, a filter (and its tree) saved by :meth:`to_dict`; anything
+        malformed is a :class:`~chancekit.errors.StateError` naming the field, and changes
+        nothing."""
+        _state.check_header(data, SWAP_FORMAT, {"length", "held", "tree"})
+        length = _state.read_int(data["length"], f"{SWAP_FORMAT}.length")
+        held = _read_pairs(data["held"], f"{SWAP_FORMAT}.held")
+        if len(held) > length:
+            raise StateError(f"{SWAP_FORMAT}.held has {len(held)} items, more than length "
+                             f"{length}")
+        tstate = ChanceTree._read_dict(data["tree"], f"{SWAP_FORMAT}.tree")
+        positive = sum(1 for _, w in tstate[2] + held if w > 0)
+        if length >= positive:
+            raise StateError(f"{SWAP_FORMAT}.length must be smaller than the number of items "
+                             f"with weight > 0 ({positive}), not {length}")
+        items = [it for it, _ in tstate[2]] + [it for it, _ in held]
+        try:
+            distinct = len(set(items)) == len(items)
+        except TypeError:
+            distinct = False
+        if not distinct:
+            raise StateError(f"{SWAP_FORMAT}.held: a held item is also in the tree or "
+                             "held twice")
+        try:
+            self.setstate((_VERSION, length, held, tstate))
+        except LimitError as exc:
+            raise StateError(f"{SWAP_FORMAT}.tree: {exc}") from None
+
+    def load_json(self, text: str | bytes) -> None:
+        """Restore, in place, a filter saved by :meth:`to_json`."""
+        self.load_dict(_state.load(text, SWAP_FORMAT))
