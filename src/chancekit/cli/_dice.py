@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
 
 from chancekit.cli._common import add_rng_options
@@ -10,6 +12,36 @@ from chancekit.cli._common import add_rng_options
 #: ``chancekit dist`` hides rows below this probability when there are many outcomes
 _HIDE_BELOW = 1e-6
 _MANY_ROWS = 100
+
+
+#: the environment variable that sets ``--dialect`` once for every command
+DIALECT_ENV = "CHANCEKIT_DIALECT"
+
+
+def add_dialect_option(p: argparse.ArgumentParser) -> None:
+    """``--dialect`` on a command that reads dice notation."""
+    from chancekit.dice._parse import DIALECTS
+
+    p.add_argument("--dialect", choices=DIALECTS, default=None,
+                   help=f"how to read the notation: avrae (default: Avrae's d20, k3 keeps the "
+                   f"dice showing 3), roll20 (k3 keeps the 3 highest, 5d10>7 counts dice), "
+                   f"foundry (r rerolls once); or set {DIALECT_ENV} (docs/notation.md)")
+
+
+def dialect_of(args: argparse.Namespace) -> str:
+    """``--dialect``, else ``$CHANCEKIT_DIALECT``, else ``avrae``."""
+    from chancekit.dice._parse import DIALECTS
+    from chancekit.errors import InvalidValueError
+
+    chosen = getattr(args, "dialect", None)
+    if chosen:
+        return str(chosen)
+    env = os.environ.get(DIALECT_ENV, "").strip()
+    if not env:
+        return "avrae"
+    if env not in DIALECTS:
+        raise InvalidValueError(DIALECT_ENV, env, f"one of {', '.join(DIALECTS)}")
+    return env
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,10 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="examples:\n"
         '  chancekit dist "4d6kh3"\n'
         '  chancekit dist "1d20+5 >= 15" --json\n'
-        '  chancekit dist "(1d8!, 1d6!)kh1" --plot savage.png',
+        '  chancekit dist "(1d8!, 1d6!)kh1" --plot savage.png\n'
+        '  chancekit dist "10d10>=8f1" --dialect roll20',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
+    add_dialect_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output (exact "
                    "weights as decimal text, probabilities as floats)")
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
@@ -60,10 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "marked !). Reproducible with --seed (and --stream for a named stream).",
         epilog="examples:\n"
         '  chancekit roll "4d6kh3" -n 6 --seed 42\n'
-        '  chancekit roll "1d20+5" --seed 12345 --stream combat --json',
+        '  chancekit roll "1d20+5" --seed 12345 --stream combat --json\n'
+        '  chancekit roll "10d10!!kh5" --dialect roll20 --seed 7',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
+    add_dialect_option(r)
     r.add_argument("-n", type=int, default=1, metavar="K", help="roll K times (default 1)")
     r.add_argument("--json", action="store_true", help="machine-readable output")
     add_rng_options(r)
@@ -87,10 +123,18 @@ def _num(x: Any) -> Any:
 
 
 def run_dist(args: argparse.Namespace) -> int:
-    from chancekit.dice.notation import dist
+    from chancekit.dice.notation import ambiguities, dist
 
-    return show_distribution(dist(args.notation), args.notation, args,
-                             {"notation": args.notation}, "dist")
+    dialect = dialect_of(args)
+    d = dist(args.notation, dialect=dialect)
+    notes = ambiguities(args.notation, dialect)
+    code = show_distribution(d, args.notation, args, {"notation": args.notation,
+                                                      "dialect": dialect, "notes": notes},
+                             "dist")
+    if not args.json:  # on stderr: under the table on a terminal, out of a pipe's data
+        for line in notes:
+            print(line, file=sys.stderr)
+    return code
 
 
 def run_nco(args: argparse.Namespace) -> int:
@@ -219,16 +263,20 @@ def run_roll(args: argparse.Namespace) -> int:
     from chancekit._validate import require_int
     from chancekit.cli._common import rng_from_args, stream_value
     from chancekit.cli._output import print_json
-    from chancekit.dice.notation import roll
+    from chancekit.dice.notation import ambiguities, roll
 
     n = require_int("-n", args.n, lo=1, hi=100_000)
+    dialect = dialect_of(args)
     rng, seed = rng_from_args(args)
-    results = [roll(args.notation, rng=rng) for _ in range(n)]
+    results = [roll(args.notation, rng=rng, dialect=dialect) for _ in range(n)]
+    notes = ambiguities(args.notation, dialect)
     if args.json:
-        print_json("roll", {"notation": args.notation, "seed": seed,
-                            "stream": stream_value(args.stream),
+        print_json("roll", {"notation": args.notation, "dialect": dialect, "notes": notes,
+                            "seed": seed, "stream": stream_value(args.stream),
                             "rolls": [r.to_dict() for r in results]})
     else:
         for r in results:
             print(r)
+        for line in notes:
+            print(line, file=sys.stderr)
     return 0

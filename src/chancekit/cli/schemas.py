@@ -118,9 +118,11 @@ _CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"
                    "end_effect": {"type": "boolean"}})
 
 SCHEMAS: dict[str, dict[str, Any]] = {
-    "dist": _distribution("dist", {"notation": _STR}),
+    "dist": _distribution("dist", {"notation": _STR, "dialect": _STR,
+                                   "notes": _array(_STR)}),
     "nco": _distribution("nco", {"action": _NAT, "danger": _NAT}),
-    "roll": _obj({**_head("roll"), "notation": _STR, "seed": _SEED, "stream": _STREAM,
+    "roll": _obj({**_head("roll"), "notation": _STR, "dialect": _STR,
+                  "notes": _array(_STR), "seed": _SEED, "stream": _STREAM,
                   "rolls": _array(_ROLL)}),
     "table": _obj({**_head("table"), "tables": _array(_TABLE)}),
     "sample": _obj({**_head("sample"), "notation": _null(_STR), "seed": _SEED,

@@ -42,6 +42,7 @@ __all__ = [
     "Op",
     "Selector",
     "Unary",
+    "VarDice",
 ]
 
 Number = int | Fraction
@@ -93,6 +94,21 @@ class Group(Node):
     is_set: bool
     col: int
     notes: tuple[str, ...] = ()
+    brace: bool = False  # written ``{...}`` (Roll20 grouped roll)
+
+
+@dataclass(frozen=True, slots=True)
+class VarDice(Node):
+    """Dice whose count and/or sides are rolled: ``(1d4)d6``, ``1d(1d20)``. ``count`` is
+    a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``."""
+
+    count: Node | int
+    sides: Node | None
+    faces: Sequence[int] | None
+    ops: tuple[Op, ...]
+    col: int
+    spelled: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,4 +139,6 @@ def walk(node: Node) -> list[Node]:
             stack.append(n.operand)
         elif isinstance(n, Binary):
             stack.extend((n.left, n.right))
+        elif isinstance(n, VarDice):
+            stack.extend(x for x in (n.count, n.sides) if isinstance(x, Node))
     return out

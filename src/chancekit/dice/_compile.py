@@ -11,6 +11,10 @@ notation                        API
 ``(1d4+1, 3, 2d6)kh1``          ``Pool.of([...]).keep(highest(1)).sum()``
 ``a + b``, ``a // b``, ``-a``   ``a + b``, ``a // b``, ``-a`` on Distributions
 ``a >= b``                      ``a.ge(b)`` (a 0/1 distribution), likewise ``== != < >``
+``10d10!!kh5`` (roll20)         ``Pool(d(10), 10).compound(equal(10)).keep(highest(5))``
+``10d10>=8f1`` (roll20)         ``Pool(d(10), 10).count(at_least(8), fail=at_most(1))``
+``{3d20+5}>21`` (roll20)        ``Pool.of([3 @ d(20) + 5]).count(at_least(21)).sum()``
+``(1d4)d6``                     ``Distribution.mixture`` of ``Pool(d(6), n).sum()``
 ==============================  =================================================
 
 There is no other engine: the whole expression shares one work budget (``MAX_WORK``,
@@ -23,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chancekit import limits
-from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, walk
+from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, VarDice, walk
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
@@ -86,9 +90,12 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Dice):
         pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
         for op in node.ops:
-            pool = pool._with(op)
+            if op.kind not in ("mark", "sort"):  # breakdown only
+                pool = pool._with(op)
         ctx.col = node.col
         return pool.sum()
+    if isinstance(node, VarDice):
+        return _var_dice(node, ctx)
     if isinstance(node, Group):
         if not node.is_set:
             return _eval(node.items[0], ctx)
@@ -111,11 +118,65 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     raise AssertionError(node)  # pragma: no cover
 
 
+def _whole(x: Distribution, what: str, lo: int, hi: int, name: str, ctx: _Ctx,
+           col: int) -> list[int]:
+    """The outcomes of a rolled count or number of sides, checked to be whole numbers in
+    ``[lo, hi]``."""
+    outs = x.outcomes()
+    for v in outs:
+        if not isinstance(v, int) and not (hasattr(v, "denominator") and v.denominator == 1):
+            raise NotationError(f"the {what} must be a whole number; it can be {v}",
+                                ctx.text, col)
+    if int(outs[0]) < lo:
+        raise NotationError(f"the {what} can be {outs[0]} (at least {lo} needed)", ctx.text, col)
+    if int(outs[-1]) > hi:
+        raise LimitError(f"the {what} can be {outs[-1]}, past the limit {name} = {hi:,} at "
+                         f"column {col} of {quote(ctx.text)}", limit=name, value=int(outs[-1]))
+    return [int(v) for v in outs]
+
+
+def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
+    """Dice with a rolled count and/or number of sides: the mixture, over each (count,
+    sides), of the pool with that many dice (``Distribution.mixture``)."""
+    from chancekit.limits import MAX_DICE, MAX_SIDES
+
+    if isinstance(node.count, Node):
+        cd = _eval(node.count, ctx)
+        counts = _whole(cd, "number of dice", 0, MAX_DICE, "MAX_DICE", ctx, node.col)
+        cw = [cd.weights[c] for c in cd.outcomes()]
+    else:
+        counts, cw = [node.count], [1]
+    if node.sides is not None:
+        sd = _eval(node.sides, ctx)
+        sides = _whole(sd, "number of sides", 1, MAX_SIDES, "MAX_SIDES", ctx, node.col)
+        sw = [sd.weights[s] for s in sd.outcomes()]
+        limits.charge(sum(sides) * ENTRY_WORK, "building the dice")
+    else:
+        sides, sw = [0], [1]
+    parts: list[Distribution] = []
+    weights: list[int] = []
+    for s, ws in zip(sides, sw, strict=True):
+        faces_ = node.faces if node.sides is None else range(1, s + 1)
+        assert faces_ is not None
+        dice = Dice(1, faces_, node.ops, node.col, node.spelled)
+        check_dice_ops(dice, ctx.text)
+        die = _die(dice)
+        for c, wc in zip(counts, cw, strict=True):
+            pool = Pool(die, c, depth=EXPLODE_DEPTH)
+            for op in node.ops:
+                if op.kind not in ("mark", "sort"):
+                    pool = pool._with(op)
+            ctx.col = node.col
+            parts.append(pool.sum())
+            weights.append(ws * wc)
+    return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+
+
 def check_dice_ops(node: Dice, text: str) -> None:
     """Refuse operators that would loop forever or never end on this die (shared by
     ``dist`` and ``roll``): rerolling or exploding on every face."""
     for op in node.ops:
-        if op.kind in ("rr", "e") and node.matches_every_face(op):
+        if op.kind in ("rr", "e", "ce", "pe") and node.matches_every_face(op):
             what = "reroll" if op.kind == "rr" else "explode"
             raise NotationError(
                 f"'{op.spelled}' would {what} every face of the die forever; match fewer faces",

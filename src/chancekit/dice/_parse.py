@@ -37,17 +37,33 @@ from chancekit.dice._ast import (
     Op,
     Selector,
     Unary,
+    VarDice,
 )
 from chancekit.errors import InvalidTypeError, LimitError, NotationError
 from chancekit.limits import MAX_DEPTH, MAX_LENGTH
 
-__all__ = ["MAX_DEPTH", "MAX_LENGTH", "parse"]
+__all__ = ["DIALECTS", "MAX_DEPTH", "MAX_LENGTH", "parse"]
+
+#: the dialects of dice notation (docs/notation.md): ``avrae`` (Avrae's d20, the default),
+#: ``roll20`` (Roll20's dice reference; rpg-dice-roller where Roll20 is silent),
+#: ``foundry`` (Foundry VTT's dice modifiers)
+DIALECTS = ("avrae", "roll20", "foundry")
 
 
 _WS = " \t\r\n"
 _COMPARISONS = ("==", "!=", "<=", ">=", "<", ">")
 _DICE_OPS = ("rr", "ro", "ra", "mi", "ma", "r", "k", "p", "e", "d", "!")
 _SET_OPS = ("k", "p", "d")
+_R20_OPS = ("!!", "!p", "!", "ro", "rr", "r", "min", "max", "mi", "ma", "kh", "kl", "k",
+            "dh", "dl", "d", "cs", "cf", "sd", "sa", "s", "f", ">", "<", "=")
+_FVTT_OPS = ("xo", "x", "rr", "r", "min", "max", "kh", "kl", "k", "dh", "dl", "df", "d",
+             "cs", "cf")
+_R20_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d", "f", ">", "<", "=")
+_FVTT_SET_OPS = ("kh", "kl", "k", "dh", "dl", "df", "d", "cs", "cf")
+_PAREN_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d")
+_SIDES_START = "0123456789%F{("
+_R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7}
+_MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
 
 
 def _show(ch: str) -> str:
@@ -55,10 +71,11 @@ def _show(ch: str) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, dialect: str = "avrae") -> None:
         self.text = text
         self.pos = 0
         self.depth = 0
+        self.dialect = dialect
 
     # ---- helpers ----
     def fail(self, problem: str, pos: int | None = None) -> NotationError:
@@ -168,6 +185,8 @@ class _Parser:
         node: Node
         if ch == "(":
             node = self.group()
+        elif ch == "{":
+            node = self.group(brace=True)
         elif ch and (ch in "0123456789." or ch in "dD"):
             node = self.number_or_dice()
         else:
@@ -207,8 +226,8 @@ class _Parser:
             return self.dice(start, int(whole) if whole else 1)
         return Num(int(whole), start + 1, whole)
 
-    def dice(self, start: int, count: int) -> Dice:
-        if count > MAX_DICE:
+    def dice(self, start: int, count: int | Node) -> Dice | VarDice:
+        if isinstance(count, int) and count > MAX_DICE:
             raise LimitError(
                 f"{count} dice in one group is past the limit of {MAX_DICE} dice per group "
                 f"(MAX_DICE) at column {start + 1}; use fewer dice, or build the distribution "
@@ -217,6 +236,12 @@ class _Parser:
         self.pos += 1  # the "d"
         ch = self.peek()
         faces: Sequence[int]
+        if ch == "(":
+            sides = self.group()
+            if sides.is_set:
+                raise self.fail("the sides of a die must be one value, like 1d(1d20)",
+                                sides.col - 1)
+            return self.var_dice(start, count, sides.items[0], None)
         if ch == "%":
             self.pos += 1
             faces = range(1, 101)
@@ -237,9 +262,18 @@ class _Parser:
             faces = range(1, sides + 1)  # compact: a d1000000 is not a million ints
         else:
             raise self.unexpected(expected="the number of sides, '%', 'F' or '{faces}'")
+        if not isinstance(count, int):
+            return self.var_dice(start, count, None, faces)
         ops = self.operators(dice=True, top=faces[-1] if isinstance(faces, range) else max(faces))
         spelled = self.text[start:self.pos]
         return Dice(count, faces, ops, start + 1, spelled)
+
+    def var_dice(self, start: int, count: int | Node, sides: Node | None,
+                 faces: Sequence[int] | None) -> VarDice:
+        top = None if faces is None else (faces[-1] if isinstance(faces, range)
+                                          else max(faces))
+        ops = self.operators(dice=True, top=top)
+        return VarDice(count, sides, faces, ops, start + 1, self.text[start:self.pos])
 
     def faces(self) -> tuple[int, ...]:
         self.pos += 1  # "{"
@@ -269,7 +303,9 @@ class _Parser:
                 return tuple(out)
             raise self.unexpected(expected="',' or '}'")
 
-    def operators(self, *, dice: bool, top: int | None) -> tuple[Op, ...]:
+    def operators(self, *, dice: bool, top: int | None, brace: bool = False) -> tuple[Op, ...]:
+        if self.dialect != "avrae" or brace:
+            return self.dialect_operators(dice=dice, top=top, brace=brace)
         ops: list[Op] = []
         while True:
             op = self.operator(dice=dice, top=top)
@@ -298,8 +334,8 @@ class _Parser:
         if name == "!" and t.startswith("!=", p):
             return None  # the comparison '!='
         if name == "!" and t.startswith("!!", p) and not t.startswith("!!=", p):
-            raise self.fail("compounding explosions '!!' are not supported; use '!' "
-                            "(explode into extra dice)")
+            raise self.fail("compounding explosions '!!' are not supported in the avrae "
+                            "dialect; use '!' (explode into extra dice), or dialect roll20")
         if name == "d":
             if not t.startswith(("dh", "dl"), p):
                 raise self.fail("after dice, 'd' must be 'dh' or 'dl' (drop highest / lowest); "
@@ -314,6 +350,148 @@ class _Parser:
         else:
             sel = self.selector(kind, only_hl=(name == "d"))
         return Op(kind, (sel,), col, self.text[p:self.pos])
+
+    # ---- roll20 / foundry operators ----
+    def dialect_operators(self, *, dice: bool, top: int | None, brace: bool) -> tuple[Op, ...]:
+        """Operators in the roll20 / foundry dialects (and after ``{...}`` in any dialect).
+        Target numbers and failures gather into one ``cnt`` operator, applied last; marks
+        and sorting (breakdown only) come after it."""
+        r20 = self.dialect == "roll20"
+        if dice:
+            names = _R20_OPS if r20 else _FVTT_OPS
+        elif brace:
+            names = (_R20_SET_OPS if r20 else _FVTT_SET_OPS if self.dialect == "foundry"
+                     else _SET_OPS)
+        else:
+            names = _PAREN_SET_OPS
+        ops: list[Op] = []
+        succ: list[Selector] = []
+        fails: list[Selector] = []
+        counted: list[str] = []  # foundry: "cs" or "cf"
+        cnt_col, cnt_text = 0, ""
+        marks: list[Op] = []
+        while True:
+            t, p = self.text, self.pos
+            name = next((o for o in names if t.startswith(o, p)), None)
+            if name is None or (name == "!" and t.startswith("!=", p)) or (
+                    name == "=" and t.startswith("==", p)):
+                break
+            if name == "d" and self.dialect == "avrae":  # avrae sets after '{...}'
+                if not t.startswith(("dh", "dl"), p):
+                    raise self.fail("after a group, 'd' must be 'dh' or 'dl'")
+                name = t[p:p + 2]
+            col = p + 1
+            self.pos += len(name)
+            if name in ("k", "kh", "kl", "d", "dh", "dl", "p"):
+                if name == "k" and self.dialect == "avrae":
+                    sel = self.selector("k", only_hl=False)
+                elif name == "p":
+                    sel = self.selector("p", only_hl=False)
+                else:
+                    num = self.digits()
+                    if len(num) > 18:
+                        raise self.fail("selector number too large (at most 18 digits)")
+                    sel = Selector("l" if name in ("kl", "d", "dl") else "h",
+                                   int(num) if num else 1, col)
+                ops.append(Op("k" if name[0] == "k" else "p", (sel,), col, t[p:self.pos]))
+            elif name in ("r", "rr", "ro"):
+                once = name == "ro" or (name == "r" and not r20)
+                ops.append(Op("ro" if once else "rr", (self.compare(name),), col,
+                              t[p:self.pos]))
+            elif name in ("!", "x", "!!", "!p", "xo"):
+                sel = self.compare(name, optional=True)
+                if sel is None:
+                    if top is None:
+                        raise self.fail(f"'{name}' on dice with rolled sides needs the face "
+                                        f"to explode on (e.g. '{name}=6')", p)
+                    sel = Selector(None, top, col)
+                kind = {"!": "e", "x": "e", "!!": "ce", "!p": "pe", "xo": "eo"}[name]
+                ops.append(Op(kind, (sel,), col, t[p:self.pos]))
+            elif name in ("min", "max", "mi", "ma"):
+                sign = -1 if self.peek() == "-" else 1
+                self.pos += sign < 0
+                num = self.digits()
+                if not num or len(num) > 18:
+                    raise self.unexpected(expected=f"a number for '{name}' (e.g. '{name}2')")
+                ops.append(Op(name[:2], (Selector(None, sign * int(num), col),), col,
+                              t[p:self.pos]))
+            elif name in (">", "<", "=") or (name in ("cs", "cf") and not r20):
+                if name in (">", "<", "="):
+                    self.pos = p
+                else:
+                    counted.append(name)
+                    if len(set(counted)) > 1:
+                        raise self.fail("count successes ('cs') or failures ('cf'), not "
+                                        "both; 'df' deducts failures from successes", p)
+                succ.append(self.compare(name))
+                cnt_col = cnt_col or col
+                cnt_text += t[p:self.pos]
+            elif name in ("f", "df"):
+                fails.append(self.compare(name))
+                cnt_col = cnt_col or col
+                cnt_text += t[p:self.pos]
+            elif name in ("cs", "cf"):  # roll20: crit / fumble marks (breakdown only)
+                sel = self.compare(name)
+                marks.append(Op("mark", (sel,) if name == "cs" else (), col, t[p:self.pos],
+                                fails=() if name == "cs" else (sel,)))
+            else:  # s, sa, sd
+                marks.append(Op("sort", (Selector("h" if name == "sd" else "l", 0, col),),
+                                col, t[p:self.pos]))
+        if dice and r20:
+            # Roll20 / rpg-dice-roller apply modifiers in a fixed order, whatever the order
+            # they are written in: min, max, explode, reroll, keep, drop (then count, marks)
+            ops.sort(key=lambda o: _R20_ORDER.get(o.kind, 5))
+        merged: list[Op] = []
+        for op in ops:  # repeated rerolls / explosions of one kind: the union (r1r2)
+            last = merged[-1] if merged else None
+            if last is not None and last.kind == op.kind and op.kind in _MERGING:
+                merged[-1] = Op(last.kind, last.sels + op.sels, last.col,
+                                last.spelled + op.spelled)
+            else:
+                merged.append(op)
+        ops = merged
+        if fails and not succ:
+            raise self.fail("failures need a target number too (e.g. '10d10>=8f1': count "
+                            "the dice at 8 or more, minus the 1s)", cnt_col - 1)
+        if succ:
+            ops.append(Op("cnt", tuple(succ), cnt_col, cnt_text, tuple(fails)))
+        if marks:
+            ms = [m for m in marks if m.kind == "mark"]
+            if ms:
+                ops.append(Op("mark", tuple(s for m in ms for s in m.sels), ms[0].col,
+                              "".join(m.spelled for m in ms),
+                              tuple(s for m in ms for s in m.fails)))
+            ops.extend(m for m in marks if m.kind == "sort")
+        return tuple(ops)
+
+    def compare(self, name: str, *, optional: bool = False) -> Selector | None:
+        """A compare point: ``=N``, ``>N``, ``<N``, ``>=N``, ``<=N`` or a bare ``N``
+        (equal). In roll20, ``>N`` / ``<N`` are inclusive (N or more / N or less)."""
+        start = self.pos
+        col = start + 1
+        cat: str | None = None
+        for c in (">=", "<=", ">", "<", "="):
+            if self.text.startswith(c, self.pos):
+                cat = None if c == "=" else c
+                self.pos += len(c)
+                break
+        if self.dialect == "roll20" and cat in (">", "<"):
+            cat = cat + "="
+        if self.dialect == "roll20" and name == "f" and self.pos == start:
+            cat = "<="  # Roll20: fN counts the dice at N or below as failures
+        sign = 1
+        if self.peek() == "-":
+            sign = -1
+            self.pos += 1
+        num = self.digits()
+        if not num:
+            if optional and self.pos == start:
+                return None
+            raise self.unexpected(expected=f"a number or a compare point after '{name}' "
+                                  f"(e.g. '{name}>=5' or '{name}1')")
+        if len(num) > 18:
+            raise self.fail("selector number too large (at most 18 digits)", start)
+        return Selector(cat, sign * int(num), col)
 
     def _selector_follows(self) -> bool:
         ch = self.peek()
@@ -350,14 +528,15 @@ class _Parser:
                             f"highest/lowest", col - 1)
         return Selector(cat, value, col)
 
-    def group(self) -> Group:
+    def group(self, brace: bool = False) -> Node:
         col = self.pos + 1
-        self.pos += 1  # "("
+        close = "}" if brace else ")"
+        self.pos += 1  # "(" or "{"
         self.enter()
         items: list[Node] = []
         comma = False
         self.skip_ws()
-        if self.peek() != ")":
+        if self.peek() != close:
             while True:
                 items.append(self.comparison())
                 self.skip_ws()
@@ -365,18 +544,32 @@ class _Parser:
                     comma = True
                     self.pos += 1
                     self.skip_ws()
-                    if self.peek() == ")":
+                    if self.peek() == close:
                         break
                     continue
-                if self.peek() == ")":
+                if self.peek() == close:
                     break
-                raise self.unexpected(expected="',' or ')'")
+                raise self.unexpected(expected=f"',' or '{close}'")
         else:
             comma = True  # "()" is the empty set
-        self.pos += 1  # ")"
+        self.pos += 1  # ")" or "}"
         self.depth -= 1
-        ops = self.operators(dice=False, top=None)
-        return Group(tuple(items), ops, comma or bool(ops), col)
+        if (not brace and not comma and self.peek() in ("d", "D") and self.peek()
+                and self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
+            return self.dice(col - 1, items[0])  # (1d4)d6: a rolled number of dice
+        ops = self.operators(dice=False, top=None, brace=brace)
+        if brace and len(items) == 1 and isinstance(items[0], Dice) and ops:
+            # a group of one roll: its operators act on the dice inside (Roll20)
+            inner = items[0]
+            if any(o.kind == "cnt" for o in inner.ops) and any(o.kind == "cnt" for o in ops):
+                raise self.fail("target numbers both inside and after '{...}'", col - 1)
+            allops = inner.ops + ops
+            order = {"cnt": 1, "mark": 2, "sort": 2}
+            allops = tuple(sorted(allops, key=lambda o: order.get(o.kind, 0)))
+            return Dice(inner.count, inner.faces, allops, col,
+                        self.text[col - 1:self.pos], inner.notes)
+        return Group(tuple(items), ops, True if brace else (comma or bool(ops)), col,
+                     brace=brace)
 
 
 def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
@@ -386,15 +579,35 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
         return Dice(node.count, node.faces, node.ops, node.col, node.spelled,
                     node.notes + notes)
     if isinstance(node, Group):
-        return Group(node.items, node.ops, node.is_set, node.col, node.notes + notes)
+        return Group(node.items, node.ops, node.is_set, node.col, node.notes + notes,
+                     node.brace)
+    if isinstance(node, VarDice):
+        return VarDice(node.count, node.sides, node.faces, node.ops, node.col, node.spelled,
+                       node.notes + notes)
     raise AssertionError(node)  # pragma: no cover
 
 
-def parse(text: str) -> Node:
-    """Parse ``text`` into a syntax tree; O(len(text)).
+def strip_comment(text: str) -> str:
+    """``text`` without a trailing comment: from the first ``#`` outside ``[...]``."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        elif ch == "#" and depth == 0:
+            return text[:i]
+    return text
+
+
+def parse(text: str, dialect: str = "avrae") -> Node:
+    """Parse ``text`` into a syntax tree in ``dialect`` (:data:`DIALECTS`); O(len(text)).
+    A ``#`` starts a comment (to the end).
 
     >>> parse("4d6kh3").count
     4
+    >>> parse("4d6k3", "roll20").ops[0].sels
+    (Selector(cat='h', num=3, col=4),)
     """
     if not isinstance(text, str):
         raise InvalidTypeError("notation", text, "a str such as '4d6kh3'")
@@ -402,4 +615,8 @@ def parse(text: str) -> Node:
         raise LimitError(f"a dice expression of {len(text)} characters is past the limit of "
                          f"{MAX_LENGTH} (MAX_LENGTH); split it into smaller expressions",
                          limit="MAX_LENGTH", value=len(text))
-    return _Parser(text).parse()
+    if dialect not in DIALECTS:
+        from chancekit.errors import InvalidValueError
+
+        raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
+    return _Parser(strip_comment(text), dialect).parse()

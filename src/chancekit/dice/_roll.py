@@ -23,6 +23,7 @@ from chancekit.dice._ast import (
     Num,
     Op,
     Unary,
+    VarDice,
     walk,
 )
 from chancekit.errors import LimitError, NotationError
@@ -44,26 +45,33 @@ class _Lit:
     """One roll of a die: its value history (``mi``/``ma`` append), whether a reroll
     replaced it, whether it exploded."""
 
-    __slots__ = ("exploded", "replaced", "values")
+    __slots__ = ("exploded", "parts", "replaced", "values")
 
     def __init__(self, value: int) -> None:
         self.values = [value]
         self.replaced = False
         self.exploded = False
+        self.parts: list[int] = []  # a compounded die: the rolls added to it
 
     def text(self) -> str:
         s = " -> ".join(_fmt(v) for v in self.values)
+        if self.parts:
+            s = "+".join(_fmt(v) for v in self.parts) + "!!" + (
+                " -> " + " -> ".join(_fmt(v) for v in self.values[1:])
+                if len(self.values) > 1 else "")
         if self.exploded:
             s += "!"
         return f"~~{s}~~" if self.replaced else s
 
 
 class _Die:
-    __slots__ = ("kept", "rolls")
+    __slots__ = ("kept", "mark", "raw", "rolls")
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int, raw: int | None = None) -> None:
         self.rolls = [_Lit(value)]
         self.kept = True
+        self.raw = value if raw is None else raw  # a penetrating die: its face as rolled
+        self.mark = ""
 
     @property
     def value(self) -> Any:
@@ -71,6 +79,8 @@ class _Die:
 
     def text(self) -> str:
         s = ", ".join(r.text() for r in self.rolls)
+        if self.mark:
+            s = f"{self.mark}{s}{self.mark}"
         return s if self.kept else f"~~{s}~~"
 
 
@@ -98,6 +108,8 @@ class _Roller:
             return node.value, node.spelled + _notes(node.notes)
         if isinstance(node, Dice):
             return self.dice(node)
+        if isinstance(node, VarDice):
+            return self.var_dice(node)
         if isinstance(node, Group):
             return self.group(node)
         if isinstance(node, Unary):
@@ -117,13 +129,57 @@ class _Roller:
         v = _BINARY[op](a, b)
         return _clean(v), f"{ta} {op} {tb}"
 
+    def var_dice(self, node: VarDice) -> tuple[Any, str]:
+        """Roll the count and the sides first, then the dice (as ``dist`` mixes them)."""
+        from chancekit.dice._compile import check_dice_ops
+
+        head = []
+        count: Any = node.count
+        if isinstance(node.count, Node):
+            count, t = self.eval(node.count)
+            head.append(f"({t})")
+            if not isinstance(_clean(count), int) or count < 0:
+                raise NotationError(f"the number of dice rolled {_fmt(count)}: a whole "
+                                    "number of at least 0 is needed", self.text, node.col)
+        faces = node.faces
+        if node.sides is not None:
+            sides, t = self.eval(node.sides)
+            head.append(f"d({t})")
+            if not isinstance(_clean(sides), int) or sides < 1:
+                raise NotationError(f"the number of sides rolled {_fmt(sides)}: a whole "
+                                    "number of at least 1 is needed", self.text, node.col)
+            faces = range(1, int(sides) + 1)
+        assert faces is not None
+        label = (f"{int(count)}d{len(faces)}" if isinstance(faces, range) and faces.start == 1
+                 else f"{int(count)}d{{{','.join(map(str, faces))}}}")
+        dice = Dice(int(count), faces, node.ops, node.col, label, node.notes)
+        check_dice_ops(dice, self.text)
+        total, text = self.dice(dice)
+        return total, f"{node.spelled}: {' '.join(head)} -> {text}"
+
     def dice(self, node: Dice) -> tuple[Any, str]:
         faces = node.faces
         dice = [_Die(self.draw(faces)) for _ in range(node.count)]
+        total: Any = None
+        order = None
         for op in node.ops:
-            self.apply(op, dice, faces)
-        total = sum(d.value for d in dice if d.kept)
-        inner = ", ".join(d.text() for d in dice)
+            if op.kind == "cnt":
+                total = sum(op.score(d.value) for d in dice if d.kept)
+            elif op.kind == "mark":
+                for d in dice:
+                    if any(s.matches(d.value) for s in op.sels):
+                        d.mark = "**"
+                    elif any(s.matches(d.value) for s in op.fails):
+                        d.mark = "_"
+            elif op.kind == "sort":
+                order = op.sels[0].cat
+            else:
+                self.apply(op, dice, faces)
+        if total is None:
+            total = sum(d.value for d in dice if d.kept)
+        shown = dice if order is None else sorted(dice, key=lambda d: d.value,
+                                                    reverse=order == "h")
+        inner = ", ".join(d.text() for d in shown)
         return total, f"{node.spelled} ({inner}){_notes(node.notes)}"
 
     def apply(self, op: Op, dice: list[_Die], faces: tuple[int, ...]) -> None:
@@ -144,6 +200,18 @@ class _Roller:
             for d in kept:
                 if op.matches(d.value):
                     self.reroll(d, faces)
+        elif kind == "ce":  # compounding: the fresh rolls are added to the die itself
+            for d in kept:
+                if op.matches(d.value):
+                    lit = d.rolls[-1]
+                    parts = [d.value]
+                    while True:
+                        f = self.draw(faces)
+                        parts.append(f)
+                        if len(parts) > EXPLODE_DEPTH or not op.matches(f):
+                            break
+                    lit.parts = parts
+                    lit.values.append(sum(parts))
         elif kind in ("mi", "ma"):
             n = op.sels[-1].num
             for d in kept:
@@ -155,20 +223,24 @@ class _Roller:
                     d.rolls[-1].exploded = True
                     dice.append(_Die(self.draw(faces)))
                     break
-        else:  # "e": explode, new dice explode too, at most EXPLODE_DEPTH per chain
+        else:  # "e", "pe", "eo": explode, new dice explode too, at most EXPLODE_DEPTH per
+            # chain (1 for "eo"); a penetrating die counts one less, explodes on its face
+            limit = 1 if kind == "eo" else EXPLODE_DEPTH
+            shift = -1 if kind == "pe" else 0
             depth = {id(d): 0 for d in kept}
             todo = [d for d in kept if op.matches(d.value)]
             while todo:
                 new: list[_Die] = []
                 for d in todo:
-                    if depth[id(d)] >= EXPLODE_DEPTH:
+                    if depth[id(d)] >= limit:
                         continue
                     d.rolls[-1].exploded = True
-                    child = _Die(self.draw(faces))
+                    f = self.draw(faces)
+                    child = _Die(f + shift, f)
                     depth[id(child)] = depth[id(d)] + 1
                     dice.append(child)
                     new.append(child)
-                todo = [d for d in new if op.matches(d.value)]
+                todo = [d for d in new if op.matches(d.raw)]
 
     def reroll(self, d: _Die, faces: tuple[int, ...]) -> None:
         d.rolls[-1].replaced = True
@@ -182,7 +254,12 @@ class _Roller:
             return v, f"({t}){notes}"
         kept = [True] * len(parts)
         spelled = ""
+        count: Any = None
         for op in node.ops:
+            if op.kind == "cnt":
+                count = sum(op.score(p[0]) for p, k in zip(parts, kept, strict=True) if k)
+                spelled += op.spelled
+                continue
             idx = [i for i in range(len(parts)) if kept[i]]
             picked = _select([parts[i][0] for i in idx], op)
             for j, i in enumerate(idx):
@@ -190,7 +267,11 @@ class _Roller:
                     kept[i] = False
             spelled += op.spelled
         total = sum((p[0] for p, k in zip(parts, kept, strict=True) if k), start=0)
+        if count is not None:
+            total = count
         texts = [t if k else f"~~{t}~~" for (_, t), k in zip(parts, kept, strict=True)]
+        if node.brace:
+            return _clean(total), f"{{{', '.join(texts)}}}{spelled}{notes}"
         inner = ", ".join(texts) + ("," if len(texts) == 1 else "")
         return _clean(total), f"({inner}){spelled}{notes}"
 

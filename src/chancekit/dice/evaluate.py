@@ -26,7 +26,7 @@ from typing import Any
 
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
-from chancekit.dice.selectors import Op, Selector
+from chancekit.dice.selectors import Op, matching_faces
 from chancekit.errors import LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -55,8 +55,13 @@ def _charge(units: int, what: str) -> None:
 
 
 # ---------------------------------------------------------------- per-die operators
+_EXPLODES = ("e", "ce", "pe", "eo")
+#: operators that turn one die into one die (a compounded die is one die)
+_ONE_TO_ONE = ("rr", "ro", "mi", "ma", "ce")
+
+
 def _is_per_die(op: Op) -> bool:
-    return op.kind in ("rr", "ro", "mi", "ma", "e") or (
+    return op.kind in ("rr", "ro", "mi", "ma", "cnt", *_EXPLODES) or (
         op.kind in ("k", "p") and all(s.by_value for s in op.sels))
 
 
@@ -65,10 +70,25 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
 
     ``through(i, x)`` is the contribution of a die whose value, entering operator ``i``,
     is distributed as ``x``: an operator splits ``x`` into the faces it matches and the
-    rest. An explosion adds the chain of fresh dice (``depth`` of them at most), built
-    level by level, one polynomial product each. Cost O(operators x depth x one product of
-    the die's range by the chain's range), estimated and charged before it starts.
+    rest. An explosion adds the chain of fresh dice (``depth`` of them at most, 1 for
+    ``eo``; each fresh die one less for ``pe``), built level by level, one polynomial
+    product each; a compounding explosion (``ce``) adds the chain to the die itself, so
+    later operators see one die. A count (``cnt``) maps each die to its score. Cost
+    O(operators x depth x one product of the die's range by the chain's range), estimated
+    and charged before it starts.
     """
+    if len(ops) == 1 and ops[0].kind in ("e", "rr", "ro", "mi", "ma"):
+        # one modifier alone: Distribution's own closed form (the same law, faster)
+        op = ops[0]
+        hits = matching_faces(op, die.outcomes())
+        if op.kind == "e":
+            return die.explode(hits, depth=depth)
+        if op.kind == "rr":
+            return die.reroll(hits)
+        if op.kind == "ro":
+            return die.reroll(hits, depth=1)
+        num = op.sels[-1].num
+        return die.clamp(lo=num) if op.kind == "mi" else die.clamp(hi=num)
     _check_explode(die, ops, depth)
     zero = constant(0)
     chains: dict[int, Distribution] = {}
@@ -95,6 +115,9 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         if kind in ("mi", "ma"):
             num = op.sels[-1].num
             return through(i + 1, x.clamp(lo=num) if kind == "mi" else x.clamp(hi=num))
+        if kind == "cnt":
+            limits.count(len(x) * ENTRY_WORK)
+            return through(i + 1, x.map(op.score))
         hit, miss, h, m = split(x, op)
         if hit is None:  # nothing matches: every operator but a keep lets the die through
             return zero if kind == "k" else through(i + 1, x)
@@ -108,7 +131,9 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
             return mix([(h, through(i + 1, hit)), (m, zero)])
         if kind == "p":
             return mix([(m, through(i + 1, miss) if miss is not None else None), (h, zero)])
-        # "e": this die, plus the chain of fresh dice that may explode again
+        if kind == "ce":  # one die: its value plus the raw chain, through the later ops
+            return through(i + 1, mix([(m, miss), (h, hit + compound(i))]))
+        # "e", "pe", "eo": this die, plus the chain of fresh dice that may explode again
         exploded = through(i + 1, hit) + chain(i)
         return mix([(m, through(i + 1, miss) if miss is not None else None), (h, exploded)])
 
@@ -119,12 +144,28 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         if got is not None:
             return got
         go, stop, g, s = split(die, ops[i])
+        shift = -1 if ops[i].kind == "pe" else 0  # penetrating: each fresh die one less
+        if shift:
+            go = go + shift if go is not None else None
+            stop = stop + shift if stop is not None else None
         stop_d = through(i + 1, stop) if stop is not None else None
         go_d = through(i + 1, go) if go is not None else zero
-        level = through(i + 1, die)  # the last level: no more explosions
-        for _ in range(depth - 1):
+        level = through(i + 1, die + shift)  # the last level: no more explosions
+        for _ in range((depth if ops[i].kind != "eo" else 1) - 1):
             level = mix([(s, stop_d), (g, go_d + level)])
         chains[i] = level
+        return level
+
+    def compound(i: int) -> Distribution:
+        """What a compounding explosion adds to a die: fresh raw dice, summed."""
+        got = chains.get(-1 - i)
+        if got is not None:
+            return got
+        go, stop, g, s = split(die, ops[i])
+        level = die
+        for _ in range(depth - 1):
+            level = mix([(s, stop), (g, (go if go is not None else zero) + level)])
+        chains[-1 - i] = level
         return level
 
     return through(0, die)
@@ -133,7 +174,7 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
 def _check_explode(die: Distribution, ops: Sequence[Op], depth: int) -> None:
     """Estimate explosion chains before building them: ``depth`` levels, level r a
     product of the die's range by r ranges (outcomes bounded by MAX_OUTCOMES)."""
-    explosions = sum(1 for op in ops if op.kind == "e")
+    explosions = sum(1 for op in ops if op.kind in _EXPLODES)
     if not explosions:
         return
     outs = die.outcomes()
@@ -159,6 +200,14 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
         return die.repeat_sum(n)
     if all(_is_per_die(op) for op in ops):
         return per_die(die, ops, depth).repeat_sum(n)
+    # one-die-to-one-die operators including a compounding explosion, then only keep/drop,
+    # clamp or count: the compounded die is a new die (``10d10!!kh5``)
+    j = 0
+    while j < len(ops) and ops[j].kind in _ONE_TO_ONE:
+        j += 1
+    if any(op.kind == "ce" for op in ops[:j]) and all(
+            op.kind in ("k", "p", "mi", "ma", "cnt") for op in ops[j:]):
+        return pool_sum(per_die(die, ops[:j], depth), n, ops[j:], depth)
     # a keep of highest/lowest that covers every die (``2d20kh1kl1``) keeps them all
     for i, op in enumerate(ops):
         if op.kind not in ("rr", "ro", "mi", "ma"):
@@ -316,6 +365,9 @@ def _map_item(it: Distribution, ops: Sequence[Op]) -> Distribution:
         for op in ops:
             if v is None:
                 break
+            if op.kind == "cnt":
+                v = op.score(v)
+                continue
             hit = op.matches(v)
             if (op.kind == "k" and not hit) or (op.kind == "p" and hit):
                 v = None
@@ -342,7 +394,7 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
     # highest and b lowest dice (plus the sum of the rest for a drop): squash the pool
     squash: tuple[int, int, bool] | None = None
-    if (len(ops) >= 2 and ops[-2].kind == "e" and ops[-1].kind in ("k", "p")
+    if (len(ops) >= 2 and ops[-2].kind in ("e", "pe", "eo") and ops[-1].kind in ("k", "p")
             and not any(s.by_value for s in ops[-1].sels)):
         last = ops[-1]
         squash = (max((s.num for s in last.sels if s.cat == "h"), default=0),
@@ -442,6 +494,9 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
     (``mid`` stays 0)."""
     hi, lo, need_mid = squash if squash is not None else (0, 0, False)
     width = hi + lo
+    shift = -1 if op.kind == "pe" else 0  # penetrating: each fresh die one less
+    if op.kind == "eo":
+        depth = min(depth, 1)
 
     def sq(tup: tuple[Any, ...], mid: Any) -> tuple[tuple[Any, ...], Any]:
         if squash is None or len(tup) <= width:
@@ -477,6 +532,8 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
             budget.spend(len(mcache[m]) * (len(tup) + m + 120))
             for extra, we in mcache[m].items():
                 m2 = sum(1 for v in extra if op.matches(v)) if level < depth else 0
+                if shift:
+                    extra = tuple(v + shift for v in extra)
                 t2, mid2 = sq(_merge(tup, extra), mid)
                 key = (t2, mid2, m2)
                 nxt[key] = nxt.get(key, 0) + scale * we
@@ -503,6 +560,10 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
         if len(out) > MAX_POOL_STATES:
             _too_many(out)
 
+    if kind == "cnt":
+        for tup, w in states.items():
+            put(tuple(sorted(op.score(v) for v in tup)), w)
+        return out
     if kind in ("k", "p", "mi", "ma"):
         for tup, w in states.items():
             if kind in ("k", "p"):
@@ -542,12 +603,10 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
             else:
                 put(tup, w * total)
         return out
-    # "e": the explosion, pools kept whole
+    if kind == "ce":  # pragma: no cover - Pool refuses '!!' after keep/drop/explode
+        raise AssertionError("compounding in the general engine")
+    # "e", "pe", "eo": the explosion, pools kept whole
     exploded = _explode(states, op, base, None, depth, budget)
     for (tup, _mid), w in exploded.items():
         put(tup, w)
     return out
-
-
-def _sel(cat: str | None, num: int) -> Selector:
-    return Selector(cat, num)

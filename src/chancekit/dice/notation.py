@@ -12,7 +12,15 @@ the full reference, with the decisions taken and the differences from Avrae's d2
     d%  4dF  2d{1,1,2,3}                          percentile, Fudge, custom faces
     1d20+5 >= 15  comparisons give 0 or 1         (1d4+1, 3, 2d6kl1)kh1  sets
     8d6/2         exact division (Fractions)      8d6//2            round down
-    1d8+2 [fire]  annotations are ignored
+    1d8+2 [fire]  annotations are ignored         1d20+5 # attack   comments
+    (1d4)d6  1d(1d20)  rolled counts and sides    {4d6+2, 3d8}kh1   groups
+
+Dialects (``dialect=``, keyword-only): ``"avrae"`` (the default, Avrae's d20: ``k3`` keeps
+the dice showing 3, ``>`` compares totals), ``"roll20"`` (Roll20: ``k3`` keeps the 3
+highest, ``5d10>7`` counts the dice showing 7 or more, ``10d10>=8f1`` subtracts the 1s,
+``!!`` compounds, ``!p`` penetrates, ``r`` rerolls every time), ``"foundry"`` (Foundry
+VTT: ``r`` rerolls once, ``rr`` every time, ``x``/``xo`` explode, ``cs``/``cf``/``df``
+count). :func:`ambiguities` says when a formula means something else in another dialect.
 
 >>> from chancekit.dice.notation import dist, roll
 >>> d = dist("4d6kh3")
@@ -32,31 +40,114 @@ from typing import Any
 
 from chancekit.dice._ast import Dice, Node, walk
 from chancekit.dice._compile import check_dice_ops, compile_tree
-from chancekit.dice._parse import parse
+from chancekit.dice._parse import DIALECTS, parse
 from chancekit.dice._roll import roll_tree
 
-__all__ = ["RollResult", "dist", "roll", "weights"]
+__all__ = ["DIALECTS", "RollResult", "ambiguities", "dist", "readings", "roll", "weights"]
 
 
-def _compile(notation: str) -> Node:
-    tree = parse(notation)
+def _compile(notation: str, dialect: str = "avrae") -> Node:
+    tree = parse(notation, dialect)
     for n in walk(tree):
         if isinstance(n, Dice):
             check_dice_ops(n, notation)
     return tree
 
 
-def weights(notation: str) -> dict[Any, int]:
+def readings(notation: str) -> dict[str, str]:
+    """What ``notation`` means in each dialect (:data:`DIALECTS`), in words; dialects in
+    which it is not valid say so. O(len(notation)) per dialect (nothing is evaluated).
+
+    >>> readings("4d6k3")["roll20"]
+    'keeps the 3 highest dice'
+    >>> readings("4d6k3")["avrae"]
+    'keeps the dice showing 3'
+    """
+    from chancekit.dice._explain import describe
+    from chancekit.errors import NotationError
+
+    out: dict[str, str] = {}
+    trees: dict[str, Node | None] = {}
+    for d in DIALECTS:
+        try:
+            trees[d] = parse(notation, d)
+        except NotationError as e:
+            trees[d] = None
+            out[d] = f"not valid ({e.problem})"
+    for d in DIALECTS:
+        t = trees[d]
+        if t is not None:
+            others = [o for o in trees.values() if o is not None and o != t]
+            out[d] = describe(t, others[0] if others else None)
+    return out
+
+
+def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
+    """One line per other dialect in which ``notation`` means something else than in
+    ``dialect`` (empty when every dialect reads it alike) -- what the command line prints
+    under a result. Invalid text gives no lines.
+
+    >>> ambiguities("4d6kh3")
+    []
+    >>> print(ambiguities("4d6k3")[0])  # doctest: +NORMALIZE_WHITESPACE
+    note: in roll20, `4d6k3` keeps the 3 highest dice (mean 12.24); here (avrae) it keeps
+    the dice showing 3 (mean 2) -- use --dialect roll20
+    """
+    from chancekit.dice._explain import describe
+    from chancekit.errors import ChancekitError
+
+    if dialect not in DIALECTS:
+        from chancekit.errors import InvalidValueError
+
+        raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
+    try:
+        mine: Node | None = parse(notation, dialect)
+    except ChancekitError:
+        mine = None
+    lines: list[str] = []
+    for other in DIALECTS:
+        if other == dialect:
+            continue
+        try:
+            theirs = parse(notation, other)
+        except ChancekitError:
+            continue
+        if theirs == mine:
+            continue
+        if mine is None:
+            lines.append(f"note: `{notation.strip()}` is not {dialect} notation; in {other} it "
+                         f"{describe(theirs)}{_mean(notation, other)} -- use --dialect {other}")
+            continue
+        a, b = describe(theirs, mine), describe(mine, theirs)
+        lines.append(f"note: in {other}, `{notation.strip()}` {a}{_mean(notation, other)}; "
+                     f"here ({dialect}) it {b}{_mean(notation, dialect)} -- use "
+                     f"--dialect {other}")
+    return lines
+
+
+def _mean(notation: str, dialect: str) -> str:
+    from chancekit.errors import ChancekitError
+
+    try:
+        m = dist(notation, dialect=dialect).mean()
+    except (ChancekitError, TypeError):
+        return ""
+    if m is None:
+        return ""
+    return f" (mean {float(m):.4g})"
+
+
+def weights(notation: str, *, dialect: str = "avrae") -> dict[Any, int]:
     """The exact distribution of ``notation`` as coprime integer weights
     (outcome -> weight), without building a :class:`Distribution`.
 
     >>> weights("2d2")
     {2: 1, 3: 2, 4: 1}
     """
-    return dict(dist(notation).weights)
+    return dict(dist(notation, dialect=dialect).weights)
 
 
-def dist(notation: str) -> Any:
+def dist(notation: str, *, dialect: str = "avrae") -> Any:
     """The exact distribution of a dice expression.
 
     Cost: sums of N dice go through polynomial powering, O(N * range) big-integer
@@ -69,8 +160,10 @@ def dist(notation: str) -> Any:
     Fraction(11, 20)
     >>> dist("2d20kh1").mean()
     Fraction(553, 40)
+    >>> dist("5d10>7", dialect="roll20").mean()
+    Fraction(2, 1)
     """
-    return compile_tree(_compile(notation), notation)
+    return compile_tree(_compile(notation, dialect), notation)
 
 
 @dataclass(frozen=True)
@@ -102,7 +195,7 @@ class RollResult:
                 "text": str(self), "dice_rolled": self.dice_rolled, "dice": list(self.dice)}
 
 
-def roll(notation: str, rng: Any = None) -> RollResult:
+def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResult:
     """Roll a dice expression once.
 
     ``rng``: ``None`` (the process-wide generator, seeded from the operating system: not
@@ -119,7 +212,7 @@ def roll(notation: str, rng: Any = None) -> RollResult:
     """
     from chancekit.rng._resolve import resolve_rng
 
-    tree = _compile(notation)
+    tree = _compile(notation, dialect)
     total, breakdown, drawn = roll_tree(tree, resolve_rng(rng), notation)
     return RollResult(notation, total, breakdown, len(drawn), tuple(drawn))
 

@@ -343,7 +343,9 @@ class Pool:
 
     - :meth:`keep` / :meth:`drop` (``k`` / ``p``): by position or by value;
     - :meth:`reroll` (``rr``; ``once=True``: ``ro``), :meth:`reroll_add` (``ra``),
-      :meth:`explode` (``e``, ``!``), :meth:`clamp` (``mi``/``ma``).
+      :meth:`explode` (``e``, ``!``), :meth:`clamp` (``mi``/``ma``);
+    - :meth:`compound` (``!!``), :meth:`penetrate` (``!p``), :meth:`explode_once`
+      (Foundry ``xo``), :meth:`count` (target numbers and failures, ``>=8f1``: last).
 
     Cost: per-die operators are one die's distribution and one polynomial power; a last
     keep/drop of the highest/lowest is the face walk of :func:`keep_sum`; anything else the
@@ -392,16 +394,28 @@ class Pool:
         return self
 
     def _with(self, op: Op) -> Pool:
-        if self._die is None and op.kind not in ("k", "p"):
-            raise InvalidValueError(f"a pool of items can only keep or drop, not {op.kind!r}")
-        if not op.sels or not all(isinstance(s, Selector) for s in op.sels):
+        if self._die is None and op.kind not in ("k", "p", "cnt"):
+            raise InvalidValueError(f"a pool of items can only keep, drop or count, not "
+                                    f"{op.kind!r}")
+        if any(o.kind == "cnt" for o in self._ops):
+            raise InvalidValueError("count() must be the last operator of a pool")
+        if not all(isinstance(s, Selector) for s in op.sels + op.fails) or not (
+                op.sels or op.fails):
             raise InvalidTypeError("selectors", op.sels,
                                    "one or more Selector (highest(3), equal(1), ...)")
-        if op.kind in ("rr", "e", "ra", "ro", "mi", "ma") and not all(
-                s.by_value for s in op.sels):
+        if op.kind in ("rr", "e", "ra", "ro", "mi", "ma", "ce", "pe", "eo", "cnt") and not all(
+                s.by_value for s in op.sels + op.fails):
             raise InvalidValueError(f"{op.kind}: selectors", op.sels,
                                     "value selectors (equal, below, above, ...)")
-        if self._die is not None and op.kind in ("rr", "e") and matches_every_face(
+        if op.kind == "ce" and any(o.kind not in ("rr", "ro", "mi", "ma", "ce")
+                                   for o in self._ops):
+            raise InvalidValueError("a compounding explosion must come before keep, drop, "
+                                    "explode and reroll-and-add operators")
+        if any(o.kind == "ce" for o in self._ops) and op.kind in (
+                "rr", "ro", "ra", "e", "pe", "eo", "ce"):
+            raise InvalidValueError("after a compounding explosion only keep, drop, clamp "
+                                    "and count apply")
+        if self._die is not None and op.kind in ("rr", "e", "ce", "pe") and matches_every_face(
                 op, self._die.outcomes()):
             what = "reroll" if op.kind == "rr" else "explode"
             raise InvalidValueError(f"{what}: every face of the die matches, so it would "
@@ -432,6 +446,54 @@ class Pool:
         times (``e``; ``!`` is ``explode(equal(highest face))``)."""
         return self._with(Op("e", sels))
 
+    def compound(self, *sels: Selector) -> Pool:
+        """Compounding explosion (``!!``, Roll20 / Shadowrun / L5R): a matching die rolls
+        again and adds the new roll to itself (again while it matches, at most ``depth``
+        times); later operators see one die. Must come before keep/drop/explode.
+
+        >>> from chancekit.dice.selectors import equal, highest
+        >>> Pool(d(10), 10).compound(equal(10)).keep(highest(5)).sum().mean() > 40
+        True
+        >>> Pool(d(6), 1).compound(equal(6)).sum().probability(7)
+        Fraction(1, 36)
+        """
+        return self._with(Op("ce", sels))
+
+    def penetrate(self, *sels: Selector) -> Pool:
+        """Penetrating explosion (``!p``, Hackmaster): like :meth:`explode`, but each extra
+        die counts one less (it explodes on its face as rolled).
+
+        >>> from chancekit.dice.selectors import equal
+        >>> Pool(d(6), 1).penetrate(equal(6)).sum().probability(6)
+        Fraction(1, 36)
+        """
+        return self._with(Op("pe", sels))
+
+    def explode_once(self, *sels: Selector) -> Pool:
+        """Each matching die adds one extra die, which does not explode (Foundry ``xo``).
+
+        >>> from chancekit.dice.selectors import equal
+        >>> Pool(d(6), 1).explode_once(equal(6)).sum().probability(12)
+        Fraction(1, 36)
+        """
+        return self._with(Op("eo", sels))
+
+    def count(self, *success: Selector, fail: Selector | Sequence[Selector] = ()) -> Pool:
+        """Count instead of summing (target numbers, World of Darkness, Shadowrun): each
+        kept die scores 1 if it matches a ``success`` selector, and -1 if it matches a
+        ``fail`` selector (Roll20 ``>=8f1``). Exploded dice count too. Must be last.
+
+        >>> from chancekit.dice.selectors import at_least, equal
+        >>> Pool(d(10), 10).count(at_least(8), fail=equal(1)).sum().mean()
+        Fraction(2, 1)
+        >>> Pool(d(10), 5).count(at_least(7)).sum().mean()
+        Fraction(2, 1)
+        """
+        fails = (fail,) if isinstance(fail, Selector) else tuple(fail)
+        if not success:
+            raise InvalidValueError("count: success", success, "at least one selector")
+        return self._with(Op("cnt", tuple(success), fails=fails))
+
     def clamp(self, lo: int | None = None, hi: int | None = None) -> Pool:
         """Raise each die to at least ``lo`` (``mi``) and lower it to at most ``hi``
         (``ma``)."""
@@ -452,7 +514,8 @@ class Pool:
             return evaluate.pool_sum(self._die, self._n, self._ops, self._depth)
 
     def __repr__(self) -> str:
-        ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels)})" for o in self._ops)
+        ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels + o.fails)})"
+                      for o in self._ops)
         what = f"{self._n} x {self._die!r}" if self._die is not None else f"{self._n} items"
         return f"Pool({what}){ops}"
 

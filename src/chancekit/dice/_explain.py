@@ -1,0 +1,113 @@
+"""Dice syntax trees in words (private): what :func:`chancekit.dice.notation.readings`
+and :func:`~chancekit.dice.notation.ambiguities` print when dialects disagree.
+"""
+
+from __future__ import annotations
+
+from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, VarDice
+from chancekit.dice.selectors import Op, Selector
+
+__all__ = ["describe"]
+
+_CMP = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most",
+        "==": "equal to", "!=": "not equal to"}
+
+
+def _sel(s: Selector) -> str:
+    c, n = s.cat, s.num
+    if c is None:
+        return f"showing {n}"
+    if c == ">=":
+        return f"showing {n} or more"
+    if c == "<=":
+        return f"showing {n} or less"
+    if c == ">":
+        return f"showing more than {n}"
+    if c == "<":
+        return f"showing less than {n}"
+    return f"the {n} {'highest' if c == 'h' else 'lowest'}"
+
+
+def _sels(sels: tuple[Selector, ...]) -> str:
+    return " or ".join(_sel(s) for s in sels)
+
+
+def _op(op: Op) -> str:
+    k, s = op.kind, op.sels
+    if k in ("k", "p"):
+        verb = "keeps" if k == "k" else "drops"
+        if all(not x.by_value for x in s):
+            return f"{verb} {' and '.join(_sel(x) for x in s)} dice"
+        return f"{verb} the dice {_sels(s)}"
+    if k == "rr":
+        return f"rerolls the dice {_sels(s)} until they do not match"
+    if k == "ro":
+        return f"rerolls the dice {_sels(s)} once"
+    if k == "ra":
+        return f"rolls one more die if a die is {_sels(s)}"
+    if k in ("e", "eo"):
+        return f"explodes the dice {_sels(s)}{' once' if k == 'eo' else ''} (extra dice)"
+    if k == "ce":
+        return f"compounds the dice {_sels(s)} (added to the die)"
+    if k == "pe":
+        return f"explodes the dice {_sels(s)}, each extra die one less (penetrating)"
+    if k in ("mi", "ma"):
+        return f"raises each die to at least {s[-1].num}" if k == "mi" else (
+            f"lowers each die to at most {s[-1].num}")
+    if k == "cnt":
+        text = f"counts the dice {_sels(s)}"
+        if op.fails:
+            text += f", minus one for each die {_sels(op.fails)}"
+        return text
+    if k == "mark":
+        return "marks crits and fumbles"
+    return "sorts the dice"
+
+
+def _node(n: Node) -> str:
+    if isinstance(n, Binary) and n.op in _CMP:
+        return f"is 1 if {_short(n.left)} is {_CMP[n.op]} {_short(n.right)}, else 0"
+    if isinstance(n, Dice | VarDice):
+        return "; ".join(_op(o) for o in n.ops) or f"sums {n.spelled}"
+    if isinstance(n, Group):
+        return ("; ".join(_op(o) for o in n.ops) + " (of the group's items)") if n.ops else (
+            "sums the group")
+    return f"is {_short(n)}"
+
+
+def _short(n: Node) -> str:
+    if isinstance(n, Num):
+        return n.spelled
+    if isinstance(n, Dice | VarDice):
+        return f"the total of {n.spelled}" if not n.ops else n.spelled
+    return "the expression"
+
+
+def _children(n: Node) -> list[Node]:
+    if isinstance(n, Group):
+        return list(n.items)
+    if isinstance(n, Unary):
+        return [n.operand]
+    if isinstance(n, Binary):
+        return [n.left, n.right]
+    return []
+
+
+def describe(tree: Node, other: Node | None = None) -> str:
+    """``tree`` in words: where ``other`` (another dialect's reading) differs, the first
+    differing node; without ``other``, the whole tree's top node."""
+    a, b = tree, other
+    while b is not None and type(a) is type(b) and a != b:
+        if isinstance(a, Dice | VarDice | Group) and a.ops != b.ops:  # type: ignore[union-attr]
+            mine = [o for o in a.ops if o not in b.ops]  # type: ignore[union-attr]
+            return "; ".join(_op(o) for o in mine) or _node(a)
+        ca, cb = _children(a), _children(b)
+        if isinstance(a, Binary) and isinstance(b, Binary) and a.op != b.op:
+            break
+        if len(ca) != len(cb):
+            break
+        diff = [(x, y) for x, y in zip(ca, cb, strict=True) if x != y]
+        if len(diff) != 1:
+            break
+        a, b = diff[0]
+    return _node(a)
