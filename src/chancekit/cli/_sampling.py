@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from chancekit.cli._common import add_rng_options
+from chancekit.cli._dice import add_dialect_option, dialect_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("notation", nargs="*", help="dice notation(s), e.g. 3d6")
+    add_dialect_option(p)
     p.add_argument("--weights", metavar="W", help='a loot table: "sword=5,shield=3,potion=12"')
     p.add_argument("--row-die", type=int, default=20, metavar="N",
                    help="faces of the row die (default 20)")
@@ -49,6 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     q.add_argument("notation", nargs="?", help="dice notation, e.g. 3d6 (or use --weights)")
+    add_dialect_option(q)
     q.add_argument("--weights", metavar="W", help='"sword=5,shield=3,potion=12"')
     q.add_argument("-n", type=int, default=10, metavar="K", help="how many draws (default 10)")
     q.add_argument("--no-repeat", type=int, default=0, metavar="L",
@@ -67,6 +70,11 @@ def _sources(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
     out: list[tuple[str, Any]] = [(n, n) for n in args.notation] if isinstance(
         args.notation, list) else ([(args.notation, args.notation)] if args.notation else [])
+    dialect = dialect_of(args)
+    if dialect != "avrae":  # notation read in another dialect (docs/notation.md)
+        from chancekit.dice import dist
+
+        out = [(name, dist(src, dialect=dialect)) for name, src in out]
     if args.weights is not None:
         out.append(("weights", parse_weights(args.weights)))
     if not out:

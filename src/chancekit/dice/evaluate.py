@@ -227,7 +227,77 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
         if last.kind == "k":
             return _keep(unit, n, k, sel.cat == "h")
         return _keep(unit, n, n - k, sel.cat == "l")
+    # an explosion on the top face, then one keep/drop of highest/lowest (``{10d6!}kh3``)
+    if (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
+            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
+        got = _explode_keep(die, n, ops[0], ops[1], depth)
+        if got is not None:
+            return got
     return _general(dict(die.weights), n, ops, depth)
+
+
+def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
+                  depth: int) -> Distribution | None:
+    """``n`` dice exploding on their top face ``v`` only (extra dice join the pool), then
+    keep/drop the highest/lowest: closed form, or ``None`` when it does not apply.
+
+    Each die starts a chain: ``j`` dice showing ``v`` then one other face (``j <= depth``),
+    or ``depth + 1`` dice showing ``v`` (a capped chain). With ``t`` dice showing ``v`` in
+    all and ``c`` capped chains, the pool is ``t`` v's above ``n - c`` dice drawn from the
+    other faces, so a keep of the highest/lowest is ``v`` times a count plus one keep of
+    the ``n - c`` other dice. The weights of (t, c) are ``C(n, c) cap^c [x^(t - c(depth +
+    1))] U(x)^(n - c)``, U the chain polynomial (python-flint powers). Cost: n polynomial
+    products of degree <= n x depth, then one keep per distinct (n - c, kept), charged
+    before it starts."""
+    w = die.weights
+    faces = die.outcomes()
+    if not die._int or len(faces) < 2 or not all(isinstance(f, int) for f in faces):
+        return None
+    v = faces[-1]
+    if [f for f in faces if op.matches(f)] != [v]:
+        return None
+    import flint
+
+    a, s_ = w[v], die.total
+    b = s_ - a
+    rest = Distribution._raw({f: x for f, x in w.items() if f != v})
+    d1 = depth + 1
+    unit = flint.fmpz_poly([a**j * b * s_**(depth - j) for j in range(d1)])
+    cap = a**d1
+    bits = max(1, (s_**d1).bit_length())
+    _charge(sum(mul_work(m * depth + 1, d1, m * bits) for m in range(1, n + 1))
+            + n * n * d1 * ENTRY_WORK, "exploding and keeping these dice")
+    powers = [flint.fmpz_poly([1])]
+    for _ in range(n):
+        powers.append(powers[-1] * unit)
+    sel = last.sels[0]
+    high = (sel.cat == "h") == (last.kind == "k")
+    buckets: dict[tuple[int, int, int], int] = {}  # (shift, other dice, kept of them)
+    for c in range(n + 1):
+        coeffs = powers[n - c].coeffs()
+        scale = math.comb(n, c) * cap**c
+        for i, wt in enumerate(coeffs):
+            if not wt:
+                continue
+            t = c * d1 + i
+            m = n - c
+            size = t + m
+            if last.kind == "k":
+                k = min(sel.num, size)
+            else:
+                k = max(0, size - sel.num)
+            if high:  # the k highest: v's first, then the highest of the others
+                key = (v * k, 0, 0) if t >= k else (v * t, m, k - t)
+            else:  # the k lowest: the others first, then v's
+                key = (0, m, k) if m >= k else (v * (k - m), m, m)
+            buckets[key] = buckets.get(key, 0) + int(wt) * scale
+    parts: list[Distribution] = []
+    weights: list[int] = []
+    for (shift, m, k), wt in buckets.items():
+        base = _keep(rest, m, k, high) if k else constant(0)
+        parts.append(base + shift if shift else base)
+        weights.append(wt)
+    return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
 
 
 def _covered(op: Op, n: int) -> bool:
