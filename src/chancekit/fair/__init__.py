@@ -29,6 +29,16 @@ from chancekit.fair.metrics import Metrics, die_variance
 from chancekit.fair.montecarlo import evaluate_montecarlo, simulate_matches
 from chancekit.fair.plot import plot_metrics
 from chancekit.fair.spec import system_from_spec
+from chancekit.fair.studio import (
+    AimAssist,
+    DuplicateProtection,
+    GachaPity,
+    LuckyStreak,
+    TGM3Randomizer,
+    TGMRandomizer,
+    TwoRollHit,
+    true_hit,
+)
 from chancekit.fair.systems import (
     PRD,
     Deck,
@@ -47,18 +57,25 @@ from chancekit.fair.tune import Candidate, TuneResult, published_grid, tune
 __all__ = [
     "MAX_STATES",
     "PRD",
+    "AimAssist",
     "Candidate",
     "Deck",
     "Dice",
+    "DuplicateProtection",
     "DynamicDice",
     "ErrorAccumulator",
+    "GachaPity",
     "GeneralizedDeck",
     "HistoryReroll",
+    "LuckyStreak",
     "Metrics",
     "NoRepeatSystem",
     "PityTimer",
     "System",
+    "TGM3Randomizer",
+    "TGMRandomizer",
     "TuneResult",
+    "TwoRollHit",
     "die_variance",
     "evaluate",
     "evaluate_exact",
@@ -70,5 +87,6 @@ __all__ = [
     "published_grid",
     "simulate_matches",
     "system_from_spec",
+    "true_hit",
     "tune",
 ]

@@ -15,6 +15,12 @@ spec                        system                                            n
 ``prd:P``                   :class:`PRD`                                      2
 ``pity:B[,SOFT,RAMP[,H]]``  :class:`PityTimer`                                2
 ``error-accumulator:P``     :class:`ErrorAccumulator` (``erracc:P``)          2
+``gacha:B[,SOFT,RAMP,H,F]``  :class:`~chancekit.fair.studio.GachaPity`         3
+``duplicate-protection``    ``dupe[:K[,R]],sizes=3/2/1,weights=70/25/5``      sum(sizes)
+``aim-assist:B,STEP[,CAP]`` :class:`~chancekit.fair.studio.AimAssist` (xcom)  2
+``two-roll:D``              :class:`~chancekit.fair.studio.TwoRollHit` (fe)   2
+``lucky-streak:P,CAP``      :class:`~chancekit.fair.studio.LuckyStreak`       2
+``tgm1``/``tgm2``/``tgm3``  TGM1, TGM2 (TAP), TGM3 randomisers                7
 ``SPEC+no-repeat``          :class:`NoRepeatSystem` around SPEC               as SPEC
 ==========================  ================================================  =========
 
@@ -31,6 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from chancekit.errors import InvalidTypeError, NotationError
+from chancekit.fair.studio import STUDIO_ARITY, STUDIO_NAMES, STUDIO_OPTIONS, studio_from_spec
 from chancekit.fair.systems import (
     PRD,
     Deck,
@@ -56,11 +63,13 @@ SPEC_NAMES: dict[str, str] = {
     "prd": "prd",
     "pity": "pity", "pity-timer": "pity",
     "error-accumulator": "error-accumulator", "erracc": "error-accumulator",
+    **STUDIO_NAMES,  # gacha, duplicate-protection, aim-assist, two-roll, lucky-streak, tgm1..3
 }
 
 _ARITY = {  # (min positional, max positional)
     "dice": (0, 0), "deck": (0, 0), "generalized-deck": (2, 2), "dynamic-dice": (1, 1),
     "history-reroll": (0, 2), "prd": (1, 1), "pity": (1, 4), "error-accumulator": (1, 1),
+    **STUDIO_ARITY,
 }
 
 
@@ -109,12 +118,13 @@ def system_from_spec(spec: str, values: int) -> System:
         raise NotationError(f"{key} takes {want} argument(s), got {len(pos)}", spec,
                             offset + len(name) + 1)
     allowed = {"weights"} if key in ("deck", "generalized-deck", "dynamic-dice") else set()
+    allowed |= STUDIO_OPTIONS.get(key, set())
     bad = set(opts) - allowed
     if bad:
         raise NotationError(f"unknown option {sorted(bad)[0]!r} for {key}", spec,
                             spec.find(sorted(bad)[0]) + 1)
     kw: dict[str, Any] = {}
-    if "weights" in opts:
+    if "weights" in opts and key not in STUDIO_NAMES:
         ints = key != "dynamic-dice"
         kw["weights"] = tuple(_number(x, spec, spec.find(opts["weights"]) + 1, ints)
                               for x in opts["weights"].split("/"))
@@ -136,6 +146,8 @@ def system_from_spec(spec: str, values: int) -> System:
         system = PRD(_number(pos[0], spec, a0, False))
     elif key == "error-accumulator":
         system = ErrorAccumulator(_number(pos[0], spec, a0, False))
+    elif key in STUDIO_ARITY:
+        system = studio_from_spec(key, pos, opts, spec, a0, values)
     else:
         base = _number(pos[0], spec, a0, False)
         soft = _number(pos[1], spec, a0, True) if len(pos) > 1 else None
