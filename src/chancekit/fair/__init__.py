@@ -29,6 +29,7 @@ from chancekit.fair.metrics import Metrics, die_variance
 from chancekit.fair.montecarlo import evaluate_montecarlo, simulate_matches
 from chancekit.fair.plot import plot_metrics
 from chancekit.fair.spec import system_from_spec
+from chancekit.fair.streaks import streak_metrics, streak_montecarlo
 from chancekit.fair.studio import (
     AimAssist,
     DuplicateProtection,
@@ -86,6 +87,8 @@ __all__ = [
     "prd_constant",
     "published_grid",
     "simulate_matches",
+    "streak_metrics",
+    "streak_montecarlo",
     "system_from_spec",
     "true_hit",
     "tune",
