@@ -153,6 +153,10 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         limits.charge(sum(sides) * ENTRY_WORK, "building the dice")
     else:
         sides, sw = [0], [1]
+    # up front: one pool per (count, sides), each at least its dice x faces
+    width = [len(node.faces)] if node.faces is not None else sides
+    limits.charge(sum(max(c, 1) for c in counts) * sum(width) * ENTRY_WORK,
+                  "rolled numbers of dice and sides")
     parts: list[Distribution] = []
     weights: list[int] = []
     for s, ws in zip(sides, sw, strict=True):

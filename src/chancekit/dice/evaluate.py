@@ -105,7 +105,14 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         limits.count(sum(len(p) for _, p in parts) * ENTRY_WORK)
         if len(parts) == 1:
             return parts[0][1]  # type: ignore[return-value]
-        return Distribution.mixture([p for _, p in parts], [w for w, _ in parts])
+        # the mixture in integer weights over the lcm of the totals (no validation pass)
+        lcm = math.lcm(*(p.total for _, p in parts))  # type: ignore[union-attr]
+        out: dict[Any, int] = {}
+        for w, p in parts:
+            scale = w * (lcm // p.total)  # type: ignore[union-attr]
+            for v, x in p.weights.items():  # type: ignore[union-attr]
+                out[v] = out.get(v, 0) + x * scale
+        return Distribution._raw(out)
 
     def through(i: int, x: Distribution) -> Distribution:
         if i == len(ops):
