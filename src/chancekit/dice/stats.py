@@ -33,7 +33,7 @@ from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution
 from chancekit.errors import InvalidTypeError, InvalidValueError
 
-__all__ = ["central_moment", "kurtosis", "ks_distance", "skewness", "tv_distance"]
+__all__ = ["central_moment", "ks_distance", "kurtosis", "skewness", "tv_distance"]
 
 
 def _check(name: str, d: Any) -> Distribution:
