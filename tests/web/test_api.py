@@ -104,7 +104,7 @@ def test_tune_job_reports_progress_and_the_winners(server_url: str) -> None:
     (b'{"expressions": [{"label": "\\udfff", "text": "1d6\\ud800"}]}', 422, "NotationError"),
     (b'{"expressions": ["4d6kq3"]}', 422, "NotationError"),
     (b'{"expressions": ["1000d6kh500"]}', 422, "LimitError"),
-    (b'{"expressions": ["3d6"], "dialect": "roll20"}', 422, "InvalidValueError"),
+    (b'{"expressions": ["3d6"], "dialect": "klingon"}', 422, "InvalidValueError"),
 ])
 def test_bad_input_gets_a_clean_4xx(server_url: str, body: bytes, status: int,
                                     kind: str) -> None:
