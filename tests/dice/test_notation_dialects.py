@@ -118,7 +118,7 @@ GRID = {
     "foundry": ["1d10xo", "2d4xo4", "2d4x>=3kh1", "3d4cs>=3df1", "3d4cf<2", "1d10r1",
                 "2d4kh", "{1d4, 1d6}cs>3", "3d4x4cs>=3"],
     "avrae": ["{1d4+1, 1d6}kh1", "(1d3)d4", "1d(1d4)+1", "{3d4!}kh2", "1d4 # c",
-              "(1d2)d4kh1"],
+              "(1d2)d4kh1", "1d(1)d4", "(1d2)d(1d2)d3"],
 }
 CASES = [(dl, t) for dl, ts in GRID.items() for t in ts]
 

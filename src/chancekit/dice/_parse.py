@@ -238,10 +238,12 @@ class _Parser:
         faces: Sequence[int]
         if ch == "(":
             sides = self.group()
-            if sides.is_set:
-                raise self.fail("the sides of a die must be one value, like 1d(1d20)",
-                                sides.col - 1)
-            return self.var_dice(start, count, sides.items[0], None)
+            if isinstance(sides, Group):
+                if sides.is_set:
+                    raise self.fail("the sides of a die must be one value, like 1d(1d20)",
+                                    sides.col - 1)
+                sides = sides.items[0]
+            return self.var_dice(start, count, sides, None)
         if ch == "%":
             self.pos += 1
             faces = range(1, 101)
