@@ -377,3 +377,38 @@ def test_cli_table_and_sample_take_a_dialect(capsys: pytest.CaptureFixture[str])
     assert set(doc["draws"]) <= set(range(6)) and max(doc["draws"]) > 1
     out, _ = _run(capsys, "table", "4d6k3", "--dialect", "roll20", "--json")
     assert json.loads(out)["tables"]
+
+
+def test_random_expressions_in_every_dialect_raise_only_chancekit_errors() -> None:
+    """A small deterministic fuzz of the new syntax: dist, roll and ambiguities either
+    work or raise a ChancekitError (the full fuzzer is tests/dice/test_fuzz_notation.py)."""
+    import random
+
+    from chancekit.errors import ChancekitError
+
+    rnd = random.Random(12)
+    atoms = ["1d6", "2d4", "3d10", "d%", "4dF", "(1d4)", "{1d6, 2}", "{3d4}", "1d(1d4)",
+             "(1d3)d4", "2", "10"]
+    mods = ["!", "!!", "!p", "!>3", "!!=4", "k2", "kh1", "kl", "d1", "dh1", "r1", "ro<2",
+            "r>3", "rr1", "x", "xo", "x>=3", "cs>3", "cf<2", "df1", "f1", "f<2", ">3", "<2",
+            "=4", ">=3", "min2", "max3", "s", "sd", "mi2", "ma3", "e6", "p1", "ra4", "#c",
+            "[a]", ""]
+    ops = ["+", "-", "*", "//", ">=", ",", " "]
+    for i in range(1000):
+        parts = []
+        for _ in range(rnd.randint(1, 3)):
+            parts += [rnd.choice(atoms) + "".join(rnd.choice(mods)
+                                                  for _ in range(rnd.randint(0, 3))),
+                      rnd.choice(ops)]
+        chars = list("".join(parts[:-1]))
+        for _ in range(rnd.randint(0, 2)):
+            chars.insert(rnd.randrange(len(chars) + 1), rnd.choice("{}()!<>=dkx#,09-"))
+        text = "".join(chars)
+        for dialect in DIALECTS:
+            for call, args, kw in ((dist, (text,), {"dialect": dialect}),
+                                   (roll, (text,), {"rng": PCG32(i), "dialect": dialect}),
+                                   (ambiguities, (text, dialect), {})):
+                try:
+                    call(*args, **kw)  # type: ignore[operator]
+                except ChancekitError:
+                    pass
