@@ -16,6 +16,14 @@ Grammar (whitespace is allowed between tokens, not inside a dice term)::
     set_op     := ("k" | "p") selector | ("dh" | "dl") DIGITS
     annotation := "[" any text but "]" "]"
 
+That is the ``avrae`` dialect (the default). In every dialect, ``{expr, ...}`` is a group
+(Roll20 grouped roll), ``(expr)d6`` / ``NdX`` with ``X = (expr)`` roll the count or the
+sides, and ``#`` starts a comment. The ``roll20`` and ``foundry`` dialects read the
+operators after dice differently (:meth:`_Parser.dialect_operators`; docs/notation.md,
+"Dialects"): target numbers ``>N <N =N`` and failures ``fN`` (roll20), ``cs cf df``
+(foundry), ``!! !p`` (roll20), ``x xo`` (foundry), ``k``/``d`` = highest / lowest, compare
+points ``>=5``, inclusive ``>``/``<`` in roll20.
+
 Every failure raises :class:`~chancekit.errors.NotationError` (problem, text, column) or,
 for sizes past a documented limit, :class:`~chancekit.errors.LimitError`; nothing else
 escapes (the parser never recurses more than :data:`MAX_DEPTH` levels).

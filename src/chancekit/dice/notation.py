@@ -199,11 +199,14 @@ def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResul
     """Roll a dice expression once.
 
     ``rng``: ``None`` (the process-wide generator, seeded from the operating system: not
-    reproducible), an ``int`` seed (``PCG32(seed)``), or any bit source such as a
-    ``PCG32`` or a named stream ``Streams(seed)["id"]``. Each die is one
-    ``rng.randbelow(faces)`` call, in reading order (rerolls and explosions right after the
-    dice they come from). Cost: O(dice rolled); refused past ``MAX_ROLLED`` (10 000) dice.
-    The totals follow exactly the distribution :func:`dist` computes.
+    reproducible) or a bit source such as ``PCG32(seed)`` or a named stream
+    ``Streams(seed)["id"]`` (an ``int`` is refused: it would restart the same sequence on
+    every call). Each die is one ``rng.randbelow(faces)`` call, in reading order (rerolls
+    and explosions right after the dice they come from; a rolled count or number of sides
+    before its dice). Cost: O(dice rolled); refused past ``MAX_ROLLED`` (10 000) dice.
+    The totals follow exactly the distribution :func:`dist` computes. ``dialect``: as for
+    :func:`dist`; the breakdown marks crits ``**20**`` and fumbles ``_1_`` (roll20 ``cs``
+    / ``cf``) and shows compounded dice as ``10+3!! -> 13``.
 
     >>> from chancekit.rng import PCG32
     >>> r = roll("4d6kh3", rng=PCG32(7))
