@@ -24,6 +24,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import flint
+
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.selectors import Op, matching_faces
@@ -158,8 +160,12 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         stop_d = through(i + 1, stop) if stop is not None else None
         go_d = through(i + 1, go) if go is not None else zero
         level = through(i + 1, die + shift)  # the last level: no more explosions
-        for _ in range((depth if ops[i].kind != "eo" else 1) - 1):
-            level = mix([(s, stop_d), (g, go_d + level)])
+        levels = (depth if ops[i].kind != "eo" else 1) - 1
+        if levels > 0 and stop_d is not None and stop_d._int and go_d._int and level._int:
+            level = _chain_poly(s, stop_d, g, go_d, level, levels)
+        else:
+            for _ in range(levels):
+                level = mix([(s, stop_d), (g, go_d + level)])
         chains[i] = level
         return level
 
@@ -176,6 +182,30 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         return level
 
     return through(0, die)
+
+
+def _chain_poly(s: int, stop: Distribution, g: int, go: Distribution, last: Distribution,
+                levels: int) -> Distribution:
+    """``levels`` times: level = (s: stop) or (g: go + level), for integer outcomes, in
+    python-flint polynomials with unreduced weights (one Distribution at the end):
+    L' = s Tg T Ps x^(os) + g Ts (Pg L) x^(og), total (s + g) Ts Tg T."""
+    os_, ps = stop._poly()
+    og, pg = go._poly()
+    ol, pl = last._poly()
+    ts, tg, tl = stop.total, go.total, last.total
+    for _ in range(levels):
+        limits.count((len(pl) + len(pg)) * ENTRY_WORK)
+        lo = min(os_, og + ol)
+        a = ps * (s * tg * tl)
+        b = (pg * pl) * (g * ts)
+        pl = (a.left_shift(os_ - lo) if os_ > lo else a) + (
+            b.left_shift(og + ol - lo) if og + ol > lo else b)
+        ol, tl = lo, (s + g) * ts * tg * tl
+        content = int(pl.content())
+        if content > 1:  # keep the weights small
+            pl = flint.fmpz_poly([int(c) // content for c in pl.coeffs()])
+            tl //= content
+    return Distribution._from_poly(ol, pl)
 
 
 def _check_explode(die: Distribution, ops: Sequence[Op], depth: int) -> None:
