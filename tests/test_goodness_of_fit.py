@@ -51,6 +51,7 @@ from scipy import stats
 from _stats import pooled_chisquare
 from chancekit.dice import dist, roll
 from chancekit.fair import simulate_matches
+from chancekit.fair import studio as studio_module
 from chancekit.fair import systems as systems_module
 from chancekit.fair.spec import SPEC_NAMES, system_from_spec
 from chancekit.fair.systems import (
@@ -408,6 +409,9 @@ SPECS: list[tuple[str, int]] = [
     ("dice", 6), ("deck:weights=14/5/1", 3), ("gdeck:1,6", 6), ("ddice:0.355", 6),
     ("tgm", 7), ("prd:0.25", 2), ("pity:0.006,74,0.06,90", 2), ("erracc:0.3", 2),
     ("gdeck:2,3+no-repeat", 4), ("history-reroll:2,2+no-repeat", 5),
+    # the systems studios ship (chancekit.fair.studio)
+    ("gacha:0.006,74,0.06,90", 3), ("dupe", 6), ("aim-assist:0.65,0.1", 2),
+    ("two-roll:70", 2), ("lucky-streak:0.3,2", 2), ("tgm1", 7), ("tgm2", 7), ("tgm3", 7),
 ]
 # more parameters, built directly
 DIRECT: dict[str, Callable[[], System]] = {
@@ -434,9 +438,10 @@ SYSTEM_CASES: dict[str, Case] = {
 
 
 def _concrete_systems() -> set[type]:
-    return {cls for name, cls in inspect.getmembers(systems_module, inspect.isclass)
+    return {cls for module in (systems_module, studio_module)
+            for name, cls in inspect.getmembers(module, inspect.isclass)
             if issubclass(cls, System) and cls is not System and not name.startswith("_")
-            and cls.__module__ == systems_module.__name__}
+            and cls.__module__ == module.__name__}
 
 
 def test_every_system_class_and_spec_family_is_covered() -> None:
