@@ -217,7 +217,7 @@ def test_json_version_must_be_the_integer_1(version):
 
 def test_duplicate_keys_are_refused():
     text = _saved().replace('"seed": "12345"', '"seed": "12345", "seed": "12345"')
-    with pytest.raises(StateError, match="repeat the key 'seed'"):
+    with pytest.raises(StateError, match="repeats the key 'seed'"):
         Streams.from_json(text)
 
 

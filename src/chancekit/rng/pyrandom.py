@@ -21,8 +21,9 @@ import random
 import re
 from typing import Any
 
+from chancekit import _state
 from chancekit._validate import require_int
-from chancekit.errors import InvalidTypeError, StateError, quote
+from chancekit.errors import StateError, quote
 from chancekit.rng.pcg32 import PCG32, PCG32State
 
 __all__ = ["PCG32Random"]
@@ -178,19 +179,10 @@ class PCG32Random(random.Random):
     @classmethod
     def from_json(cls, text: str | bytes) -> PCG32Random:
         """Load :meth:`to_json`'s output (validated like :meth:`from_dict`)."""
-        if not isinstance(text, str | bytes | bytearray):
-            raise InvalidTypeError("text", text, "a str or bytes holding JSON")
-        try:
-            data = json.loads(text, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError) as exc:
-            raise StateError(f"saved PCG32Random is not valid JSON: {quote(str(exc))}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(_state.load(text, "PCG32Random"))
 
     @property
     def generator(self) -> PCG32:
         """The underlying :class:`~chancekit.PCG32` (shared, not a copy)."""
         return self._rng
 
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")

@@ -43,6 +43,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from chancekit import _state
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
 from chancekit.limits import MAX_CHILD_DEPTH
 from chancekit.limits import MAX_ID_LENGTH as _MAX_ID_LENGTH
@@ -374,15 +375,7 @@ class Streams:
         derivation for that seed and id (a tampered file, or one from another seed) raise
         :class:`~chancekit.errors.StateError` naming the problem; nothing is reset.
         """
-        if not isinstance(text, str | bytes | bytearray):
-            raise InvalidTypeError("text", text, "a str or bytes holding JSON")
-        try:
-            data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        except _DuplicateKey as exc:
-            raise StateError(f"saved streams repeat the key {quote(exc.args[0])}") from None
-        except (ValueError, RecursionError) as exc:
-            raise StateError(f"saved streams are not valid JSON: {quote(str(exc))}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(_state.load(text, "streams"))
 
     @classmethod
     def from_dict(cls, data: Any) -> Streams:
@@ -458,21 +451,6 @@ class Streams:
                 except (InvalidValueError, InvalidTypeError) as exc:
                     raise StateError(f"{here}: {exc}") from None
                 todo.append((child, sub, here + "."))
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise _DuplicateKey(k)
-            seen.add(k)
-    return out
 
 
 def _expect_keys(obj: dict[str, Any], keys: set[str], where: str) -> None:
