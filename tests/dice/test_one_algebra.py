@@ -205,3 +205,16 @@ def test_documented_pool_examples() -> None:
     assert Pool(d(6), 2).clamp(lo=2).sum() == 2 @ d(6).clamp(lo=2)
     assert Pool.of([d(4) + 1, constant(3), d(6)]).keep(highest(1)).sum() == dist(
         "(1d4+1, 3, 1d6)kh1")
+
+
+def test_face_rules_go_through_pool() -> None:
+    from chancekit.dice.pool import FaceRule, evaluate_pool, largest_set
+
+    most = FaceRule(lambda st, face, c: max(st, c[0]), initial=0)
+    assert Pool(d(6), 5).evaluate(most) == evaluate_pool(most, 5 * [d(6)])
+    assert Pool(d(6), 5).evaluate(most) == largest_set(5 * [d(6)])
+    both = FaceRule(lambda st, face, c: st + c[0] - c[1] if face == 6 else st, initial=0)
+    assert Pool(d(6), 2).evaluate(both, Pool(d(6), 1)) == evaluate_pool(both, 2 * [d(6)],
+                                                                        [d(6)])
+    with pytest.raises(ValueError):
+        Pool(d(6), 2).keep(highest(1)).evaluate(most)

@@ -513,6 +513,28 @@ class Pool:
                 return evaluate.items_sum(self._items, self._ops)
             return evaluate.pool_sum(self._die, self._n, self._ops, self._depth)
 
+    def evaluate(self, rule: FaceRule, *others: Pool) -> Distribution:
+        """The exact distribution of ``rule``'s outcome over one roll of this pool (and of
+        ``others``, as pools 1, 2, …): the face-by-face walk of :func:`evaluate_pool`, so a
+        user ``FaceRule`` goes through the same ``Pool`` as keep/drop and explosions. Pools
+        with operators are not walked face by face (their dice are no longer independent
+        draws of one die): give the operators' effect to the rule instead.
+
+        >>> sixes = FaceRule(lambda st, face, c: st + c[0] if face == 6 else st, initial=0)
+        >>> Pool(d(6), 2).evaluate(sixes).probability(2)
+        Fraction(1, 36)
+        """
+        pools = (self, *others)
+        for i, p in enumerate(pools):
+            if not isinstance(p, Pool):
+                raise InvalidTypeError(f"pool {i}", p, "a Pool")
+            if p._ops:
+                raise InvalidValueError(
+                    f"pool {i} has operators ({p!r}); FaceRules read the dice as rolled -- "
+                    "put the operators' effect in the rule")
+        dice = [list(p._items) if p._die is None else [p._die] * p._n for p in pools]
+        return evaluate_pool(rule, *dice)
+
     def __repr__(self) -> str:
         ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels + o.fails)})"
                       for o in self._ops)
