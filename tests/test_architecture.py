@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "chancekit"
 DOC = ROOT / "docs" / "architecture.md"
-BASE = ("chancekit.errors", "chancekit.limits", "chancekit._validate")
+BASE = ("chancekit.errors", "chancekit.limits", "chancekit._validate", "chancekit._exact")
 _ROW = re.compile(r"^\| `(chancekit[\w.]*)` \| (.+?) \| (.+?) \|$")
 
 
@@ -80,6 +80,18 @@ def test_imports_follow_the_map() -> None:
             if not _allowed(mod, rows.get(name, ())):
                 bad.append(f"{name} imports {mod}")
     assert not bad, "\n".join(bad)
+
+
+def test_flint_is_imported_in_one_module() -> None:
+    """One exact arithmetic core (issue #11): python-flint is imported by ``_exact`` only."""
+    importers = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(m == "flint" or m.startswith("flint.") for m in mods):
+                importers.append(name)
+    assert importers == ["chancekit._exact"], importers
 
 
 def test_the_map_can_fail() -> None:

@@ -35,8 +35,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-import flint
-
+from chancekit import _exact as flint
 from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote

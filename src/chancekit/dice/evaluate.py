@@ -24,8 +24,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import flint
-
+from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.selectors import Op, matching_faces
@@ -293,7 +292,7 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
     v = faces[-1]
     if [f for f in faces if op.matches(f)] != [v]:
         return None
-    import flint
+    from chancekit import _exact as flint
 
     a, s_ = w[v], die.total
     b = s_ - a

@@ -12,8 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import flint
-
+from chancekit import _exact as flint
 from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution, _charge

@@ -31,8 +31,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-import flint
-
+from chancekit import _exact as flint
 from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d
