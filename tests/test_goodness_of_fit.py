@@ -256,7 +256,7 @@ def enumerate_table(table: TabletopTable) -> dict[Any, Fraction]:
 @pytest.mark.parametrize("notation", TABLETOP)
 def test_tabletop_two_dice_rolls_fit_realized(notation: str) -> None:
     table = TabletopTable.build(notation)
-    real = table.realized()
+    real = table.realized().pmf()
     counts = roll_table(table, stream(f"tabletop/{notation}"), 400_000)
     p_value, cells = pooled_chisquare(counts, real, ordered=True)
     assert cells >= 2
@@ -272,7 +272,7 @@ def test_tabletop_enumeration_is_exact(notation: str) -> None:
     played = enumerate_table(table)
     target = dist(notation).pmf()
     assert set(played) == set(target), "an outcome is missing or impossible"
-    assert played == table.realized()
+    assert played == table.realized().pmf()
     assert played == {k: Fraction(u, grid) for k, u in table.units.items()}
     assert all(abs(played[k] - p) <= Fraction(1, grid) for k, p in target.items())
 
@@ -288,9 +288,9 @@ def test_control_tabletop_tampered_table_is_rejected() -> None:
                         replace(rows[j], threshold=rows[i].threshold))
     bad = TabletopTable(rows=tuple(rows), row_die=20, check_die=20, target=dict(table.target),
                         units=dict(table.units), numbered=True)
-    assert enumerate_table(bad) != table.realized()  # the exactness check fails
+    assert enumerate_table(bad) != table.realized().pmf()  # the exactness check fails
     counts = roll_table(bad, stream("control/tabletop"), 400_000)
-    assert pooled_chisquare(counts, table.realized(), ordered=True)[0] < ALPHA
+    assert pooled_chisquare(counts, table.realized().pmf(), ordered=True)[0] < ALPHA
 
 
 # ------------------------------------------------------------------------ 3. chance tree

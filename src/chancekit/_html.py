@@ -121,7 +121,7 @@ def tabletop_html(table: Any) -> str:
     realized = table.realized()
     labels = list(table.target)
     chart = svg_bars([str(x) for x in labels], [float(table.target[x]) for x in labels],
-                     series=[[float(realized.get(x, 0)) for x in labels]],
+                     series=[[float(realized.probability(x)) for x in labels]],
                      names=["target", "realised"])
     return (f'<div class="chancekit">{html_table(headers, rows, table.title or None)}'
             f"<p>{escape(table.rule())}</p><p>{escape(str(table.report()))}</p>"

@@ -79,7 +79,7 @@ def test_published_distributions_within_one_400th(name: str) -> None:
     t = TabletopTable.build(target, title=name)
     total = sum(target.values())
     real = play(t)
-    assert real == t.realized()
+    assert real == t.realized().pmf()
     assert set(real) == set(target)  # every possible outcome stays possible
     for k, w in target.items():
         assert abs(real[k] - Fraction(w, total)) <= Fraction(1, 400)
@@ -110,7 +110,7 @@ def test_any_numbered_target_keeps_faces(ws: dict[int, int], dice: tuple[int, in
     row, check = dice
     t = TabletopTable.build(ws, row_die=row, check_die=check)
     real = play(t)
-    assert real == t.realized()
+    assert real == t.realized().pmf()
     assert sum(real.values()) == 1
     assert t.numbered
     for r in t.rows:
@@ -218,3 +218,16 @@ def test_value_semantics() -> None:
         a.row_die = 12  # type: ignore[misc]
     with pytest.raises(TypeError):
         a.target[1] = Fraction(1)  # type: ignore[index]
+
+
+def test_realized_is_a_distribution() -> None:
+    from chancekit.dice import Distribution
+
+    t = TabletopTable.build({"sword": 5, "shield": 3, "potion": 12}, row_die=6)
+    real = t.realized()
+    assert isinstance(real, Distribution)
+    assert real.probability("sword") == Fraction(1, 4)
+    assert real.pmf() == play(t)
+    three = TabletopTable.build(THREE_D6)
+    assert three.realized().mean() == three.report().realized_mean
+    assert TabletopTable.build(D6).realized().mean() == Fraction(7, 2)

@@ -38,7 +38,7 @@ def test_notation_and_distribution_sources(notation: str, oracle: dict) -> None:
     by_enum = TabletopTable.build(oracle)
     assert by_text == by_dist == by_enum
     assert by_text.title == notation
-    assert play(by_text) == by_enum.realized()
+    assert play(by_text) == by_enum.realized().pmf()
     table = AliasTable(chancekit.dist(notation))
     total = sum(oracle.values())
     assert all(table.probability(k) * total == w for k, w in oracle.items())

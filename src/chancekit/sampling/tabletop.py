@@ -21,13 +21,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 from chancekit.limits import MAX_TABLE_CELLS
 from chancekit.sampling._weights import integer_weights
 from chancekit.sampling.alias import vose_integer
+
+if TYPE_CHECKING:
+    from chancekit.dice.distribution import Distribution
 
 __all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "round_to_grid",
            "tabletop_sheet"]
@@ -236,7 +239,8 @@ class TabletopTable:
     TableRow(face=1, outcome=1, threshold=20, alias=None)
     >>> t.rows[6]
     TableRow(face=7, outcome=None, threshold=0, alias=1)
-    >>> max(abs(t.realized()[k] - Fraction(1, 6)) for k in range(1, 7)) <= Fraction(1, 400)
+    >>> real = t.realized()
+    >>> max(abs(real.probability(k) - Fraction(1, 6)) for k in range(1, 7)) <= Fraction(1, 400)
     True
     """
 
@@ -281,8 +285,8 @@ class TabletopTable:
         what works instead.
 
         >>> t = TabletopTable.build({"sword": 5, "shield": 3, "potion": 12}, row_die=6)
-        >>> t.realized()
-        {'sword': Fraction(1, 4), 'shield': Fraction(3, 20), 'potion': Fraction(3, 5)}
+        >>> t.realized().pmf()
+        {'potion': Fraction(3, 5), 'shield': Fraction(3, 20), 'sword': Fraction(1, 4)}
         """
         row_die = _die("row_die", row_die)
         check_die = _die("check_die", check_die)
@@ -325,17 +329,24 @@ class TabletopTable:
                    units=units, numbered=numbered, title=name)
 
     # -- exact results ---------------------------------------------------------------------
-    def realized(self) -> dict[Any, Fraction]:
+    def realized(self) -> Distribution:
         """The exact distribution the table produces, by enumerating every (row, check)
-        pair of rolls. O(row_die)."""
+        pair of rolls, as a :class:`~chancekit.dice.Distribution` (``.probability(x)``,
+        ``.pmf()``, ``.mean()``, ...; an outcome the table never gives is absent).
+        O(row_die).
+
+        >>> TabletopTable.build({1: 1, 2: 3}, row_die=2, check_die=4).realized().pmf()
+        {1: Fraction(1, 4), 2: Fraction(3, 4)}
+        """
+        from chancekit.dice.distribution import Distribution
+
         counts: dict[Any, int] = {lab: 0 for lab in self.target}
         for r in self.rows:
             if r.threshold:
                 counts[r.outcome] = counts.get(r.outcome, 0) + r.threshold
             if r.threshold < self.check_die:
                 counts[r.alias] = counts.get(r.alias, 0) + self.check_die - r.threshold
-        n = self.row_die * self.check_die
-        return {lab: Fraction(c, n) for lab, c in counts.items()}
+        return Distribution({lab: c for lab, c in counts.items() if c})
 
     def report(self) -> TableReport:
         """Original vs realised mean and variance, largest error, total variation.
@@ -343,7 +354,7 @@ class TabletopTable:
         >>> TabletopTable.build({1: 1, 2: 1}, row_die=2, check_die=2).report().max_error
         Fraction(0, 1)
         """
-        real = self.realized()
+        real = self.realized().pmf()
         keys = list(self.target)
         diffs = [abs(real.get(k, Fraction(0)) - self.target[k]) for k in keys]
         numeric = all(isinstance(k, (int, Fraction)) and not isinstance(k, bool)
@@ -584,7 +595,7 @@ def as_mapping(table: TabletopTable) -> Mapping[str, Any]:
         "rows": [{"face": r.face, "outcome": r.outcome, "threshold": r.threshold,
                   "alias": r.alias} for r in table.rows],
         "target": {str(k): str(v) for k, v in table.target.items()},
-        "realized": {str(k): str(v) for k, v in table.realized().items()},
+        "realized": {str(k): str(v) for k, v in table.realized().pmf().items()},
         "report": {"mean": None if rep.mean is None else float(rep.mean),
                    "realized_mean": None if rep.realized_mean is None
                    else float(rep.realized_mean),

@@ -224,7 +224,7 @@ def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     title = req.get("title") or (req["notation"] if req["source"] == "notation" else "loot")
     table = chancekit.TabletopTable.build(source, row_die=req["row_die"],
                                           check_die=req["check_die"], title=title)
-    real = table.realized()
+    real = table.realized().pmf()
     rep = table.report()
     outcomes = []
     for lab, target in table.target.items():
