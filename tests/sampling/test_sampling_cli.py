@@ -99,3 +99,24 @@ def test_sample_bad_weights(capsys: pytest.CaptureFixture[str], weights: str,
     code, out, err = run(capsys, "sample", "--weights", weights, "--seed", "1")
     assert code == 1 and out == "" and needle in err
     assert "Traceback" not in err
+
+
+def test_table_plot_writes_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "t.png"
+    code, _, err = run(capsys, "table", "3d6", "--plot", str(target))
+    assert code == 0 and "wrote" in err
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    loot = tmp_path / "loot.png"
+    code, _, _ = run(capsys, "table", "--weights", LOOT, "--row-die", "6", "--json",
+                     "--plot", str(loot))
+    assert code == 0 and loot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_table_plot_refuses_a_bad_path_before_the_work(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "t.xyz"
+    code, out, err = run(capsys, "table", "3d6", "--plot", str(bad))
+    assert code == 1 and out == "" and "--plot" in err and ".png" in err
+    assert not bad.exists()
+    code, _, err = run(capsys, "table", "3d6", "--plot", str(tmp_path / "no" / "t.png"))
+    assert code == 1 and "existing folder" in err

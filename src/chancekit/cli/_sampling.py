@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from fractions import Fraction
 from typing import Any
 
 from chancekit.cli._common import add_rng_options
@@ -24,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="examples:\n"
         '  chancekit table "3d6"\n'
         '  chancekit table "3d6" "4d6kh3" "4dF" "d6" --format html -o sheet.html\n'
-        '  chancekit table --weights "sword=5,shield=3,potion=12" --row-die 6',
+        '  chancekit table --weights "sword=5,shield=3,potion=12" --row-die 6\n'
+        '  chancekit table "3d6" --plot 3d6-table.png',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("notation", nargs="*", help="dice notation(s), e.g. 3d6")
@@ -37,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("md", "csv", "text", "html"), default="text",
                    help="output format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--plot", metavar="FILE.png", help="also save target vs realised "
+                   "distribution, one panel per table, accuracy line as title (matplotlib)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_table)
 
@@ -103,7 +107,55 @@ def run_table(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    if args.plot:
+        plot_tables(tables, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def plot_tables(tables: list[Any], path: str) -> None:
+    """Target (bars) vs realised (step line) distribution of each table, one panel per
+    table, titled with its accuracy line (as the seed article's graphs). Numeric outcomes
+    sit on a number line; labels (a loot table) are evenly spaced in their table order."""
+    from itertools import pairwise
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(tables), 1, figsize=(8, 3.6 * len(tables)), squeeze=False)
+    try:
+        for ax, t in zip(axes[:, 0], tables, strict=True):
+            real = t.realized()
+            labels = list(t.target)
+            numeric = all(isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+                          for x in labels)
+            if numeric:
+                labels.sort()
+                xs = [float(x) for x in labels]
+            else:
+                xs = [float(i) for i in range(len(labels))]
+                ax.set_xticks(xs, [str(x) for x in labels], rotation=30, ha="right")
+            width = 0.8 * min((b - a for a, b in pairwise(xs)), default=1.0)
+            ax.bar(xs, [float(t.target[x]) for x in labels], width=width, color="#4c72b0",
+                   alpha=0.55, label="target")
+            step = width / 0.8
+            edges = ([xs[0] - step / 2] + [(a + b) / 2 for a, b in pairwise(xs)]
+                     + [xs[-1] + step / 2])
+            ax.stairs([float(real.probability(x)) for x in labels], edges,
+                      color="#dd5522", lw=1.8, label="realised")
+            name = t.title or "table"
+            ax.set_title(f"{name} on d{t.row_die} x d{t.check_die}: {t.report().line()}",
+                         fontsize=9)
+            ax.set_xlabel("outcome")
+            ax.set_ylabel("probability")
+            ax.grid(axis="y", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+    finally:
+        plt.close(fig)
 
 
 def run_sample(args: argparse.Namespace) -> int:
