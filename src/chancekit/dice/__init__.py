@@ -17,6 +17,7 @@ operators):
 True
 """
 
+from chancekit.dice.cards import Deal, Deck, standard_deck
 from chancekit.dice.distribution import (
     MAX_DICE,
     MAX_OUTCOMES,
@@ -47,7 +48,9 @@ from chancekit.dice.stats import central_moment, ks_distance, kurtosis, skewness
 __all__ = [
     "MAX_DICE",
     "MAX_OUTCOMES",
+    "Deal",
     "Decided",
+    "Deck",
     "Distribution",
     "FaceRule",
     "Pool",
@@ -72,5 +75,6 @@ __all__ = [
     "risk_battle",
     "roll",
     "skewness",
+    "standard_deck",
     "tv_distance",
 ]
