@@ -120,3 +120,15 @@ def test_table_plot_refuses_a_bad_path_before_the_work(
     assert not bad.exists()
     code, _, err = run(capsys, "table", "3d6", "--plot", str(tmp_path / "no" / "t.png"))
     assert code == 1 and "existing folder" in err
+
+
+def test_table_two_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "table", "2d20", "--two-stage")
+    assert code == 0 and "First stage" in out and "22 to 40" in out
+    assert "2d20 overall: mean 21 ->" in out
+    code, out, _ = run(capsys, "table", "2d20", "--two-stage", "--format", "md")
+    assert code == 0 and "## Second stage" in out
+    code, _, err = run(capsys, "table", "2d20", "--two-stage", "--json")
+    assert code == 1 and "--two-stage" in err
+    code, _, err = run(capsys, "table", "2d20")
+    assert code == 1 and "--two-stage" in err

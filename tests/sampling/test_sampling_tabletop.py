@@ -231,3 +231,50 @@ def test_realized_is_a_distribution() -> None:
     three = TabletopTable.build(THREE_D6)
     assert three.realized().mean() == three.report().realized_mean
     assert TabletopTable.build(D6).realized().mean() == Fraction(7, 2)
+
+
+@pytest.mark.parametrize("source, dice", [("2d20", (20, 20)), ("3d6", (6, 6)),
+                                          ("4d6", (6, 20)), ("d100", (12, 8))])
+def test_two_stage_is_exact_and_within_two_cells(source: str, dice: tuple[int, int]) -> None:
+    from chancekit import dist
+    from chancekit.sampling import TwoStageTable
+
+    row, check = dice
+    t = TabletopTable.build(source, row_die=row, check_die=check, two_stage=True)
+    assert isinstance(t, TwoStageTable)
+    assert all(len(g) <= row for g in t.groups) and len(t.groups) <= row
+    assert [x for g in t.groups for x in g] == sorted(dist(source).outcomes())
+    # the exact product of the stages, recomputed by playing every pair of both stages
+    first = play(t.first)
+    real: dict[object, Fraction] = {}
+    for g, second in enumerate(t.second, start=1):
+        assert second.realized().pmf() == play(second)
+        for x, p in play(second).items():
+            real[x] = real.get(x, Fraction(0)) + first.get(g, Fraction(0)) * p
+    assert t.realized().pmf() == {x: p for x, p in real.items() if p}
+    assert sum(t.realized().pmf().values()) == 1
+    target = dist(source).pmf()
+    bound = Fraction(2, row * check)
+    assert all(abs(t.realized().probability(x) - p) <= bound for x, p in target.items())
+    assert t.report().max_error <= bound
+
+
+def test_two_stage_sheet_and_limits() -> None:
+    from chancekit.sampling import TwoStageTable
+
+    t = TwoStageTable.build("2d20")
+    text = t.to_text()
+    assert "First stage" in text and "table 2: 22 to 40" in text
+    assert text.rstrip().endswith(t.report().line())
+    md = t.to_markdown()
+    assert "## Second stage" in md and "| d20 |" in md
+    with pytest.raises(InvalidValueError):
+        t.render("html")
+    loot = TwoStageTable.build({f"item{i}": i + 1 for i in range(7)}, row_die=3, check_die=4)
+    assert [len(g) for g in loot.groups] == [3, 2, 2]
+    assert loot.groups[0] == ("item0", "item1", "item2")
+    with pytest.raises(LimitError, match="two-stage") as exc:
+        TwoStageTable.build({i: 1 for i in range(10)}, row_die=3)
+    assert exc.value.limit == "row_die"
+    with pytest.raises(AttributeError):
+        t.title = "x"  # type: ignore[misc]

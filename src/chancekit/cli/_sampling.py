@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         '  chancekit table "3d6"\n'
         '  chancekit table "3d6" "4d6kh3" "4dF" "d6" --format html -o sheet.html\n'
         '  chancekit table --weights "sword=5,shield=3,potion=12" --row-die 6\n'
-        '  chancekit table "3d6" --plot 3d6-table.png',
+        '  chancekit table "3d6" --plot 3d6-table.png\n'
+        '  chancekit table "2d20" --two-stage --format md',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("notation", nargs="*", help="dice notation(s), e.g. 3d6")
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="faces of the check die (default 20)")
     p.add_argument("--format", choices=("md", "csv", "text", "html"), default="text",
                    help="output format (default text)")
+    p.add_argument("--two-stage", action="store_true",
+                   help="more outcomes than rows (2d20 has 39): a first table picks a group "
+                   "of outcomes, a second table per group picks within it (text or md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--plot", metavar="FILE.png", help="also save target vs realised "
                    "distribution, one panel per table, accuracy line as title (matplotlib)")
@@ -91,6 +95,8 @@ def run_table(args: argparse.Namespace) -> int:
     from chancekit.cli._output import print_json
     from chancekit.sampling.tabletop import TabletopTable, as_mapping, tabletop_sheet
 
+    if args.two_stage:
+        return _run_two_stage(args)
     tables = [TabletopTable.build(src, row_die=args.row_die, check_die=args.check_die,
                                   title=name) for name, src in _sources(args)]
     if args.json:
@@ -110,6 +116,26 @@ def run_table(args: argparse.Namespace) -> int:
     if args.plot:
         plot_tables(tables, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _run_two_stage(args: argparse.Namespace) -> int:
+    from chancekit.errors import InvalidValueError
+    from chancekit.sampling.tabletop import TwoStageTable
+
+    if args.json or args.plot or args.format not in ("md", "text"):
+        raise InvalidValueError("--two-stage prints its sheet as --format text or md (no "
+                                "--json, csv, html or --plot yet)")
+    sources = _sources(args)
+    text = "\n".join(TwoStageTable.build(src, row_die=args.row_die, check_die=args.check_die,
+                                         title=name).render(args.format)
+                     for name, src in sources)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

@@ -7,6 +7,8 @@ tree and its filters.
 :class:`TabletopTable`               any distribution from two dice (d20 x d20 ...),
                                      rounded once, optimally; Markdown/CSV/text/HTML
 :func:`tabletop_sheet`               several tabletop tables side by side
+:class:`TwoStageTable`               more outcomes than rows (2d20 on d20 x d20): a
+                                     first table picks a group, a second one within it
 :class:`ChanceTree`                  weights that change while the game runs: O(log n)
 :class:`SwapFilter`                  ``tree.swap_filter(L)``: hold out the last L draws
 :class:`MaxStreak`, :class:`NoRepeat`  wrap any sampler: no run longer than L
@@ -25,10 +27,11 @@ from chancekit.sampling.tabletop import (
     TableReport,
     TableRow,
     TabletopTable,
+    TwoStageTable,
     round_to_grid,
     tabletop_sheet,
 )
 from chancekit.sampling.tree import ChanceTree, SwapFilter
 
 __all__ = ["AliasTable", "ChanceTree", "MaxStreak", "NoRepeat", "SwapFilter", "TableReport",
-           "TableRow", "TabletopTable", "round_to_grid", "tabletop_sheet"]
+           "TableRow", "TabletopTable", "TwoStageTable", "round_to_grid", "tabletop_sheet"]

@@ -32,8 +32,8 @@ from chancekit.sampling.alias import vose_integer
 if TYPE_CHECKING:
     from chancekit.dice.distribution import Distribution
 
-__all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "round_to_grid",
-           "tabletop_sheet"]
+__all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "TwoStageTable",
+           "round_to_grid", "tabletop_sheet"]
 
 
 
@@ -273,7 +273,7 @@ class TabletopTable:
 
     @classmethod
     def build(cls, source: Any, *, row_die: int = 20, check_die: int = 20,
-              title: str | None = None) -> TabletopTable:
+              title: str | None = None, two_stage: bool = False) -> Any:
         """Round ``source`` optimally to multiples of ``1/(row_die*check_die)`` (see
         :func:`round_to_grid`) and build the table in whole numbers. ``source``: a
         ``Distribution`` (``.weights`` or ``.pmf()``), a dice notation string (needs
@@ -282,12 +282,16 @@ class TabletopTable:
 
         More outcomes than faces on the row die, or more than :data:`MAX_TABLE_CELLS`
         cells ``row_die * check_die``, raise :class:`~chancekit.errors.LimitError` naming
-        what works instead.
+        what works instead. ``two_stage=True`` returns a :class:`TwoStageTable` instead
+        (:meth:`TwoStageTable.build`: up to ``row_die**2`` outcomes on the same dice).
 
         >>> t = TabletopTable.build({"sword": 5, "shield": 3, "potion": 12}, row_die=6)
         >>> t.realized().pmf()
         {'potion': Fraction(3, 5), 'shield': Fraction(3, 20), 'sword': Fraction(1, 4)}
         """
+        if two_stage:
+            return TwoStageTable.build(source, row_die=row_die, check_die=check_die,
+                                       title=title)
         row_die = _die("row_die", row_die)
         check_die = _die("check_die", check_die)
         _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
@@ -299,7 +303,8 @@ class TabletopTable:
                 f"{len(pairs)} possible outcomes do not fit on a d{row_die} row die (one row "
                 "each at most); use a larger row die, e.g. row_die=100 (--row-die 100) rolled "
                 "as d10 x d10 (tens and units), or a two-stage table (a first table picks a "
-                "group of outcomes, a second table per group picks within it)",
+                "group of outcomes, a second table per group picks within it: "
+                "two_stage=True, --two-stage)",
                 limit="row_die", value=row_die)
         target = {lab: Fraction(w, total) for lab, w in pairs}
         grid = row_die * check_die
@@ -354,18 +359,7 @@ class TabletopTable:
         >>> TabletopTable.build({1: 1, 2: 1}, row_die=2, check_die=2).report().max_error
         Fraction(0, 1)
         """
-        real = self.realized().pmf()
-        keys = list(self.target)
-        diffs = [abs(real.get(k, Fraction(0)) - self.target[k]) for k in keys]
-        numeric = all(isinstance(k, (int, Fraction)) and not isinstance(k, bool)
-                      for k in keys)
-        mean = rmean = var = rvar = None
-        if numeric:
-            mean = sum((k * p for k, p in self.target.items()), Fraction(0))
-            rmean = sum((k * p for k, p in real.items()), Fraction(0))
-            var = sum((p * (k - mean) ** 2 for k, p in self.target.items()), Fraction(0))
-            rvar = sum((p * (k - rmean) ** 2 for k, p in real.items()), Fraction(0))
-        return TableReport(mean, rmean, var, rvar, max(diffs), sum(diffs, Fraction(0)) / 2)
+        return _report(self.target, self.realized().pmf())
 
     def rule(self) -> str:
         """The rule at the table, in one sentence."""
@@ -439,6 +433,19 @@ def _rebuild_table(rows: tuple[TableRow, ...], row_die: int, check_die: int,
                    title: str) -> TabletopTable:
     return TabletopTable(rows=rows, row_die=row_die, check_die=check_die, target=target,
                          units=units, numbered=numbered, title=title)
+
+
+def _report(target: Mapping[Any, Fraction], real: Mapping[Any, Fraction]) -> TableReport:
+    keys = list(target)
+    diffs = [abs(real.get(k, Fraction(0)) - target[k]) for k in keys]
+    numeric = all(isinstance(k, (int, Fraction)) and not isinstance(k, bool) for k in keys)
+    mean = rmean = var = rvar = None
+    if numeric:
+        mean = sum((k * p for k, p in target.items()), Fraction(0))
+        rmean = sum((k * p for k, p in real.items()), Fraction(0))
+        var = sum((p * (k - mean) ** 2 for k, p in target.items()), Fraction(0))
+        rvar = sum((p * (k - rmean) ** 2 for k, p in real.items()), Fraction(0))
+    return TableReport(mean, rmean, var, rvar, max(diffs), sum(diffs, Fraction(0)) / 2)
 
 
 def _thr(r: TableRow) -> str:
@@ -603,3 +610,167 @@ def as_mapping(table: TabletopTable) -> Mapping[str, Any]:
                    "max_error_points": rep.max_error_points,
                    "total_variation": float(rep.total_variation)},
     }
+
+
+# -- two-stage tables ----------------------------------------------------------------------
+class TwoStageTable:
+    """More outcomes than rows: a first table picks a *group* of outcomes (which second
+    table to roll on), a second table per group picks within it; both stages use the same
+    row die and check die. Build with :meth:`build` (or ``TabletopTable.build(...,
+    two_stage=True)``).
+
+    The groups are runs of consecutive outcomes (in order for numbers, in the given order
+    for labels), as even as possible, at most ``row_die`` each, so each group's table has
+    one row per outcome at most; ``first`` is a numbered table whose outcome ``g`` means
+    "roll on ``second[g - 1]``". The first stage is rounded to the grid of
+    ``1/(row_die*check_die)`` like any table, and each second stage to the same grid for
+    the probabilities *within* its group, so the realised distribution (exact:
+    ``P(group) * P(outcome | group)``) is within ``2/(row_die*check_die)`` of the target
+    for every outcome (1/200 = 0.5 points on d20 x d20).
+
+    >>> t = TwoStageTable.build("2d20")       # 39 outcomes, on d20 x d20
+    >>> [len(g) for g in t.groups]
+    [20, 19]
+    >>> sum(t.realized().pmf().values())
+    Fraction(1, 1)
+    >>> t.report().max_error <= Fraction(2, 400)
+    True
+    """
+
+    first: TabletopTable
+    second: tuple[TabletopTable, ...]
+    groups: tuple[tuple[Any, ...], ...]
+    target: Mapping[Any, Fraction]
+    title: str
+
+    def __init__(self, *, first: TabletopTable, second: tuple[TabletopTable, ...],
+                 groups: tuple[tuple[Any, ...], ...], target: dict[Any, Fraction],
+                 title: str = "") -> None:
+        put = object.__setattr__
+        put(self, "first", first)
+        put(self, "second", tuple(second))
+        put(self, "groups", tuple(tuple(g) for g in groups))
+        put(self, "target", MappingProxyType(dict(target)))
+        put(self, "title", title)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("TwoStageTable is immutable")
+
+    @property
+    def row_die(self) -> int:
+        return self.first.row_die
+
+    @property
+    def check_die(self) -> int:
+        return self.first.check_die
+
+    @classmethod
+    def build(cls, source: Any, *, row_die: int = 20, check_die: int = 20,
+              title: str | None = None) -> TwoStageTable:
+        """Group the outcomes of ``source`` (as :meth:`TabletopTable.build` takes it) into
+        ``ceil(k / row_die)`` runs of consecutive outcomes and build both stages. More than
+        ``row_die**2`` outcomes raise :class:`~chancekit.errors.LimitError`.
+        O(k log k + G * row_die*check_die log k) for ``G`` groups."""
+        row_die = _die("row_die", row_die)
+        check_die = _die("check_die", check_die)
+        _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
+        labels, ints, notation = _target(source)
+        total = sum(ints)
+        pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]
+        if not pairs:  # pragma: no cover - integer_weights refuses an all-zero source
+            raise InvalidValueError("source", source, "at least one positive weight")
+        numeric = all(isinstance(lab, (int, Fraction)) and not isinstance(lab, bool)
+                      for lab, _ in pairs)
+        if numeric:
+            pairs.sort(key=lambda p: p[0])
+        k = len(pairs)
+        if k > row_die * row_die:
+            raise LimitError(
+                f"{k:,} possible outcomes do not fit a two-stage table on a d{row_die} row "
+                f"die (at most {row_die * row_die:,}: {row_die} groups of {row_die}); use a "
+                "larger row die, e.g. row_die=100 (--row-die 100)",
+                limit="row_die", value=row_die)
+        count = -(-k // row_die)
+        base, extra = divmod(k, count)
+        chunks: list[list[tuple[Any, int]]] = []
+        at = 0
+        for g in range(count):
+            size = base + (1 if g < extra else 0)
+            chunks.append(pairs[at:at + size])
+            at += size
+        first = TabletopTable.build({g + 1: sum(w for _, w in c) for g, c in enumerate(chunks)},
+                                    row_die=row_die, check_die=check_die,
+                                    title="which second table")
+        names = [_group_name(g, c) for g, c in enumerate(chunks)]
+        second = tuple(TabletopTable.build(dict(c), row_die=row_die, check_die=check_die,
+                                           title=name) for c, name in zip(chunks, names,
+                                                                          strict=True))
+        target = {lab: Fraction(w, total) for lab, w in pairs}
+        name = title if title is not None else (notation or "")
+        return cls(first=first, second=second, groups=tuple(tuple(lab for lab, _ in c)
+                                                              for c in chunks),
+                   target=target, title=name)
+
+    def realized(self) -> Distribution:
+        """The exact distribution of both stages: ``sum over groups g of P(first gives g)
+        * P(second[g] gives x)``, as a :class:`~chancekit.dice.Distribution`."""
+        from chancekit.dice.distribution import Distribution
+
+        pick = self.first.realized()
+        out: dict[Any, Fraction] = {}
+        for g, table in enumerate(self.second, start=1):
+            pg = pick.probability(g)
+            for x, p in table.realized().pmf().items():
+                out[x] = out.get(x, Fraction(0)) + pg * p
+        return Distribution({x: p for x, p in out.items() if p})
+
+    def report(self) -> TableReport:
+        """Target vs the exact two-stage result (see :class:`TableReport`)."""
+        return _report(self.target, self.realized().pmf())
+
+    def rule(self) -> str:
+        """The rule at the table, in two sentences."""
+        return (f"Roll on the first table (a d{self.row_die} for the row, then a "
+                f"d{self.check_die}: at most the row's threshold gives the row number, "
+                "otherwise the row's alias) to find which second table to use; roll on "
+                "that table the same way (the row's outcome, otherwise its alias).")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TwoStageTable):
+            return NotImplemented
+        return (self.first, self.second) == (other.first, other.second)
+
+    def __hash__(self) -> int:
+        return hash((self.first, self.second))
+
+    def __repr__(self) -> str:
+        return (f"<TwoStageTable {self.title or ''} d{self.row_die} x d{self.check_die}, "
+                f"{len(self.target)} outcomes in {len(self.groups)} groups>")
+
+    def render(self, fmt: str = "md") -> str:
+        """The sheet: the first stage, then the second tables side by side (four at most
+        per block), then the overall accuracy line. ``fmt``: ``"md"`` or ``"text"``."""
+        if fmt not in ("md", "text"):
+            raise InvalidValueError("fmt", fmt, "'md' or 'text' for a two-stage table")
+        head = "## " if fmt == "md" else ""
+        name = self.title or "table"
+        parts = [f"{head}{name}: two stages on d{self.row_die} x d{self.check_die}", "",
+                 self.rule(), "", f"{head}First stage: which second table", "",
+                 tabletop_sheet([self.first], fmt=fmt), f"{head}Second stage", ""]
+        for at in range(0, len(self.second), 4):
+            block = list(self.second[at:at + 4])
+            titles = [f"table {at + i + 1}: {t.title}" for i, t in enumerate(block)]
+            parts.append(tabletop_sheet(block, titles=titles, fmt=fmt))
+        parts.append(f"{name} overall: {self.report().line()}")
+        return "\n".join(parts) + "\n"
+
+    def to_markdown(self) -> str:
+        return self.render("md")
+
+    def to_text(self) -> str:
+        return self.render("text")
+
+
+def _group_name(g: int, chunk: list[tuple[Any, int]]) -> str:
+    first, last = chunk[0][0], chunk[-1][0]
+    return str(first) if len(chunk) == 1 else f"{first} to {last}"
