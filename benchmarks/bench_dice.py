@@ -75,6 +75,11 @@ def cases(quick: bool = False) -> list[Result]:
     row(f"largest matching set {big}d10", f"x = largest_set({big} * [d(10)])",
         f"x = icepool.d10.pool({big}).largest_count()", ">= 10x icepool", "x10",
         ice_repeat=1)
+    row("5 of 52 cards, largest set (rank)",
+        "x = standard_deck().deal(5).largest_set(by=rank)",
+        "x = icepool.Deck(range(2, 15), times=4).deal(5).largest_count()", ">= 10x icepool",
+        "x10", ck_setup="from chancekit.dice import standard_deck\n"
+        "from chancekit.dice.cards import rank\n")
     row("100d6 keep highest 10", "x = keep_highest(100, d(6), 10)",
         "x = icepool.d6.pool(100).highest(10).sum()", ">= 10x icepool", "x10")
     row("3d6", "x = 3 @ d(6)", "x = 3 @ icepool.d6", "no slower than icepool", "x1",
