@@ -126,6 +126,17 @@ def test_generic_walk_matches_fast_paths(deck: Deck) -> None:
         assert hand.evaluate(_STRAIGHT) == hand.longest_straight()
 
 
+@pytest.mark.parametrize(("deck", "n"), [
+    (Deck({v: 1 + v % 3 for v in range(8)}), 12),      # plain-integer generating functions
+    (Deck({v: 1 + v % 3 for v in range(8)}), 15),
+    (Deck({v: 4 for v in range(13)}), 20),             # fmpz_poly generating functions
+    (Deck({v: 1 + v % 4 for v in range(10)}), 18),
+    (Deck({v: 4 for v in range(13)}), 12),             # hand shapes
+])
+def test_largest_set_paths_match_the_walk(deck: Deck, n: int) -> None:
+    assert deck.deal(n).largest_set() == deck.deal(n).evaluate(_LARGEST)
+
+
 def test_projections_match_brute_force() -> None:
     deck = Deck({(r, s): 1 for r in range(1, 6) for s in "ab"})   # 10 cards, 5 ranks, 2 suits
     hand = deck.deal(4)
@@ -252,6 +263,9 @@ def test_limits_are_refused_up_front() -> None:
     assert e.value.limit == "MAX_POOL_STATES"
     with pytest.raises(LimitError) as e:
         Deck({v: 2000 for v in range(1000)}).deal(5000).largest_set()
+    assert e.value.limit == "MAX_WORK"
+    with pytest.raises(LimitError) as e:
+        Deck(range(1, 1001)).deal(500).sum()
     assert e.value.limit == "MAX_WORK"
     with pytest.raises(LimitError) as e:
         Deck(range(20_000)).deal(10_001)

@@ -487,7 +487,9 @@ def _largest(deck: Deck, n: int) -> Distribution:
     by_copies = Counter(deck._counts.values())
     top = min(n, max(by_copies))
     bits = n * max(by_copies).bit_length() + len(deck).bit_length() * n
-    work = 20 * top * len(by_copies) * n * (bits // 64 + 1) * max(1, n.bit_length())
+    # one truncated power per (set size, multiplicity) of n terms of about `bits` bits;
+    # calibrated: 200 of 13 x 40 cards 19 ms, 300 of 100 x 10 cards 4.6 ms
+    work = 3 * top * len(by_copies) * n * (bits // 64 + 1) + 50 * len(deck._counts)
     limits.charge(work, f"the largest set of a hand of {n}", limit=MAX_WORK, name="MAX_WORK")
     limits.count(work)
     everything = math.comb(len(deck), n)
@@ -555,6 +557,16 @@ def _small_at_most(by_copies: Mapping[int, int], s: int, n: int) -> int:
     return poly[n] if len(poly) > n else 0
 
 
+def _keep_work(deck: Deck, n: int, k: int) -> int:
+    """Estimated work of :func:`_keep_sum` (calibrated: keep 10 of 100 cards valued
+    1..1000 0.85 s; the sum of 100 of 13 x 40 cards 1 s)."""
+    values = deck._counts
+    span = max(values) - min(values)
+    bits = n * len(deck).bit_length()
+    return 4 * len(values) * k * (min(k, max(values.values())) + 1) * (
+        k * span // 64 + 1) * (bits // 64 + 1) + 200 * len(values)
+
+
 def _keep_sum(deck: Deck, n: int, k: int, order: str) -> Distribution:
     """Sum of the k highest (or lowest) values of a hand of n: values read from the kept
     end with the running sum as a polynomial per "cards drawn so far" (< k); once k cards
@@ -563,10 +575,7 @@ def _keep_sum(deck: Deck, n: int, k: int, order: str) -> Distribution:
     if order == "descending":
         items.reverse()
     vmin = min(v for v, _ in items)
-    span = max(v for v, _ in items) - vmin
-    bits = n * len(deck).bit_length()
-    work = 4 * len(items) * k * (min(k, max(m for _, m in items)) + 1) * (
-        k * span // 64 + 1) * (bits // 64 + 1)
+    work = _keep_work(deck, n, k)
     limits.charge(work, f"keeping {k} of a hand of {n}", limit=MAX_WORK, name="MAX_WORK")
     limits.count(work)
     later = [0] * len(items)
