@@ -1,0 +1,120 @@
+"""``chancekit pool``: RISK, largest set, straights and a user's FaceRule from the command
+line, checked against the library (which tests/dice/test_pool.py checks by brute force)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from chancekit.cli.main import main
+from chancekit.dice import d
+from chancekit.dice.pool import largest_set, longest_straight, risk_battle
+
+RULES = '''
+from chancekit.dice.pool import FaceRule
+
+RULE = FaceRule(lambda best, face, counts: max(best, counts[0]), initial=0)
+
+
+class Pairs(FaceRule):
+    def __init__(self):
+        super().__init__(initial=0)
+
+    def step(self, state, face, counts):
+        return state + counts[0] // 2
+
+
+class NeedsArgs(FaceRule):
+    def __init__(self, k):
+        super().__init__(initial=0)
+
+
+BROKEN = FaceRule(lambda s, f, c: 1 / 0, initial=0)
+NOT_A_RULE = 42
+'''
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def weights(doc: dict) -> dict[str, Fraction]:
+    total = int(doc["total_weight"])
+    return {str(o["outcome"]): Fraction(int(o["weight"]), total) for o in doc["outcomes"]}
+
+
+def exact(dist) -> dict[str, Fraction]:
+    return {str(k): v for k, v in dist.pmf().items()}
+
+
+def test_risk_largest_set_straight_match_the_library(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    code, out, _ = run(capsys, "pool", "risk", "3", "2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["kind"] == "risk" and doc["rule"] is None
+    assert weights(doc) == exact(risk_battle(3, 2))
+    assert weights(doc)["(0, 2)"] == Fraction(1445, 3888)
+    code, out, _ = run(capsys, "pool", "largest-set", "5d6", "--json")
+    assert code == 0 and weights(json.loads(out)) == exact(largest_set(5 * [d(6)]))
+    code, out, _ = run(capsys, "pool", "straight", "3d6", "2d8", "--json")
+    assert code == 0
+    assert weights(json.loads(out)) == exact(longest_straight(3 * [d(6)] + 2 * [d(8)]))
+    code, out, _ = run(capsys, "pool", "straight", "5d6")
+    assert code == 0 and out.startswith("longest straight of 5d6") and "mean 2.5162" in out
+
+
+def test_user_rule_from_a_python_path(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ck_user_rules.py").write_text(textwrap.dedent(RULES))
+    monkeypatch.chdir(tmp_path)  # the current folder is searched, as python -m does
+    code, out, _ = run(capsys, "pool", "rule", "ck_user_rules:RULE", "4d6", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["rule"] == "ck_user_rules:RULE" and doc["spec"][1] == "4d6"
+    assert weights(doc) == exact(largest_set(4 * [d(6)]))
+    code, out, _ = run(capsys, "pool", "rule", "ck_user_rules:Pairs", "3d4")
+    assert code == 0 and "ck_user_rules:Pairs on 3d4" in out
+
+
+@pytest.mark.parametrize("path, fragment", [
+    ("no_colon", "MODULE:NAME"),
+    ("ck_no_such_module_xyz:RULE", "no module named 'ck_no_such_module_xyz'"),
+    ("ck_user_rules2:MISSING", "has no attribute 'MISSING'"),
+    ("ck_user_rules2:NOT_A_RULE", "FaceRule"),
+    ("ck_user_rules2:NeedsArgs", "export an instance"),
+    ("ck_user_rules2:BROKEN", "raised ZeroDivisionError"),
+    ("ck_bad_syntax:RULE", "importing 'ck_bad_syntax' failed: SyntaxError"),
+])
+def test_wrong_rule_paths_are_clear_one_line_errors(
+        path: str, fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ck_user_rules2.py").write_text(textwrap.dedent(RULES))
+    (tmp_path / "ck_bad_syntax.py").write_text("def (:\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "pool", "rule", path, "3d6")
+    assert code == 1 and out == "" and fragment in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["risk", "3"], "ATTACKERS DEFENDERS"),
+    (["risk", "3", "x"], "two whole numbers"),
+    (["largest-set", "5x6"], "NdF"),
+    (["straight", "0d6"], "number of dice"),
+    (["rule", "chancekit.dice.pool:_LARGEST"], "at least one pool"),
+])
+def test_pool_argument_mistakes(argv: list[str], fragment: str,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "pool", *argv)
+    assert code == 1 and fragment in err
+
+
+def test_pool_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "p.png"
+    code, _, _ = run(capsys, "pool", "largest-set", "4d6", "--plot", str(png))
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
