@@ -218,6 +218,29 @@ def test_matches_icepool_deal(n: int) -> None:
     assert hand.longest_straight() == from_icepool(ice.largest_straight())
 
 
+class _IceAces(icepool.MultisetEvaluator):
+    """icepool's side of MORE_ACES over a MultiDeal (counts arrive as one tuple)."""
+
+    def next_state(self, state: Any, order: Any, outcome: Any, counts: Any) -> Any:
+        st = state or (0, 0)
+        return (st[0] + counts[0], st[1] + counts[1]) if outcome == 14 else st
+
+    def final_outcome(self, final_state: Any, *args: Any, **kwargs: Any) -> Any:
+        a, b = final_state or (0, 0)
+        return "me" if a > b else "you" if b > a else "tie"
+
+
+@pytest.mark.parametrize(("counts", "sizes"), [
+    ({14: 3, 13: 2, 12: 2, 2: 2}, (3, 2)),
+    ({14: 3, 13: 2, 12: 2, 2: 2}, (2, 2)),
+    ({r: 4 for r in range(2, 15)}, (5, 5)),
+])
+def test_joint_rule_matches_icepool_multideal(counts: dict[int, int],
+                                              sizes: tuple[int, int]) -> None:
+    expect = from_icepool(_IceAces().evaluate(icepool.Deck(counts).deal(sizes)))
+    assert Deck(counts).deal(*sizes).evaluate(MORE_ACES) == expect
+
+
 def test_uneven_deck_matches_icepool() -> None:
     counts = {1: 2, 2: 3, 4: 1, 5: 2, 7: 2, 9: 5}
     for n in (3, 6):
