@@ -34,6 +34,8 @@ CASES: list[list[str]] = [
     ["pool", "largest-set", "5d6"],
     ["pool", "straight", "3d6", "2d8"],
     ["pool", "rule", "chancekit.dice.pool:_LARGEST", "4d6"],
+    ["symbols", "2A1P vs 2D1C"],
+    ["symbols", "1B"],
     ["roll", "4d6kh3", "-n", "3", "--seed", "42"],
     ["roll", "1d20+5", "--seed", "12345", "--stream", "combat"],
     ["roll", "1d2/2", "--seed", "my-campaign", "--stream", "7x"],

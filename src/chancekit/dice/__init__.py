@@ -44,8 +44,19 @@ from chancekit.dice.pool import (
     risk_battle,
 )
 from chancekit.dice.stats import central_moment, ks_distance, kurtosis, skewness, tv_distance
+from chancekit.dice.symbols import (
+    GENESYS,
+    Symbols,
+    cancel,
+    genesys,
+    genesys_pool,
+    project,
+    symbol_die,
+    symbol_pool,
+)
 
 __all__ = [
+    "GENESYS",
     "MAX_DICE",
     "MAX_OUTCOMES",
     "Deal",
@@ -55,6 +66,8 @@ __all__ = [
     "FaceRule",
     "Pool",
     "RollResult",
+    "Symbols",
+    "cancel",
     "central_moment",
     "clear_caches",
     "constant",
@@ -64,6 +77,8 @@ __all__ = [
     "evaluate_pool",
     "faces",
     "fudge",
+    "genesys",
+    "genesys_pool",
     "keep_highest",
     "keep_lowest",
     "keep_sum",
@@ -72,9 +87,12 @@ __all__ = [
     "largest_set",
     "longest_straight",
     "neon_city_overdrive",
+    "project",
     "risk_battle",
     "roll",
     "skewness",
     "standard_deck",
+    "symbol_die",
+    "symbol_pool",
     "tv_distance",
 ]
