@@ -51,6 +51,8 @@ CASES: list[list[str]] = [
     ["tune", "--values", "3", "--samples", "3..5", "--min-entropy", "0.99", "--systems",
      "deck,dice", "--floor", "every"],
     ["fairness", "deck", "--values", "3", "--samples", "5"],
+    ["fairness", "deck", "--values", "3", "--samples", "5", "--streaks"],
+    ["fairness", "prd:0.25", "--samples", "6", "--trials", "50", "--seed", "7", "--streaks"],
     ["fairness", "dynamic-dice:0.355", "--values", "4", "--samples", "6", "--prune", "1e-3"],
     ["fairness", "prd:0.25", "--samples", "6", "--trials", "200", "--seed", "7"],
     ["fairness", "deck", "--values", "3", "--samples", "2", "--trials", "1", "--seed", "7",

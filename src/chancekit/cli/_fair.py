@@ -7,6 +7,7 @@ System specs (``"dynamic-dice:0.355"``, ``"gdeck:1,6+no-repeat"``...) are docume
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -56,9 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "fairness", help="every fairness metric of one system over a match",
         description="Unpredictability, guessability, outcome variance, discrepancy (exact "
         "by default) and, with --trials, streaks and droughts (Monte Carlo, with standard "
-        "errors).",
+        "errors). --streaks adds the streak metrics of chancekit.fair.streaks: P(repeat), "
+        "P(triple), the longest drought of the first value, the mean run and the expected "
+        "number of runs of each length (exact, or Monte Carlo with --trials).",
         epilog="examples:\n"
         '  chancekit fairness "dynamic-dice:0.355" --values 6 --samples 25\n'
+        '  chancekit fairness "deck" --values 6 --samples 30 --streaks\n'
         '  chancekit fairness "prd:0.25" --samples 40 --trials 20000 --seed 7 --json',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -71,6 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--trials", type=int, metavar="K", help="Monte Carlo with K matches")
     p.add_argument("--prune", type=float, default=0.0, metavar="EPS",
                    help="exact: drop states below EPS and report the dropped mass")
+    p.add_argument("--streaks", action="store_true",
+                   help="also the streak metrics: P(repeat), longest drought, run lengths "
+                   "(exact; Monte Carlo with --trials)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--plot", metavar="FILE.png", help="write entropy and outcome variance "
                    "over t")
@@ -229,13 +236,23 @@ def _fairness(args: argparse.Namespace) -> int:
                                         "Carlo); the exact evaluation draws no random "
                                         "numbers")
             m = evaluate(system, args.samples, prune=args.prune, progress=progress)
+        streaks = None
+        if args.streaks:
+            from chancekit.fair.streaks import streak_metrics, streak_montecarlo
+
+            fresh = system_from_spec(args.spec, args.values)  # from the start of a match
+            if args.trials is not None:
+                streaks = streak_montecarlo(fresh, args.samples, trials=args.trials, rng=rng)
+            else:
+                streaks = streak_metrics(fresh, args.samples, prune=args.prune)
     if args.plot:
         plot_metrics([m], args.plot, labels=[repr(system)])
     if args.json:
         out = m.to_dict()
         series_se = out.pop("series_se")
         print_json("fairness", {**out, "seed": seed, "stream": stream_value(args.stream),
-                                "series_se": series_se})
+                                "series_se": series_se,
+                                "streaks": None if streaks is None else _streaks_json(streaks)})
         return 0
     how = ("exact (float64 enumeration)" if m.method == "exact"
            else f"Monte Carlo, {m.trials} matches, seed {seed}")
@@ -249,11 +266,44 @@ def _fairness(args: argparse.Namespace) -> int:
         if m.dropped:
             rows.append(("pruned mass", f"{m.dropped:.3e}", ""))
     print_table(("metric", "value", ""), rows, align=("left", "right", "left"))
-    if m.method == "exact":
-        print("streak and drought metrics: add --trials K (Monte Carlo)")
+    if streaks is not None:
+        _print_streaks(streaks)
+    elif m.method == "exact":
+        print("streak and drought metrics: add --streaks (exact) or --trials K (Monte Carlo)")
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
+
+
+#: the streak summary, in print order, with the words the text output uses
+_STREAK_NAMES = (("p_repeat", "P(repeat)"), ("p_triple", "P(triple)"),
+                 ("longest_gap", "longest drought (value 0)"), ("mean_run", "mean run"))
+
+
+def _streaks_json(s: Any) -> dict[str, Any]:
+    return {"method": s.method, "trials": s.trials,
+            "summary": {k: s.summary[k] for k, _ in _STREAK_NAMES},
+            "se": {k: s.se.get(k) for k, _ in _STREAK_NAMES},
+            "run_lengths": list(s.series["run_lengths"]),
+            "p_gap": list(s.series["p_gap"]), "dropped": s.dropped}
+
+
+def _print_streaks(s: Any) -> None:
+    from chancekit.cli._output import print_table
+
+    exact = s.method == "exact"
+    rows = [(words, f"{s.summary[k]:.6f}", "exact" if exact else f"± {s.se[k]:.6f}")
+            for k, words in _STREAK_NAMES]
+    how = "exact" if exact else f"Monte Carlo, {s.trials} matches"
+    print_table(("streaks", "value", ""), rows, align=("left", "right", "left"),
+                title=f"streaks ({how})")
+    runs = list(s.series["run_lengths"])
+    last = max((k for k, v in enumerate(runs, start=1) if v >= 1e-3), default=1)
+    shown = runs[:min(last, 12)]
+    print("expected runs of length k: " + ", ".join(
+        f"{k}: {v:.4f}" for k, v in enumerate(shown, start=1))
+        + (f" (k > {len(shown)}: {math.fsum(runs[len(shown):]):.2e} in all)"
+           if len(shown) < len(runs) else ""))
 
 
 def _simulate(args: argparse.Namespace) -> int:

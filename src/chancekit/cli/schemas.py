@@ -104,6 +104,7 @@ _SUMMARY_EXACT = ("unpredictability", "guessability", "outcome_variance", "varia
                   "discrepancy")
 _SUMMARY_MC = ("p_repeat", "autocorrelation", "p_triple", "longest_drought")
 _SERIES = ("entropy", "guessability", "outcome_variance", "discrepancy")
+_STREAKS = ("p_repeat", "p_triple", "longest_gap", "mean_run")
 
 
 def _metric_map(keys: tuple[str, ...], optional: tuple[str, ...], item: Any) -> Any:
@@ -152,7 +153,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "series": _metric_map(_SERIES, ("p_gap",), _array(_null(_NUM))),
         "series_se": _metric_map((), ("entropy", "outcome_variance", "p_gap"),
                                  _array(_null(_NUM))),
-        "states": _array(_NAT), "dropped": _NUM}),
+        "states": _array(_NAT), "dropped": _NUM,
+        "streaks": _null(_obj({
+            "method": {"enum": ["exact", "montecarlo"]}, "trials": _NAT,
+            "summary": _obj({k: _null(_NUM) for k in _STREAKS}),
+            "se": _obj({k: _null(_NUM) for k in _STREAKS}),
+            "run_lengths": _array(_null(_NUM)), "p_gap": _array(_null(_NUM)),
+            "dropped": _NUM}))}),
     "simulate": _obj({**_head("simulate"), "system": _STR, "seed": _SEED, "stream": _STREAM,
                       "draws": _array(_VALUE)}),
     "stream": _obj({**_head("stream"), "seed": _SEED, "stream": _STREAM,
