@@ -276,6 +276,8 @@ def test_errors() -> None:
         standard_deck().deal(5).sum()
     with pytest.raises(InvalidValueError, match="hand"):
         standard_deck().deal(5).largest_set(hand=1)
+    with pytest.raises(InvalidTypeError, match="hashable"):
+        standard_deck().deal(5).count([[14, "S"]])
     with pytest.raises(InvalidValueError, match="at least one hand"):
         standard_deck().deal()
 

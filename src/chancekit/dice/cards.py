@@ -298,7 +298,10 @@ class Deal:
         elif isinstance(which, str | bytes) or not isinstance(which, Iterable):
             raise InvalidTypeError("which", which, "a predicate or a set of cards")
         else:
-            allowed = set(which)
+            try:
+                allowed = set(which)
+            except TypeError:
+                raise InvalidTypeError("which", which, "a set of hashable cards") from None
             pred = allowed.__contains__
         n = self._one(hand)
         good = sum(m for v, m in self.deck._counts.items() if pred(v))
