@@ -118,6 +118,26 @@ def test_builtins_match_brute_force(deck: Deck, n: int) -> None:
         assert hand.keep_lowest(k) == brute(deck, one, lambda h, k=k: sum(h[0][:k]))
 
 
+def wheel(deck: Deck, hand: tuple[int, ...]) -> int:
+    values = set(hand)
+    low, high = min(deck.counts), max(deck.counts)
+    if high in values:
+        values.add(low - 1)
+    return min(straight(tuple(values)), len(deck.counts))
+
+
+@pytest.mark.parametrize("deck", [*DECKS, Deck({v: 2 for v in range(1, 6)})])
+@pytest.mark.parametrize("n", [1, 3, 5, 6])
+def test_ace_low_straights_match_brute_force(deck: Deck, n: int) -> None:
+    assert deck.deal(n).longest_straight(ace_low=True) == brute(
+        deck, (n,), lambda h: wheel(deck, h[0]))
+
+
+def test_poker_straights_with_the_wheel() -> None:
+    got = standard_deck().deal(5).longest_straight(by=rank, ace_low=True).probability(5)
+    assert got == Fraction(10 * 4**5, comb(52, 5))   # 10 200 straights + 40 straight flushes
+
+
 @pytest.mark.parametrize("deck", DECKS[:3])
 def test_generic_walk_matches_fast_paths(deck: Deck) -> None:
     for n in (1, 3, 5):

@@ -323,18 +323,25 @@ class Deal:
         return _cached(("cards-largest", one.deck, one.sizes),
                        lambda: _largest(one.deck, one.sizes[0]))
 
-    def longest_straight(self, *, by: Callable[[Any], Any] | None = None, hand: int = 0
-                         ) -> Distribution:
+    def longest_straight(self, *, by: Callable[[Any], Any] | None = None, hand: int = 0,
+                         ace_low: bool = False) -> Distribution:
         """Length of the longest run of consecutive integer values in the hand (a value
-        held twice counts once; with :func:`standard_deck` the ace is high only). The face
-        walk with the dice's own straight rule.
+        held twice counts once). The face walk with the dice's own straight rule. With
+        ``ace_low=True`` the deck's highest value also plays just below its lowest (the
+        poker wheel A-2-3-4-5 with :func:`standard_deck`), never both ways at once.
 
-        >>> standard_deck().deal(5).longest_straight(by=rank).probability(5)
+        >>> hand = standard_deck().deal(5)
+        >>> hand.longest_straight(by=rank).probability(5)             # ace high only
         Fraction(192, 54145)
+        >>> hand.longest_straight(by=rank, ace_low=True).probability(5)   # poker straights
+        Fraction(128, 32487)
         """
         one = self._single(by, hand)
         _require_int_values(one.deck, "longest_straight")
-        return one.evaluate(_STRAIGHT)
+        if not ace_low:
+            return one.evaluate(_STRAIGHT)
+        values = len(one.deck._counts)
+        return one.evaluate(_WHEEL).map(lambda x: min(x, values))
 
     def sum(self, *, by: Callable[[Any], Any] | None = None, hand: int = 0) -> Distribution:
         """Sum of the values of the hand (integers; ``by`` maps a card to its value).
@@ -374,6 +381,30 @@ class Deal:
             return constant(0)
         return _cached(("cards-keep", self.deck, n, k, order),
                        lambda: _keep_sum(self.deck, n, k, order))
+
+
+class _WheelRule(FaceRule):
+    """Longest straight where the highest value also plays below the lowest: values read
+    high to low, remembering whether the highest is held; at the end a run reaching the
+    lowest value is extended by it."""
+
+    order = "descending"
+
+    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        prev, run, best, top = state
+        if top is None:
+            top = counts[0] > 0
+        if not counts[0]:
+            return (None, 0, best, top)
+        run = run + 1 if (prev is not None and face == prev - 1) else 1
+        return (face, run, max(best, run), top)
+
+    def final(self, state: Any) -> Any:
+        prev, run, best, top = state
+        return max(best, run + 1) if (top and prev is not None) else best
+
+
+_WHEEL = _WheelRule(initial=(None, 0, 0, None))
 
 
 def _require_int_values(deck: Deck, what: str) -> None:
