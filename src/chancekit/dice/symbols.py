@@ -208,8 +208,8 @@ def _groups(dice: Any) -> list[tuple[dict[Symbols, int], int]]:
 
 
 Vector = tuple[int, ...]
-#: work units of one outcome turned into a Symbols value and sorted (about 5 us)
-_OUTCOME_WORK = 250
+#: work units of one outcome turned into a Symbols value and sorted (about 8 us)
+_OUTCOME_WORK = 400
 
 
 def _convolve(groups: list[tuple[dict[Vector, int], int]], dims: int,
@@ -239,7 +239,7 @@ def _convolve(groups: list[tuple[dict[Vector, int], int]], dims: int,
     dice = sum(n for _, n in groups)
     faces = max(len(w) for w, _ in groups)
     sparse = dice * faces * reach * (PAIR_WORK + dims * 2)
-    dense = ENTRY_WORK * box
+    dense = 4 * ENTRY_WORK * box  # reading every coefficient of the box back
     for w, _ in groups:
         dense += power_work(len(w), box, int(bits)) + box * (dims + ENTRY_WORK)
     if box * bits <= MAX_WEIGHT_BITS and dense <= sparse:
