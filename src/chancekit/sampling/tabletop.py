@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
@@ -271,9 +271,20 @@ class TabletopTable:
         return (_rebuild_table, (self.rows, self.row_die, self.check_die, dict(self.target),
                                  dict(self.units), self.numbered, self.title))
 
+    @overload
+    @classmethod
+    def build(cls, source: Any, *, row_die: int = ..., check_die: int = ...,
+              title: str | None = ..., two_stage: Literal[False] = ...) -> TabletopTable: ...
+
+    @overload
+    @classmethod
+    def build(cls, source: Any, *, row_die: int = ..., check_die: int = ...,
+              title: str | None = ..., two_stage: Literal[True]) -> TwoStageTable: ...
+
     @classmethod
     def build(cls, source: Any, *, row_die: int = 20, check_die: int = 20,
-              title: str | None = None, two_stage: bool = False) -> Any:
+              title: str | None = None,
+              two_stage: bool = False) -> TabletopTable | TwoStageTable:
         """Round ``source`` optimally to multiples of ``1/(row_die*check_die)`` (see
         :func:`round_to_grid`) and build the table in whole numbers. ``source``: a
         ``Distribution`` (``.weights`` or ``.pmf()``), a dice notation string (needs
