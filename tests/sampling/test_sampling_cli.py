@@ -122,12 +122,15 @@ def test_table_plot_refuses_a_bad_path_before_the_work(
     assert code == 1 and "existing folder" in err
 
 
-def test_table_two_stage(capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_two_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "table", "2d20", "--two-stage")
     assert code == 0 and "First stage" in out and "22 to 40" in out
     assert "2d20 overall: mean 21 ->" in out
     code, out, _ = run(capsys, "table", "2d20", "--two-stage", "--format", "md")
     assert code == 0 and "## Second stage" in out
+    png = tmp_path / "two.png"
+    code, _, _ = run(capsys, "table", "2d20", "--two-stage", "--plot", str(png))
+    assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, err = run(capsys, "table", "2d20", "--two-stage", "--json")
     assert code == 1 and "--two-stage" in err
     code, _, err = run(capsys, "table", "2d20")

@@ -123,26 +123,29 @@ def _run_two_stage(args: argparse.Namespace) -> int:
     from chancekit.errors import InvalidValueError
     from chancekit.sampling.tabletop import TwoStageTable
 
-    if args.json or args.plot or args.format not in ("md", "text"):
+    if args.json or args.format not in ("md", "text"):
         raise InvalidValueError("--two-stage prints its sheet as --format text or md (no "
-                                "--json, csv, html or --plot yet)")
-    sources = _sources(args)
-    text = "\n".join(TwoStageTable.build(src, row_die=args.row_die, check_die=args.check_die,
-                                         title=name).render(args.format)
-                     for name, src in sources)
+                                "--json, csv or html yet)")
+    tables = [TwoStageTable.build(src, row_die=args.row_die, check_die=args.check_die,
+                                  title=name) for name, src in _sources(args)]
+    text = "\n".join(t.render(args.format) for t in tables)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    if args.plot:  # the overall target vs the exact two-stage result
+        plot_tables(tables, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 
 def plot_tables(tables: list[Any], path: str) -> None:
     """Target (bars) vs realised (step line) distribution of each table, one panel per
     table, titled with its accuracy line (as the seed article's graphs). Numeric outcomes
-    sit on a number line; labels (a loot table) are evenly spaced in their table order."""
+    sit on a number line; labels (a loot table) are evenly spaced in their table order.
+    Two-stage tables show the overall target and the exact two-stage result."""
     from itertools import pairwise
 
     import matplotlib
