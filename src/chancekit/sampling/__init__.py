@@ -21,6 +21,7 @@ Fraction(1, 4)
 Fraction(3, 4)
 """
 
+from chancekit.sampling._weights import parse_weights, read_weight
 from chancekit.sampling.alias import AliasTable
 from chancekit.sampling.filters import MaxStreak, NoRepeat
 from chancekit.sampling.tabletop import (
@@ -34,4 +35,5 @@ from chancekit.sampling.tabletop import (
 from chancekit.sampling.tree import ChanceTree, SwapFilter
 
 __all__ = ["AliasTable", "ChanceTree", "MaxStreak", "NoRepeat", "SwapFilter", "TableReport",
-           "TableRow", "TabletopTable", "TwoStageTable", "round_to_grid", "tabletop_sheet"]
+           "TableRow", "TabletopTable", "TwoStageTable", "parse_weights", "read_weight",
+           "round_to_grid", "tabletop_sheet"]

@@ -302,22 +302,33 @@ def parse_weights(text: str) -> dict[str, Fraction]:
                                     "(e.g. 'sword=5')")
         if label in out:
             raise InvalidValueError(f"--weights: label {label!r} appears twice")
-        _check_size(entry, value)
-        try:
-            w = Fraction(value)
-        except (ValueError, ZeroDivisionError):
-            raise InvalidValueError(f"--weights entry {entry!r}: the weight {value!r} is not "
-                                    "a number (use e.g. 5, 1/3 or 0.25)") from None
-        if w < 0:
-            raise InvalidValueError(f"--weights entry {entry!r}: weight must be >= 0")
-        out[label] = w
+        shown = entry if len(entry) <= 60 else entry[:57] + "..."
+        out[label] = read_weight(value, f"--weights entry {shown!r}")
     return out
 
 
-def _check_size(entry: str, value: str) -> None:
-    """Refuse, before ``Fraction`` builds it, a weight whose exponent or digit count is past
-    :data:`MAX_WEIGHT_DIGITS` (``Fraction("1e999999999")`` would compute ``10**999999999``).
+def read_weight(value: str, where: str) -> Fraction:
+    """One weight written as text (an integer, ``a/b`` or a decimal), read exactly; ``where``
+    names it in errors (``"loot line 3"``). Refused before ``Fraction`` builds it when its
+    exponent or digit count is past :data:`MAX_WEIGHT_DIGITS` (``Fraction("1e999999999")``
+    would compute ``10**999999999``); negative or non-numbers are refused too.
+
+    >>> read_weight("0.25", "loot line 1")
+    Fraction(1, 4)
     """
+    _check_size(where, value)
+    try:
+        w = Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise InvalidValueError(f"{where}: the weight {value!r} is not a number (use e.g. "
+                                "5, 1/3 or 0.25)") from None
+    if w < 0:
+        raise InvalidValueError(f"{where}: the weight must be >= 0")
+    return w
+
+
+def _check_size(where: str, value: str) -> None:
+    """Refuse a weight past :data:`MAX_WEIGHT_DIGITS` before anything builds it."""
     digits = sum(ch.isdecimal() for ch in value)  # what int() and Fraction() read as digits
     m = _EXPONENT.search(value)
     exponent = 0
@@ -326,8 +337,7 @@ def _check_size(entry: str, value: str) -> None:
         digits -= len(text)
         exponent = MAX_WEIGHT_DIGITS + 1 if len(text) > 6 else int(text or 0)
     if digits > MAX_WEIGHT_DIGITS or abs(exponent) > MAX_WEIGHT_DIGITS:
-        shown = entry if len(entry) <= 60 else entry[:57] + "..."
-        raise LimitError(f"--weights entry {shown!r}: the weight has more than "
+        raise LimitError(f"{where}: the weight has more than "
                          f"{MAX_WEIGHT_DIGITS} digits or an exponent beyond "
                          f"±{MAX_WEIGHT_DIGITS} (MAX_WEIGHT_DIGITS); write it with fewer "
                          "digits, e.g. 1e6 or 1/3", limit="MAX_WEIGHT_DIGITS", value=value)

@@ -24,6 +24,7 @@ from typing import Any
 import chancekit
 from chancekit.errors import ChancekitError, InvalidValueError, LimitError, NotationError
 from chancekit.limits import MAX_FRACTION_CHARS, MAX_ROWS
+from chancekit.sampling import read_weight
 
 Progress = Callable[[int, int], None]
 
@@ -203,14 +204,7 @@ def parse_loot(text: str) -> dict[str, Fraction]:
         if len(value) > 40:
             raise InvalidValueError(f"loot line {no}: the weight is too long (40 characters "
                                     "at most)")
-        try:
-            w = Fraction(value)
-        except (ValueError, ZeroDivisionError):
-            raise InvalidValueError(f"loot line {no}: the weight {value!r} is not a number "
-                                    "(use e.g. 5, 1/3 or 0.25)") from None
-        if w < 0:
-            raise InvalidValueError(f"loot line {no}: the weight must be >= 0")
-        out[name] = w
+        out[name] = read_weight(value, f"loot line {no}")
     if not out:
         raise InvalidValueError("the loot list is empty: write one name=weight per line, "
                                 "e.g. sword=5")
