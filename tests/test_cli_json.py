@@ -50,6 +50,8 @@ CASES: list[list[str]] = [
     ["tune", "--values", "3", "--samples", "4", "--min-entropy", "0.5"],
     ["tune", "--values", "3", "--samples", "3..5", "--min-entropy", "0.99", "--systems",
      "deck,dice", "--floor", "every"],
+    ["tune", "--systems", "lucky-streak", "--samples", "6", "--grid", "lucky-streak:0.3/0.5,1..2",
+     "--rate", "0.5", "--objective", "drought"],
     ["fairness", "deck", "--values", "3", "--samples", "5"],
     ["fairness", "deck", "--values", "3", "--samples", "5", "--streaks"],
     ["fairness", "prd:0.25", "--samples", "6", "--trials", "50", "--seed", "7", "--streaks"],

@@ -30,17 +30,40 @@ def register(sub: argparse._SubParsersAction) -> None:
         "  chancekit tune --values 6 --samples 25 --min-entropy 0.9 --plot tune.png\n"
         "  chancekit tune --values 6 --samples 20..30 --min-entropy 0.9 --floor every\n"
         "  chancekit tune --values 4 --samples 12 --min-entropy 0.8 --systems deck,dice "
-        "--json",
+        "--json\n"
+        "  chancekit tune --systems aim-assist,lucky-streak --samples 20 --rate 0.7 "
+        "--objective drought\n"
+        "  chancekit tune --systems gacha --samples 20 --grid gacha:0.02,8/10,0.1/0.2,15 "
+        "--worst 14",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--values", type=int, required=True, metavar="N", help="number of values n")
+    p.add_argument("--values", type=int, default=None, metavar="N",
+                   help="number of values n (needed by dice, deck, generalized-deck and "
+                   "dynamic-dice; the studio families fix their own)")
     p.add_argument("--samples", required=True, metavar="N",
                    help="match length: 25, a range 20..40, or a distribution 20:1,30:2")
-    p.add_argument("--min-entropy", type=float, required=True, metavar="H",
-                   help="minimum unpredictability, in [0, 1]")
+    p.add_argument("--min-entropy", type=float, default=0.0, metavar="H",
+                   help="minimum unpredictability, in [0, 1] (default 0)")
     p.add_argument("--systems", default="generalized-deck,dynamic-dice", metavar="LIST",
                    help="comma-separated families among dice, deck, generalized-deck, "
-                   "dynamic-dice (default: generalized-deck,dynamic-dice)")
+                   "dynamic-dice and the studio systems gacha, aim-assist, lucky-streak, "
+                   "two-roll (default: generalized-deck,dynamic-dice)")
+    p.add_argument("--grid", action="append", default=None, metavar="FAMILY:P,P,...",
+                   help="replace a family's default grid by every combination of the "
+                   "parameters given: each a value, alternatives a/b/c or an integer range "
+                   "a..b (gacha:0.02,8..12,0.1/0.2,15); repeat for more families")
+    p.add_argument("--objective", choices=("variance", "drought"), default="variance",
+                   help="rank by outcome variance (studio: over independent draws at the "
+                   "same long-run rate) or, hit/miss families only, by the expected "
+                   "longest run of misses (default: variance)")
+    p.add_argument("--rate", type=float, default=None, metavar="R",
+                   help="hit/miss families: keep candidates whose long-run success rate "
+                   "(gacha: rares) is R within --rate-tol")
+    p.add_argument("--rate-tol", type=float, default=None, metavar="T",
+                   help="tolerance of --rate (default: 5 %% of R)")
+    p.add_argument("--worst", type=int, default=None, metavar="K",
+                   help="hit/miss families: keep candidates where a success is certain by "
+                   "try K since the last one (the hard pity)")
     p.add_argument("--floor", choices=("average", "every"), default="average",
                    help="with a range of lengths: entropy floor on average or at every "
                    "length (default: average)")
@@ -146,7 +169,9 @@ def _tune(args: argparse.Namespace) -> int:
                 bar.update(task, completed=done, total=total)
 
             result = tune(args.values, samples, args.min_entropy, systems=systems,
-                          floor=args.floor, executor=executor, progress=progress)
+                          floor=args.floor, executor=executor, progress=progress,
+                          grid=_parse_grid(args.grid), objective=args.objective,
+                          rate=args.rate, rate_tol=args.rate_tol, worst=args.worst)
     finally:
         if executor is not None:
             executor.shutdown()
@@ -159,6 +184,14 @@ def _tune(args: argparse.Namespace) -> int:
     best = result.best()
     print(f"n = {result.values}, lengths = {_lengths_text(result.lengths)}, "
           f"min unpredictability = {result.min_entropy} ({result.floor})")
+    from chancekit.fair.tune import STUDIO_FAMILIES
+
+    studio = any(f in STUDIO_FAMILIES for f in result.tables)
+    if studio:
+        _print_studio(result, args.top)
+        if args.plot:
+            print(f"plot written to {args.plot}")
+        return 0
     rows = [(c.family, ",".join(map(str, c.params)) or "-", f"{c.unpredictability:.4f}",
              f"{c.outcome_variance:.4f}", "tie" if len(result.winners[c.family]) > 1 else "")
             for w in result.winners.values() for c in w]
@@ -181,6 +214,87 @@ def _tune(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _parse_grid(items: list[str] | None) -> dict[str, list[tuple[Any, ...]]] | None:
+    """``--grid FAMILY:P,P,...`` (repeatable): every combination of the positions, each a
+    number, alternatives ``a/b/c`` or an integer range ``a..b``."""
+    if not items:
+        return None
+    import itertools
+
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for item in items:
+        fam, _, rest = item.partition(":")
+        fam = fam.strip()
+        choices: list[list[Any]] = []
+        for part in (rest.split(",") if rest.strip() else []):
+            part = part.strip()
+            try:
+                if ".." in part:
+                    a, b = (int(x) for x in part.split(".."))
+                    if not 0 <= b - a < 10_000:
+                        raise ValueError
+                    choices.append(list(range(a, b + 1)))
+                else:
+                    choices.append([_number(x) for x in part.split("/")])
+            except ValueError:
+                raise InvalidValueError(
+                    "--grid", item, "FAMILY:P,P,... with each P a number, alternatives "
+                    "a/b/c or an integer range a..b (at most 10 000 values), e.g. "
+                    "gacha:0.02,8..12,0.1/0.2,15") from None
+        combos = list(itertools.product(*choices))
+        if len(combos) > 100_000:
+            raise InvalidValueError("--grid", item, "at most 100 000 combinations")
+        out.setdefault(fam, []).extend(combos)
+    return out
+
+
+def _number(text: str) -> int | float:
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(text) from None
+        return value
+
+
+def _print_studio(result: Any, top: int) -> None:
+    """Text output when a studio family is tuned: the ratio, rate, worst case and drought."""
+    from chancekit.cli._output import print_table
+
+    def row(c: Any) -> tuple[Any, ...]:
+        def num(x: float, fmt: str) -> str:
+            return "-" if math.isnan(x) else "never" if math.isinf(x) else format(x, fmt)
+
+        return (",".join(map(str, c.params)) or "-", f"{c.unpredictability:.4f}",
+                num(c.variance_ratio, ".4f"), num(c.long_run_rate, ".4f"),
+                num(c.worst_case, ".0f"), num(c.longest_drought, ".3f"))
+
+    head = ("unpred.", "var ratio", "rate", "worst", "drought")
+    right = ("right",) * len(head)
+    rows = [(c.family, *row(c)) for w in result.winners.values() for c in w]
+    if rows:
+        print_table(("system", "params", *head), rows, title="winners",
+                    align=("left", "left", *right))
+    for warning in result.warnings:
+        print(f"warning: {warning}")
+    for fam, table in result.tables.items():
+        if not result.winners[fam]:
+            print(f"{fam}: no candidate is feasible")
+        shown = table[: max(0, top)]
+        print_table(("rank", "params", *head, "feasible"),
+                    [(c.rank or "-", *row(c), "yes" if c.feasible else "no") for c in shown],
+                    title=f"{fam} (top {len(shown)} of {len(table)})",
+                    align=("right", "left", *right, "left"))
+    best = result.best()
+    if best is not None:
+        what = ("expected longest drought" if result.objective == "drought"
+                else "variance ratio")
+        value = best.longest_drought if result.objective == "drought" else best.variance_ratio
+        print(f"best overall: {best.spec} ({what} {value:.4f})")
 
 
 def _lengths_text(lengths: tuple[tuple[int, float], ...]) -> str:

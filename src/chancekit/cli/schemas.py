@@ -116,7 +116,8 @@ _CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"
                    "outcome_variance": _null(_NUM), "min_unpredictability": _null(_NUM),
                    "feasible": {"type": "boolean"}, "rank": _null(_INT),
                    "variance_ratio": _null(_NUM), "mid_match_variance_ratio": _null(_NUM),
-                   "end_effect": {"type": "boolean"}})
+                   "end_effect": {"type": "boolean"}, "long_run_rate": _null(_NUM),
+                   "worst_case": _null(_NUM), "longest_drought": _null(_NUM)})
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dist": _distribution("dist", {"notation": _STR, "dialect": _STR,
@@ -143,7 +144,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                   "min_entropy": _NUM, "floor": {"enum": ["average", "every"]},
                   "best": _null(_STR),
                   "winners": _map(_array(_CANDIDATE)), "tables": _map(_array(_CANDIDATE)),
-                  "warnings": _array(_STR)}),
+                  "warnings": _array(_STR), "objective": {"enum": ["variance", "drought"]},
+                  "rate": _null(_NUM), "rate_tol": _null(_NUM), "worst": _null(_INT)}),
     "fairness": _obj({
         **_head("fairness"), "system": _STR, "n": _INT, "samples": _INT,
         "method": {"enum": ["exact", "montecarlo"]}, "trials": _NAT,

@@ -132,8 +132,16 @@ class GachaPity(System):
         self._k, self._guaranteed = 1, False
 
     def state_bound(self, draws: int) -> float:
-        ks = draws + 2 if self.hard is None else min(draws + 2, self.hard + 1)
-        return 2.0 * ks * _comb(draws + 2, 2)
+        """(k, guaranteed, counts) after t draws, r of them rares: k <= min(hard, t - r + 1)
+        (k - 1 trailing commons), off-banner rares at most (r + 1) // 2 (one is always
+        followed by a featured), the flag 2 ways: at most ``sum over r of min(hard, t - r
+        + 1) * (r + 3)``, summed in closed form (j = t - r + 1)."""
+        t = draws
+        w = t + 1 if self.hard is None else min(self.hard, t + 1)
+        m = w  # j = 1..m: min(hard, j) = j; j = m+1..t+1: hard
+        low = (t + 4) * m * (m + 1) / 2 - m * (m + 1) * (2 * m + 1) / 6
+        high = w * ((t + 3 - w) * (t + 4 - w) / 2 - 3) if w < t + 1 else 0.0
+        return float(low + high)
 
 
 # --------------------------------------------------------------------------- duplicates
