@@ -67,3 +67,16 @@ def test_without_the_flag_streaks_is_null(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and json.loads(out)["streaks"] is None
     code, out, _ = run(capsys, "fairness", "deck", "--values", "3", "--samples", "5")
     assert "add --streaks" in out
+
+
+def test_dynamic_dice_at_n100_use_the_default_pruning(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """Without --prune the streaks of dynamic dice use streak_metrics' default pruning
+    (1e-15), so n = 6, N = 100 runs; the dropped mass is in the JSON."""
+    code, out, _ = run(capsys, "fairness", "dynamic-dice:0.25", "--samples", "100",
+                       "--streaks", "--json")
+    assert code == 0
+    got = json.loads(out)["streaks"]
+    want = streak_metrics(system_from_spec("dynamic-dice:0.25", 6), 100)
+    assert got["summary"] == pytest.approx({k: want[k] for k in got["summary"]}, rel=1e-12)
+    assert 0 < got["dropped"] == want.dropped < 1e-11

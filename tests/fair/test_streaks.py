@@ -18,8 +18,9 @@ from chancekit.fair import (
     LuckyStreak,
     TGM3Randomizer,
     TGMRandomizer,
+    work,
 )
-from chancekit.fair.streaks import streak_metrics, streak_montecarlo
+from chancekit.fair.streaks import _estimate, streak_metrics, streak_montecarlo
 from chancekit.rng import PCG32
 
 
@@ -66,7 +67,9 @@ CASES = [(lambda: Dice(3), 6, 0), (lambda: Deck(3), 7, 1), (lambda: GeneralizedD
          (lambda: DynamicDice(3, 0.5), 6, 0),
          (lambda: DynamicDice(3, 0.4, weights=(3, 2, 1)), 5, 2),
          (lambda: PRD(0.3), 9, 1), (lambda: HistoryReroll(3, 2, 2), 6, 0),
-         (lambda: LuckyStreak(0.3, 2), 8, 1), (TGMRandomizer.tgm1, 3, 0)]
+         (lambda: LuckyStreak(0.3, 2), 8, 1), (TGMRandomizer.tgm1, 3, 0),
+         (TGMRandomizer.tgm2, 5, 3), (lambda: TGMRandomizer(3, "SZO"), 5, 1),
+         (lambda: HistoryReroll(4, 3, 3), 6, 2), (lambda: DynamicDice(4, 0.25), 6, 1)]
 
 
 @pytest.mark.parametrize(("make", "N", "value"), CASES, ids=[repr(c[0]()) for c in CASES])
@@ -115,11 +118,15 @@ def test_closed_forms_and_speed_budget() -> None:
 
 
 def test_refused_up_front_and_tgm3() -> None:
-    with pytest.raises(LimitError) as err:
-        streak_metrics(DynamicDice(6, 0.355), 100)
-    assert err.value.limit == "MAX_FAIR_WORK"
-    with pytest.raises(LimitError):
-        streak_metrics(Dice(6), 100_000)
+    work.COUNTER.clear()
+    with pytest.raises(LimitError) as err:  # unpruned dynamic dice: partitions of t
+        streak_metrics(DynamicDice(6, 0.355), 100, prune=0)
+    assert err.value.limit == "MAX_FAIR_WORK" and err.value.value > work.MAX_FAIR_WORK
+    for system in (Dice(6), DynamicDice(6, 0.5), TGMRandomizer.tgm1()):
+        with pytest.raises(LimitError) as err:
+            streak_metrics(system, 100_000)
+        assert err.value.limit == "MAX_FAIR_WORK"
+    assert work.COUNTER["streaks"] == 0  # nothing enumerated: refused by the estimate
     with pytest.raises(ChancekitError):
         streak_metrics(TGM3Randomizer(), 10)
     mc = streak_montecarlo(TGM3Randomizer(), 100, trials=500, rng=PCG32(1))
@@ -134,3 +141,75 @@ def test_bad_input() -> None:
     with pytest.raises(ChancekitError):
         streak_metrics(Dice(6), 10, prune=2)
     assert math.isfinite(streak_metrics(Dice(2), 1)["longest_gap"])
+
+
+# --- issue 14: n = 6 / 7, N = 100 -------------------------------------------------------
+N100 = [(lambda: DynamicDice(6, 0.25), None, 4000), (lambda: DynamicDice(6, 0.5), 3 * 10**8, 4000),
+        (TGMRandomizer.tgm1, None, 1500), (TGMRandomizer.tgm2, None, 1500),
+        (lambda: HistoryReroll(6, 4, 4), None, 1500)]
+
+
+@pytest.mark.parametrize(("make", "budget", "trials"), N100,
+                         ids=["dd-0.25", "dd-0.5", "tgm1", "tgm2", "history-6"])
+def test_n100_exact_within_4se_of_montecarlo(make, budget, trials) -> None:
+    """The issue's sizes: exact (pruned below 1e-15 for dynamic dice, mass reported) vs
+    Monte Carlo with a fixed seed, every summary within 4 standard errors."""
+    ex = streak_metrics(make(), 100, max_work=budget)
+    assert ex.dropped < 1e-10 and len(ex.states) == 100
+    mc = streak_montecarlo(make(), 100, trials=trials, rng=PCG32(14))
+    for k in ("p_repeat", "p_triple", "longest_gap", "mean_run"):
+        assert abs(ex[k] - mc[k]) <= 4 * mc.se[k], (k, ex[k], mc[k], mc.se[k])
+    assert sum(ex.series["run_lengths"]) == pytest.approx(100 / ex["mean_run"])
+    assert ex.series["p_gap"][0] == pytest.approx(1.0) and ex.series["p_gap"][-1] < 1e-6
+
+
+def test_default_pruning_is_within_1e9_of_the_unpruned_answer() -> None:
+    """Dynamic dice drop states below DEFAULT_PRUNE (1e-15) by default; where the unpruned
+    walk is computable the figures agree within 1e-9 (and the dropped mass says why)."""
+    for system, N in ((DynamicDice(6, 0.5), 12), (DynamicDice(3, 0.5), 40),
+                      (DynamicDice(4, 0.25), 30)):
+        full = streak_metrics(system, N, prune=0)
+        assert full.dropped == 0.0
+        pruned = streak_metrics(system, N)
+        assert pruned.dropped < 1e-11
+        for k in ("p_repeat", "p_triple", "longest_gap", "mean_run"):
+            assert abs(pruned[k] - full[k]) <= 1e-9, k
+        assert max(abs(a - b) for a, b in zip(pruned.series["p_gap"], full.series["p_gap"],
+                                              strict=True)) <= 1e-9
+
+
+def test_tgm_histories_are_reduced_by_renaming_the_pieces() -> None:
+    """TGM's state is its 4-piece history; with the pieces renamed in order of appearance
+    (the watched or last piece first) at most 52 remain, so N = 100 is exact (no pruning)."""
+    m = streak_metrics(TGMRandomizer.tgm1(), 100)
+    assert m.dropped == 0.0 and max(m.states) <= 52 + 7
+    assert m["p_repeat"] < streak_metrics(HistoryReroll(7, 4, 4), 100)["p_repeat"] * 1.5
+
+
+@pytest.mark.parametrize("make", [lambda: Dice(6), lambda: Deck(6), TGMRandomizer.tgm2,
+                                  lambda: HistoryReroll(6, 4, 4),
+                                  lambda: DynamicDice(5, 0.5)])
+def test_work_counted_never_exceeds_the_estimate(make) -> None:
+    """Systems with bounded reduced states are estimated before anything runs; the units
+    counted as the walk runs never exceed that estimate."""
+    N = 100 if not isinstance(make(), DynamicDice) else 10
+    est = _estimate(make(), N, 0.0)
+    assert est is not None and est <= work.MAX_FAIR_WORK
+    work.COUNTER.clear()
+    streak_metrics(make(), N, prune=0)
+    assert 0 < work.COUNTER["streaks"] <= est
+
+
+def test_pruned_dynamic_dice_is_checked_before_the_walks() -> None:
+    """Pruned dynamic dice have no useful bound up front: the reduced chain is enumerated
+    (counted), then the walks are estimated from the states met and refused before they
+    start; with the budget raised the same call runs."""
+    work.COUNTER.clear()
+    with pytest.raises(LimitError) as err:
+        streak_metrics(DynamicDice(6, 0.5), 100)
+    enumerated = work.COUNTER["streaks"]
+    assert 0 < enumerated < work.MAX_FAIR_WORK / 4 < err.value.value
+    work.COUNTER.clear()
+    with pytest.raises(LimitError):
+        streak_metrics(DynamicDice(6, 0.25), 100, max_work=1_000_000)
+    assert work.COUNTER["streaks"] <= 1_000_000 + 10**5  # stopped as soon as it was passed

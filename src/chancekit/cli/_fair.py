@@ -358,7 +358,8 @@ def _fairness(args: argparse.Namespace) -> int:
             if args.trials is not None:
                 streaks = streak_montecarlo(fresh, args.samples, trials=args.trials, rng=rng)
             else:
-                streaks = streak_metrics(fresh, args.samples, prune=args.prune)
+                # --prune 0 (the default): the streak default (dynamic dice prune 1e-15)
+                streaks = streak_metrics(fresh, args.samples, prune=args.prune or None)
     if args.plot:
         plot_metrics([m], args.plot, labels=[repr(system)])
     if args.json:
