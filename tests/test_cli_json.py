@@ -28,6 +28,8 @@ CASES: list[list[str]] = [
     ["dist", "1d2/2"],                   # fractional outcomes and mean
     ["dist", "2d6 >= 7"],
     ["dist", "d{1,1,2} + 1d4"],
+    ["dist", "4d6kh3", "--compare", "3d6"],   # the compare object
+    ["dist", "5", "--compare", "1d2/2"],      # a constant: no skewness or kurtosis
     ["nco", "3", "2"],
     ["nco", "0", "0"],
     ["pool", "risk", "3", "2"],
@@ -43,6 +45,8 @@ CASES: list[list[str]] = [
     ["table", "3d6"],
     ["table", "2d6", "4dF", "--row-die", "12"],
     ["table", "--weights", "sword=5,shield=3,potion=12", "--row-die", "6"],
+    ["table", "2d20", "--two-stage"],
+    ["table", "3d6", "--weights", "a=1,b=2,c=3,d=4,e=5", "--row-die", "4", "--two-stage"],
     ["sample", "--weights", "sword=5,shield=1/2,potion=0.25", "-n", "5", "--seed", "42"],
     ["sample", "2d6", "-n", "8", "--seed", "1", "--swap", "1"],
     ["sample", "1d4", "-n", "8", "--seed", "1", "--no-repeat", "1", "--stream", "loot"],

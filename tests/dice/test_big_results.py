@@ -189,8 +189,11 @@ def test_dist_10000d6_table_and_json(capsys: pytest.CaptureFixture[str],
                                                          "least", "at", "most"]
     assert "35000" in {line.split()[0] for line in lines[2:-2]}
     assert lines[-2].endswith("outcomes below 1e-06 hidden; --all shows them)")
-    assert lines[-1] == "mean 35000.0000 (exactly 35000), sd 170.7825"
+    assert lines[-1] == ("mean 35000.0000 (exactly 35000), sd 170.7825, skewness 0.0000, "
+                         "excess kurtosis -0.000127")
     doc = _cli_json(capsys, "dist", notation)
+    # n d6: skewness 0, excess kurtosis that of one d6 (-222/175) over n
+    assert doc["skewness"] == 0.0 and doc["kurtosis"] == "-111/875000"
     assert len(doc["outcomes"]) == len(lines) - 4
     assert len(doc["outcomes"]) + doc["hidden"] == 50001
     assert doc["total_weight"] == str(flint.fmpz(6**10000))
@@ -204,12 +207,13 @@ def test_dist_text_with_huge_exact_mean(capsys: pytest.CaptureFixture[str]) -> N
     out = _cli(capsys, "dist", "15000d2>=22500")
     assert out.splitlines()[-1].startswith("mean 0.5033, sd 0.5000")
     out = _cli(capsys, "dist", "3/5d%e>=5")  # Fraction mean of 4 800 digits: not shown
-    assert out.splitlines()[-1] == "mean 0.0009, sd 0.0004"
+    assert out.splitlines()[-1].startswith("mean 0.0009, sd 0.0004, skewness ")
     doc = _cli_json(capsys, "dist", "3/5d%e>=5")
     assert len(doc["mean"]) > 9000 and doc["mean"].count("/") == 1
     assert math.isclose(doc["mean_float"], 0.000898, rel_tol=1e-2)
     out = _cli(capsys, "dist", "3d6")
-    assert out.splitlines()[-1] == "mean 10.5000 (exactly 21/2), sd 2.9580"
+    assert out.splitlines()[-1] == ("mean 10.5000 (exactly 21/2), sd 2.9580, skewness 0.0000, "
+                                    "excess kurtosis -0.4229")
 
 
 @pytest.mark.parametrize("outcomes", [["a", "b"], [1, 10**400]])

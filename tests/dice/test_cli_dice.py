@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,102 @@ def test_epilogs_have_examples() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     for name in ("dist", "roll"):
         assert f"chancekit {name} " in sub.choices[name].epilog
+
+
+# -- summary figures and --compare (issue #14) ---------------------------------------------------
+
+def _brute(text: str):
+    """(mean, skewness, excess kurtosis) by expanding the exact frequencies into a sample
+    and asking scipy (a small distribution: total <= a few thousand)."""
+    import numpy as np
+
+    scipy_stats = pytest.importorskip("scipy.stats")
+    from chancekit.dice import dist
+
+    dd = dist(text)
+    sample = np.repeat([float(x) for x in dd.outcomes()],
+                       [int(dd.weights[x]) for x in dd.outcomes()])
+    return (float(sample.mean()), float(scipy_stats.skew(sample)),
+            float(scipy_stats.kurtosis(sample)))
+
+
+@pytest.mark.parametrize("text", ["4d6kh3", "3d6", "1d20+5 >= 15", "2d20kl1", "1d4r1 + 1d8"])
+def test_dist_prints_skewness_and_kurtosis(capsys: pytest.CaptureFixture[str],
+                                           text: str) -> None:
+    assert main(["dist", text, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    mean, skew, kurt = _brute(text)
+    assert doc["mean_float"] == pytest.approx(mean, rel=1e-12)
+    assert doc["skewness"] == pytest.approx(skew, rel=1e-9, abs=1e-12)
+    assert doc["kurtosis_float"] == pytest.approx(kurt, rel=1e-9, abs=1e-12)
+    assert float(Fraction(doc["kurtosis"])) == doc["kurtosis_float"]
+    assert doc["compare"] is None
+    assert main(["dist", text]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert f", skewness {doc['skewness']:.4f}, excess kurtosis " in last.replace("-0.0000",
+                                                                              "0.0000")
+
+
+def test_dist_4d6kh3_figures_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    # brute force over the 1296 rolls of four dice, keeping the three highest
+    import itertools
+
+    totals = [sum(sorted(r)[1:]) for r in itertools.product(range(1, 7), repeat=4)]
+    mu = Fraction(sum(totals), len(totals))
+    m2, m4 = (sum((t - mu) ** k for t in totals) / len(totals) for k in (2, 4))
+    assert main(["dist", "4d6kh3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert Fraction(doc["mean"]) == mu and Fraction(doc["kurtosis"]) == m4 / m2 ** 2 - 3
+
+
+def test_dist_compare_matches_brute_force(capsys: pytest.CaptureFixture[str]) -> None:
+    import itertools
+
+    a = [sum(sorted(r)[1:]) for r in itertools.product(range(1, 7), repeat=4)]
+    b = [sum(r) for r in itertools.product(range(1, 7), repeat=3)]
+    xs = sorted(set(a) | set(b))
+    fa = [Fraction(sum(t <= x for t in a), len(a)) for x in xs]
+    fb = [Fraction(sum(t <= x for t in b), len(b)) for x in xs]
+    ks = max(abs(p - q) for p, q in zip(fa, fb, strict=True))
+    tv = sum(abs(Fraction(a.count(x), len(a)) - Fraction(b.count(x), len(b))) for x in xs) / 2
+    assert main(["dist", "4d6kh3", "--compare", "3d6", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    c = doc["compare"]
+    assert c["notation"] == "3d6" and Fraction(c["mean"]) == Fraction(21, 2)
+    assert Fraction(c["ks"]) == ks and c["ks_float"] == float(ks)
+    assert Fraction(c["tv"]) == tv and c["tv_float"] == float(tv)
+    assert c["skewness"] == 0.0 and c["kurtosis"] == "-74/175"
+    assert main(["dist", "4d6kh3", "--compare", "3d6"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].startswith("vs 3d6: mean 10.5000 (exactly 21/2), sd 2.9580, skewness")
+    assert lines[-1] == (f"KS distance {float(ks):.4f} (exactly {ks}), total variation "
+                         f"distance {float(tv):.4f} (exactly {tv})")
+
+
+def test_dist_compare_errors_before_printing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dist", "3d6", "--compare", "4d6kq3"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "4d6kq3" in err and "Traceback" not in err
+
+
+def test_constant_and_non_numeric_outcomes(capsys: pytest.CaptureFixture[str]) -> None:
+    from chancekit.cli._dice import distances, summary_figures
+    from chancekit.dice import Distribution, symbol_die
+
+    assert main(["dist", "5", "--compare", "1d6", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sd"] == 0.0 and doc["skewness"] is None and doc["kurtosis"] is None
+    assert doc["compare"]["tv"] == "5/6" and doc["compare"]["ks"] == "2/3"  # F(4): 0 vs 4/6
+    assert main(["dist", "5"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "mean 5.0000 (exactly 5), sd 0.0000, skewness n/a, excess kurtosis n/a")
+    # tuples (RISK), labels and symbols: a note instead of the figures, never a crash
+    assert main(["pool", "risk", "3", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "(mean, sd, skewness and kurtosis: n/a, the outcomes are not numbers)")
+    coin = symbol_die([{"hit": 1}, {}])
+    for dd in [coin, Distribution({"sword": 1, "shield": 3})]:
+        f = summary_figures(dd)
+        assert f["numeric"] is False and f["mean"] is None and f["skewness"] is None
+    got = distances(coin, symbol_die([{"hit": 1}, {"hit": 1}, {}]))
+    assert got == {"ks": None, "ks_float": None, "tv": "1/6", "tv_float": 1 / 6}

@@ -8,6 +8,7 @@ import itertools
 import pickle
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -227,3 +228,61 @@ def test_big_genesys_pool_is_exact_and_sums_to_one() -> None:
     g = genesys("6A4P2B vs 6D4C2S")
     assert sum(g.weights.values()) == g.total
     assert sum(project(g, "success").pmf().values()) == 1
+
+
+# -- JSON of symbol dice (issue #14) ------------------------------------------------------------
+
+#: to_json() of numeric and label distributions as written before symbol outcomes got their
+#: structured form (name, tab, JSON per line): unchanged, byte for byte
+PINNED_JSON = dict(line.split("\t", 1) for line in (
+    Path(__file__).resolve().parents[1] / "data" / "distribution_json_pinned.tsv"
+).read_text(encoding="utf-8").splitlines())
+
+
+def _pinned_cases() -> dict:
+    from chancekit.dice import dist, fudge
+
+    return {"d4": d(4), "fudge": fudge(), "frac": Distribution({Fraction(1, 2): 1, 3: 2}),
+            "labels": Distribution({"jackpot": 1, "nothing": 5}),
+            "tuples": Distribution({(1, 2): 1, (0, 3): 1}),
+            "bigint": Distribution({2**60: 1, -1: 3}),
+            "floats": Distribution({0.5: 1, 2.25: 1}), "3d6": dist("3d6")}
+
+
+def test_numeric_json_is_byte_identical() -> None:
+    cases = _pinned_cases()
+    assert set(cases) == set(PINNED_JSON)
+    for name, dd in cases.items():
+        assert dd.to_json() == PINNED_JSON[name], name
+        assert Distribution.from_json(PINNED_JSON[name]) == dd
+
+
+@pytest.mark.parametrize("pool", [lambda: genesys("2A1P vs 2D1C"),
+                                  lambda: genesys("1A1B", net=False),
+                                  lambda: symbol_die([{"hit": 2}, {}, {"hit": -1, "x y": 3}])])
+def test_symbol_outcomes_round_trip_as_structured_json(pool) -> None:
+    import json
+
+    dd = pool()
+    text = dd.to_json()
+    data = json.loads(text)
+    # every outcome is {"symbols": {name: count}}: the counts, not the printed text
+    assert all(set(o) == {"symbols"} for o in data["outcomes"])
+    assert [Symbols(o["symbols"]) for o in data["outcomes"]] == list(dd.outcomes())
+    back = Distribution.from_json(text)
+    assert back == dd and back.outcomes() == dd.outcomes()   # same values, same order
+    assert all(isinstance(x, Symbols) for x in back.outcomes())
+    assert back.to_json() == text
+
+
+def test_symbol_json_blank_big_counts_and_mistakes() -> None:
+    dd = Distribution({Symbols(): 1, Symbols(hit=2**60): 2})
+    data = dd.to_dict()
+    assert data["outcomes"] == [{"symbols": {}}, {"symbols": {"hit": {"int": str(2**60)}}}]
+    assert Distribution.from_dict(data) == dd
+    for bad in [{"hit": True}, {"hit": "2"}, {"hit": 1.5}, {"": 1}, ["hit"]]:
+        with pytest.raises(InvalidValueError):
+            Distribution.from_dict({"outcomes": [{"symbols": bad}], "weights": [1]})
+    # a mapping that only looks like symbols is not confused with them
+    assert Distribution.from_dict({"outcomes": ["success 1"], "weights": [1]}).outcomes() == (
+        "success 1",)

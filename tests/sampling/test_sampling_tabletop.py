@@ -268,8 +268,9 @@ def test_two_stage_sheet_and_limits() -> None:
     assert text.rstrip().endswith(t.report().line())
     md = t.to_markdown()
     assert "## Second stage" in md and "| d20 |" in md
+    assert t.render("html") == t.to_html() and t.render("csv") == t.to_csv()
     with pytest.raises(InvalidValueError):
-        t.render("html")
+        t.render("pdf")
     loot = TwoStageTable.build({f"item{i}": i + 1 for i in range(7)}, row_die=3, check_die=4)
     assert [len(g) for g in loot.groups] == [3, 2, 2]
     assert loot.groups[0] == ("item0", "item1", "item2")

@@ -33,6 +33,25 @@ def test_dist_matches_the_library(server_url: str) -> None:
         assert Fraction(s["mean"]) == d.mean()
         assert s["sd"] == pytest.approx(d.sd())
         assert s["quantiles"]["0.5"] == str(d.median())
+        # skewness and excess kurtosis, against the moments summed by brute force
+        p = {x: Fraction(w, d.total) for x, w in d.weights.items()}
+        mu = sum(x * q for x, q in p.items())
+        m2, m3, m4 = (sum((x - mu) ** k * q for x, q in p.items()) for k in (2, 3, 4))
+        assert s["skewness"] == pytest.approx(float(m3) / float(m2) ** 1.5, rel=1e-12,
+                                              abs=1e-15)
+        assert Fraction(s["kurtosis_exact"]) == m4 / m2 ** 2 - 3
+        assert s["kurtosis"] == float(m4 / m2 ** 2 - 3)
+    # every later series against the first: KS and TV, brute force over the union
+    a = chancekit.dist("1d20+5")
+    assert [(c["a"], c["b"]) for c in doc["comparisons"]] == [(0, 1), (0, 2)]
+    for c, text in zip(doc["comparisons"], ["4d6kh3", "1d20+5 >= 15"], strict=True):
+        b = chancekit.dist(text)
+        xs = sorted(set(a.outcomes()) | set(b.outcomes()))
+        ks = max(abs(sum(a.probability(y) - b.probability(y) for y in xs if y <= x))
+                 for x in xs)
+        tv = sum(abs(a.probability(x) - b.probability(x)) for x in xs) / 2
+        assert Fraction(c["ks_exact"]) == ks and c["ks"] == float(ks)
+        assert Fraction(c["tv_exact"]) == tv and c["tv"] == float(tv)
 
 
 def test_large_results_are_bounded(server_url: str) -> None:
@@ -41,6 +60,9 @@ def test_large_results_are_bounded(server_url: str) -> None:
     s = doc["series"][0]
     assert s["outcomes"] == 50001 and s["hidden"] > 0 and len(s["rows"]) < 5000
     assert s["exact"] is False and s["mean"] == "35000"
+    # n d6: skewness 0, excess kurtosis that of one d6 (-222/175) over n
+    assert s["skewness"] == 0.0 and s["kurtosis_exact"] == "-111/875000"
+    assert doc["comparisons"] == []
 
 
 def test_table_fairness_roll(server_url: str) -> None:

@@ -61,6 +61,19 @@ def test_dice_chart_table_and_modes(page: Any, server_url: str, tmp_path: Path) 
     assert Fraction(cell.get_attribute("data-exact")) == d.probability(15)
     assert page.inner_text('#summary tr[data-series="4d6kh3"] td.mean-exact') == "15869/1296"
     assert page.inner_text('#summary tr[data-series="4d6kh3"] td.q0\\.5') == str(d.median())
+    # skewness and excess kurtosis from the library; distances from the first series
+    from chancekit.dice import ks_distance, kurtosis, skewness, tv_distance
+
+    row = '#summary tr[data-series="4d6kh3"]'
+    assert float(page.inner_text(f"{row} td.skew")) == pytest.approx(skewness(d), abs=1e-4)
+    assert Fraction(page.get_attribute(f"{row} td.kurt", "data-exact")) == kurtosis(
+        d, exact=True)
+    assert page.is_visible("#compare-card")
+    first = chancekit.dist("1d20+5")
+    comp = '#compare tr[data-series="4d6kh3"]'
+    assert Fraction(page.inner_text(f"{comp} td.ks-exact")) == ks_distance(first, d)
+    assert Fraction(page.inner_text(f"{comp} td.tv-exact")) == tv_distance(first, d)
+    assert page.locator("#compare tbody tr").count() == 2
     shot(page, "dice", tmp_path)
     # At least / At most change the chart and the table
     page.check("input[name=mode][value=atleast]")

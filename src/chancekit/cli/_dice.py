@@ -50,10 +50,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dist",
         help="exact distribution of a dice expression (e.g. 4d6kh3)",
         description="Print the exact distribution of a dice expression: each outcome with "
-        "its probability, the chance of at least / at most it, and a bar; then the mean "
-        "and standard deviation. Notation reference: docs/notation.md.",
+        "its probability, the chance of at least / at most it, and a bar; then the mean, "
+        "standard deviation, skewness and excess kurtosis (from the exact moments). "
+        "--compare EXPR also prints how far apart the two distributions are: the "
+        "Kolmogorov-Smirnov distance (largest gap between the two CDFs) and the total "
+        "variation distance (largest gap in the chance of any event), exactly and as "
+        "floats. Notation reference: docs/notation.md.",
         epilog="examples:\n"
         '  chancekit dist "4d6kh3"\n'
+        '  chancekit dist "4d6kh3" --compare "3d6"\n'
         '  chancekit dist "1d20+5 >= 15" --json\n'
         '  chancekit dist "(1d8!, 1d6!)kh1" --plot savage.png\n'
         '  chancekit dist "10d10>=8f1" --dialect roll20',
@@ -61,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
     add_dialect_option(p)
+    p.add_argument("--compare", metavar="EXPR", help="a second dice expression (same "
+                   "dialect): print its mean, sd, skewness and kurtosis, and the KS and "
+                   "total variation distances between the two (exact and as floats)")
     p.add_argument("--json", action="store_true", help="machine-readable output (exact "
                    "weights as decimal text, probabilities as floats)")
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
@@ -128,9 +136,13 @@ def run_dist(args: argparse.Namespace) -> int:
     dialect = dialect_of(args)
     d = dist(args.notation, dialect=dialect)
     notes = ambiguities(args.notation, dialect)
+    other = None
+    if args.compare is not None:  # read (and refused) before anything is printed
+        other = (args.compare, dist(args.compare, dialect=dialect))
+        notes += [line for line in ambiguities(args.compare, dialect) if line not in notes]
     code = show_distribution(d, args.notation, args, {"notation": args.notation,
                                                       "dialect": dialect, "notes": notes},
-                             "dist")
+                             "dist", compare=other)
     if not args.json:  # on stderr: under the table on a terminal, out of a pipe's data
         for line in notes:
             print(line, file=sys.stderr)
@@ -146,11 +158,15 @@ def run_nco(args: argparse.Namespace) -> int:
 
 
 def show_distribution(d: Any, title: str, args: argparse.Namespace,
-                      head: dict[str, Any], command: str) -> int:
+                      head: dict[str, Any], command: str,
+                      compare: tuple[str, Any] | None = None) -> int:
     """Print a distribution as the `dist` command does (table, or --json, or --plot);
-    ``head`` leads the ``--json`` document of ``command``."""
+    ``head`` leads the ``--json`` document of ``command``. ``compare`` (``dist``
+    only: its document has the field): (expression, distribution) to measure against."""
+    from fractions import Fraction
+
     from chancekit.cli._output import bar, print_json, print_table
-    from chancekit.dice.distribution import _decimal, _fraction_text, _label, _short_fraction
+    from chancekit.dice.distribution import _decimal, _label
 
     # floats from the exact integer weights (int / int, correctly rounded): no Fraction
     # per row, so 10000d6 (50 001 rows of 26 000-bit weights) takes a fraction of a second
@@ -159,20 +175,24 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     below = min(_HIDE_BELOW, max(d.weights.values()) / d.total) if hide else 0.0
     shown = d.cumulative_float(below)
     hidden = len(d) - len(shown)
-    mean, sd = _mean_sd(d)
+    figures = summary_figures(d)
+    versus = None if compare is None else (compare[0], summary_figures(compare[1]),
+                                           distances(d, compare[1]))
     if args.json:
         weights = d.weights
-        print_json(command, {
+        doc = {
             **head,
             "outcomes": [{"outcome": _num(x), "weight": _decimal(weights[x]),
                           "probability": p, "at_least": al, "at_most": am}
                          for x, p, al, am in shown],
             "hidden": hidden,
             "total_weight": _decimal(d.total),
-            "mean": None if mean is None else _fraction_text(mean),
-            "mean_float": None if mean is None else _float(mean),
-            "sd": sd,
-        })
+            **_figures_json(figures),
+        }
+        if command == "dist":
+            doc["compare"] = None if versus is None else {
+                "notation": versus[0], **_figures_json(versus[1]), **versus[2]}
+        print_json(command, doc)
     else:
         top = max(r[1] for r in shown)
         rows = [(_label(x), f"{100 * p:.4f}%", f"{100 * al:.4f}%", f"{100 * am:.4f}%",
@@ -183,25 +203,98 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
         if hidden:
             print(f"({hidden} outcomes below {_HIDE_BELOW:g} hidden; "
                   f"--all shows them)")
-        if mean is not None:
-            text = _short_fraction(mean)  # None past 40 characters (never a huge str())
-            exact = "" if text is None else f" (exactly {text})"
-            print(f"mean {_fmt(_float(mean))}{exact}, sd {_fmt(sd)}")
+        print(_figures_line(figures))
+        if versus is not None:
+            label, other, dist_ = versus
+            print(f"vs {label}: {_figures_line(other)}")
+            ks = "n/a (needs numeric outcomes)" if dist_["ks"] is None else \
+                f"{_fmt(dist_['ks_float'])}{_exactly(Fraction(dist_['ks']))}"
+            print(f"KS distance {ks}, total variation distance "
+                  f"{_fmt(dist_['tv_float'])}{_exactly(Fraction(dist_['tv']))}")
     if args.plot:
         _plot(title, [r[0] for r in shown], [r[1] for r in shown], args.plot)
     return 0
 
 
-def _mean_sd(d: Any) -> tuple[Any, float | None]:
-    """(exact mean, sd as a float), or (None, None) when the outcomes cannot be added.
-    One pass over the outcomes for both."""
+def summary_figures(d: Any) -> dict[str, Any]:
+    """Mean (exact), sd, skewness and excess kurtosis (exact and float) of ``d`` from one
+    pass over the outcomes (:func:`chancekit.dice.stats.shape`, integers only: 10000d6 in
+    about 0.3 s). Every value is None when the outcomes are not numbers (tuples, text,
+    symbols: ``numeric`` is False); skewness and kurtosis are None for a constant."""
     import math
 
-    if not _orderable(d.outcomes()):
-        return None, None
-    mean, variance = d._moments()
-    v = _float(variance)
-    return mean, None if v is None else math.sqrt(v)
+    from chancekit.dice.stats import shape
+    from chancekit.errors import InvalidValueError
+
+    out: dict[str, Any] = {"numeric": True, "mean": None, "sd": None, "skewness": None,
+                           "kurtosis": None, "kurtosis_float": None}
+    try:
+        s = shape(d)
+    except InvalidValueError:  # not numbers (bools still have a mean and an sd)
+        if not _orderable(d.outcomes()):
+            out["numeric"] = False
+            return out
+        s = dict(zip(("mean", "variance"), d._moments(), strict=True))
+    v = _float(s["variance"])
+    out.update(mean=s["mean"], sd=None if v is None else math.sqrt(v),
+               skewness=s.get("skewness"), kurtosis=s.get("kurtosis"),
+               kurtosis_float=s.get("kurtosis_float"))
+    return out
+
+
+def distances(a: Any, b: Any) -> dict[str, Any]:
+    """KS and total variation distance of two distributions for ``--json`` (exact text and
+    float); KS is None unless both have numeric outcomes (a CDF needs their order)."""
+    from fractions import Fraction
+
+    from chancekit.dice.distribution import _fraction_text
+    from chancekit.dice.stats import ks_distance, tv_distance
+
+    def real(d: Any) -> bool:
+        return all(isinstance(x, int | float | Fraction) and not isinstance(x, bool)
+                   for x in d.weights)
+
+    ks = ks_distance(a, b) if real(a) and real(b) else None
+    tv = tv_distance(a, b)
+    return {"ks": None if ks is None else _fraction_text(ks),
+            "ks_float": None if ks is None else float(ks),
+            "tv": _fraction_text(tv), "tv_float": float(tv)}
+
+
+def _figures_json(f: dict[str, Any]) -> dict[str, Any]:
+    from chancekit.dice.distribution import _fraction_text
+
+    mean, kurt = f["mean"], f["kurtosis"]
+    return {"mean": None if mean is None else _fraction_text(mean),
+            "mean_float": None if mean is None else _float(mean),
+            "sd": f["sd"], "skewness": f["skewness"],
+            "kurtosis": None if kurt is None else _fraction_text(kurt),
+            "kurtosis_float": f["kurtosis_float"]}
+
+
+def _exactly(q: Any) -> str:
+    from chancekit.dice.distribution import _short_fraction
+
+    text = _short_fraction(q)  # None past 40 characters (never a huge str())
+    return "" if text is None else f" (exactly {text})"
+
+
+def _figures_line(f: dict[str, Any]) -> str:
+    """``mean 12.2446 (exactly 15869/1296), sd 2.8468, skewness -0.3485, excess kurtosis
+    -0.2496``; n/a where undefined (a constant has no skewness)."""
+    if not f["numeric"]:
+        return "(mean, sd, skewness and kurtosis: n/a, the outcomes are not numbers)"
+    mean = f["mean"]
+    return (f"mean {_fmt(_float(mean))}{_exactly(mean)}, sd {_fmt(f['sd'])}, skewness "
+            f"{_fmt_small(f['skewness'])}, excess kurtosis {_fmt_small(f['kurtosis_float'])}")
+
+
+def _fmt_small(x: float | None) -> str:
+    """As :func:`_fmt`, with 3 significant digits below 0.001 (10000d6's excess kurtosis is
+    -0.000127, not -0.0001)."""
+    if x is None or x == 0 or not abs(x) < 0.001:
+        return _fmt(x)
+    return f"{x:.3g}"
 
 
 def _float(q: Any) -> float | None:

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         '  chancekit table "3d6" "4d6kh3" "4dF" "d6" --format html -o sheet.html\n'
         '  chancekit table --weights "sword=5,shield=3,potion=12" --row-die 6\n'
         '  chancekit table "3d6" --plot 3d6-table.png\n'
-        '  chancekit table "2d20" --two-stage --format md',
+        '  chancekit table "2d20" --two-stage --format md\n'
+        '  chancekit table "2d20" --two-stage --format html -o 2d20.html',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("notation", nargs="*", help="dice notation(s), e.g. 3d6")
@@ -41,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="output format (default text)")
     p.add_argument("--two-stage", action="store_true",
                    help="more outcomes than rows (2d20 has 39): a first table picks a group "
-                   "of outcomes, a second table per group picks within it (text or md)")
+                   "of outcomes, a second table per group picks within it (every --format, "
+                   "and --json)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--plot", metavar="FILE.png", help="also save target vs realised "
                    "distribution, one panel per table, accuracy line as title (matplotlib)")
@@ -101,7 +103,8 @@ def run_table(args: argparse.Namespace) -> int:
                                   title=name) for name, src in _sources(args)]
     if args.json:
         buf = io.StringIO()
-        print_json("table", {"tables": [as_mapping(t) for t in tables]}, file=buf)
+        print_json("table", {"tables": [as_mapping(t) for t in tables], "two_stage": []},
+                   file=buf)
         text = buf.getvalue()
     elif len(tables) == 1 and args.format == "csv":
         text = tables[0].to_csv()
@@ -120,15 +123,24 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def _run_two_stage(args: argparse.Namespace) -> int:
-    from chancekit.errors import InvalidValueError
-    from chancekit.sampling.tabletop import TwoStageTable
+    """The same outputs as single tables: text, md, csv and html sheets, and ``--json``
+    (the ``two_stage`` field of the ``table`` document; ``tables`` is empty)."""
+    from chancekit.cli._output import print_json
+    from chancekit.sampling.tabletop import TwoStageTable, as_mapping, two_stage_html
 
-    if args.json or args.format not in ("md", "text"):
-        raise InvalidValueError("--two-stage prints its sheet as --format text or md (no "
-                                "--json, csv or html yet)")
     tables = [TwoStageTable.build(src, row_die=args.row_die, check_die=args.check_die,
                                   title=name) for name, src in _sources(args)]
-    text = "\n".join(t.render(args.format) for t in tables)
+    if args.json:
+        buf = io.StringIO()
+        print_json("table", {"tables": [], "two_stage": [as_mapping(t) for t in tables]},
+                   file=buf)
+        text = buf.getvalue()
+    elif args.format == "html":
+        text = two_stage_html(tables)
+    elif args.format == "csv":  # one CSV; several tables add a leading "title" column
+        text = tables[0].to_csv() if len(tables) == 1 else _titled_csv(tables)
+    else:
+        text = "\n".join(t.render(args.format) for t in tables)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -139,6 +151,20 @@ def _run_two_stage(args: argparse.Namespace) -> int:
         plot_tables(tables, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def _titled_csv(tables: list[Any]) -> str:
+    """Several two-stage tables' CSV in one: each line led by its table's title."""
+    import csv
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for i, t in enumerate(tables):
+        head, *rows = csv.reader(io.StringIO(t.to_csv()))
+        if i == 0:
+            w.writerow(["title", *head])
+        w.writerows([t.title, *r] for r in rows)
+    return buf.getvalue()
 
 
 def plot_tables(tables: list[Any], path: str) -> None:

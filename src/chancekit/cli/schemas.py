@@ -77,7 +77,15 @@ def _head(command: str) -> dict[str, Any]:
     return {"schema": {"const": schema_id(command)}}
 
 
-def _distribution(command: str, which: dict[str, Any]) -> dict[str, Any]:
+#: the summary figures of a distribution (added within dist/2, nco/2 and pool/1: skewness,
+#: kurtosis and kurtosis_float came after mean and sd; null where undefined)
+_FIGURES = {"mean": _null(_FRACTION), "mean_float": _null(_NUM), "sd": _null(_NUM),
+            "skewness": _null(_NUM), "kurtosis": _null(_FRACTION),
+            "kurtosis_float": _null(_NUM)}
+
+
+def _distribution(command: str, which: dict[str, Any],
+                  tail: dict[str, Any] | None = None) -> dict[str, Any]:
     return _obj({
         **_head(command), **which,
         "outcomes": _array(_obj({
@@ -85,7 +93,13 @@ def _distribution(command: str, which: dict[str, Any]) -> dict[str, Any]:
             "at_least": _PROB, "at_most": _PROB})),
         "hidden": _NAT,
         "total_weight": _BIGNAT,
-        "mean": _null(_FRACTION), "mean_float": _null(_NUM), "sd": _null(_NUM)})
+        **_FIGURES, **(tail or {})})
+
+
+#: ``dist --compare EXPR`` (added within dist/2; null without --compare)
+_COMPARE = _null(_obj({"notation": _STR, **_FIGURES,
+                       "ks": _null(_FRACTION), "ks_float": _null(_PROB),
+                       "tv": _FRACTION, "tv_float": _PROB}))
 
 
 _ROLL = _obj({"notation": _STR, "total": {"anyOf": [_INT, _FRACTION]}, "breakdown": _STR,
@@ -99,6 +113,15 @@ _TABLE = _obj({
     "report": _obj({"mean": _null(_NUM), "realized_mean": _null(_NUM), "sd": _null(_NUM),
                     "realized_sd": _null(_NUM), "max_error_points": _NUM,
                     "total_variation": _NUM})})
+
+#: ``table --two-stage --json`` (added within table/1: ``two_stage`` is empty without
+#: --two-stage, and ``tables`` is empty with it); first and second are single tables
+_TWO_STAGE = _obj({
+    "title": _null(_STR), "row_die": _INT, "check_die": _INT, "rule": _STR,
+    "groups": _array(_array(_VALUE)),
+    "first": {"$ref": "#/$defs/table"}, "second": _array({"$ref": "#/$defs/table"}),
+    "target": _map(_FRACTION), "realized": _map(_FRACTION),
+    "report": _TABLE["properties"]["report"]})
 
 _SUMMARY_EXACT = ("unpredictability", "guessability", "outcome_variance", "variance_ratio",
                   "discrepancy")
@@ -121,7 +144,7 @@ _CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dist": _distribution("dist", {"notation": _STR, "dialect": _STR,
-                                   "notes": _array(_STR)}),
+                                   "notes": _array(_STR)}, {"compare": _COMPARE}),
     "nco": _distribution("nco", {"action": _NAT, "danger": _NAT}),
     "pool": _distribution("pool", {"kind": {"enum": ["risk", "largest-set", "straight",
                                                      "rule"]},
@@ -134,7 +157,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "roll": _obj({**_head("roll"), "notation": _STR, "dialect": _STR,
                   "notes": _array(_STR), "seed": _SEED, "stream": _STREAM,
                   "rolls": _array(_ROLL)}),
-    "table": _obj({**_head("table"), "tables": _array(_TABLE)}),
+    "table": {**_obj({**_head("table"), "tables": _array(_TABLE),
+                      "two_stage": _array(_TWO_STAGE)}),
+              "$defs": {"table": _TABLE}},
     "sample": _obj({**_head("sample"), "notation": _null(_STR), "seed": _SEED,
                     "stream": _STREAM, "no_repeat": _null(_NAT), "swap": _null(_NAT),
                     "n": _NAT, "draws": _array(_VALUE), "probabilities": _map(_FRACTION)}),

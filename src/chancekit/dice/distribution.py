@@ -496,11 +496,16 @@ class Distribution:
         past 4300 digits, and JSON readers lose integers past 2**53), probabilities are
         floats for convenience. Outcomes: ``int`` (|x| < 2**53), ``str``, ``bool``,
         ``None`` and finite ``float`` as themselves, tuples as lists, ``Fraction`` as
-        ``{"fraction": "7/2"}``, larger ints as ``{"int": "<decimal>"}``, other labels as
-        their ``str`` (the one lossy case). :meth:`from_dict` reads it back. O(m b log b).
+        ``{"fraction": "7/2"}``, larger ints as ``{"int": "<decimal>"}``, symbol-dice
+        outcomes (:class:`~chancekit.dice.symbols.Symbols`) as ``{"symbols": {"success":
+        2, "advantage": 1}}`` (``{"symbols": {}}`` for a blank), other labels as their
+        ``str`` (the one lossy case). :meth:`from_dict` reads it back. O(m b log b).
 
         >>> d(2).to_dict()["weights"]
         ['1', '1']
+        >>> from chancekit.dice.symbols import symbol_die
+        >>> symbol_die([{"hit": 2}, {}]).to_dict()["outcomes"]
+        [{'symbols': {'hit': 2}}, {'symbols': {}}]
         """
         t = self._total
         return {
@@ -1022,6 +1027,19 @@ def _read_int(v: object, what: str) -> int:
     return int(v) if len(v) <= 3000 else int(flint.fmpz(v))
 
 
+#: structured JSON forms of outcome types defined in modules above this one, which register
+#: them (:func:`_register_outcome_form`; ``dice.symbols`` adds ``"symbols"``):
+#: {kind: (type, to JSON, from JSON)}; written as ``{kind: ...}``
+_OUTCOME_FORMS: dict[str, tuple[type, Callable[[Any], Any], Callable[[Any], Any]]] = {}
+
+
+def _register_outcome_form(kind: str, cls: type, encode: Callable[[Any], Any],
+                           decode: Callable[[Any], Any]) -> None:
+    """Write outcomes of type ``cls`` as ``{kind: encode(x)}`` and read them back with
+    ``decode`` (which raises :class:`~chancekit.errors.InvalidValueError` on bad input)."""
+    _OUTCOME_FORMS[kind] = (cls, encode, decode)
+
+
 def _encode_outcome(x: Any) -> Any:
     if x is None or isinstance(x, bool | str):
         return x
@@ -1033,6 +1051,9 @@ def _encode_outcome(x: Any) -> Any:
         return x if math.isfinite(x) else {"float": repr(x)}
     if isinstance(x, tuple):
         return [_encode_outcome(v) for v in x]
+    for kind, (cls, encode, _) in _OUTCOME_FORMS.items():
+        if isinstance(x, cls):
+            return {kind: encode(x)}
     try:
         return str(x)
     except Exception:
@@ -1055,7 +1076,11 @@ def _decode_outcome(v: Any) -> Any:
                 return Fraction(n, m)
             if kind == "float" and text in ("inf", "-inf"):
                 return float(text)
-        raise InvalidValueError("outcome", v, 'a JSON value or {"int"/"fraction": text}')
+            form = _OUTCOME_FORMS.get(kind)
+            if form is not None:
+                return form[2](text)
+        raise InvalidValueError("outcome", v, 'a JSON value, {"int"/"fraction": text} or '
+                                '{"symbols": {name: count}}')
     if isinstance(v, float) and not math.isfinite(v):
         raise InvalidValueError("outcome", v, "a finite number")
     return v

@@ -28,7 +28,12 @@ from typing import Any
 
 from chancekit import _exact as flint
 from chancekit import limits
-from chancekit.dice.distribution import Distribution
+from chancekit.dice.distribution import (
+    Distribution,
+    _decode_outcome,
+    _encode_outcome,
+    _register_outcome_form,
+)
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, NotationError, quote
 from chancekit.limits import (
     ENTRY_WORK,
@@ -155,6 +160,29 @@ class Symbols(Mapping[str, int]):
 
     def __str__(self) -> str:
         return ", ".join(f"{k} {v}" for k, v in self._items) or "blank"
+
+
+def _symbols_to_json(s: Symbols) -> dict[str, Any]:
+    """``{"success": 2, "advantage": 1}`` (a count past 2**53 as ``{"int": text}``)."""
+    return {k: _encode_outcome(n) for k, n in s._items}
+
+
+def _symbols_from_json(counts: Any) -> Symbols:
+    """The :class:`Symbols` :func:`_symbols_to_json` wrote; malformed input raises
+    :class:`~chancekit.errors.InvalidValueError`."""
+    if not isinstance(counts, dict):
+        raise InvalidValueError("symbols outcome", counts, "an object {name: count}")
+    out = {}
+    for name, raw in counts.items():
+        n = _decode_outcome(raw) if isinstance(raw, dict) else raw
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise InvalidValueError(f"count of symbol {quote(name)}", raw, "an integer")
+        out[name] = n
+    return Symbols(out)  # names are JSON text; an empty one raises InvalidValueError
+
+
+# Distribution.to_json writes Symbols outcomes as {"symbols": {name: count}} (docs/symbols.md)
+_register_outcome_form("symbols", Symbols, _symbols_to_json, _symbols_from_json)
 
 
 def symbol_die(faces: Iterable[Mapping[str, int]]) -> Distribution:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from chancekit.dice.distribution import Distribution
 
 __all__ = ["MAX_TABLE_CELLS", "TableReport", "TableRow", "TabletopTable", "TwoStageTable",
-           "round_to_grid", "tabletop_sheet"]
+           "round_to_grid", "tabletop_sheet", "two_stage_html"]
 
 
 
@@ -551,6 +551,29 @@ def tabletop_sheet(tables: Iterable[TabletopTable], *, titles: Sequence[str] | N
                                                       for i, t in enumerate(tabs)]
     if len(names) != len(tabs):
         raise InvalidValueError(f"{len(names)} titles for {len(tabs)} tables")
+    named, headers, rows, group = _sheet(tabs, names)
+    if fmt == "md":
+        return _markdown(named, headers, rows, group)
+    if fmt == "text":
+        return _text(named, headers, rows, group)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(group)
+        w.writerow(headers)
+        w.writerows([["" if c == "-" else c for c in r] for r in rows])
+        return buf.getvalue()
+    esc = html.escape
+    out = [_page_head(" / ".join(names)),
+           f"<h1>{esc(' / '.join(names))}</h1>", f"<p>{esc(tabs[0].rule())}</p>",
+           *_html_table(named, headers, rows, group), "</body></html>"]
+    return "\n".join(out) + "\n"
+
+
+def _sheet(tabs: list[TabletopTable], names: list[str]
+           ) -> tuple[list[tuple[str, TabletopTable]], list[str], list[list[str]], list[str]]:
+    """(named tables, headers, rows, group headers) of tables side by side."""
+    rd = tabs[0].row_die
     headers = [f"d{rd}"]
     group = [""]
     for name, t in zip(names, tabs, strict=True):
@@ -566,22 +589,20 @@ def tabletop_sheet(tables: Iterable[TabletopTable], *, titles: Sequence[str] | N
                 row.append(_lab(r.outcome))
             row += [_thr(r), _lab(r.alias)]
         rows.append(row)
-    named = list(zip(names, tabs, strict=True))
-    if fmt == "md":
-        return _markdown(named, headers, rows, group)
-    if fmt == "text":
-        return _text(named, headers, rows, group)
-    if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(group)
-        w.writerow(headers)
-        w.writerows([["" if c == "-" else c for c in r] for r in rows])
-        return buf.getvalue()
+    return list(zip(names, tabs, strict=True)), headers, rows, group
+
+
+def _page_head(title: str) -> str:
+    """The start of a self-contained printable page, up to ``<body>``."""
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>")
+
+
+def _html_table(named: list[tuple[str, TabletopTable]], headers: list[str],
+                rows: list[list[str]], group: list[str]) -> list[str]:
+    """The lines of one sheet's ``<table>`` and its accuracy lines, for a page."""
     esc = html.escape
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>{esc(' / '.join(names))}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{esc(' / '.join(names))}</h1>", f"<p>{esc(tabs[0].rule())}</p>", "<table>",
+    out = ["<table>",
            "<tr>" + "".join(f'<th colspan="{n}">{esc(g)}</th>' for g, n in _runs(group))
            + "</tr>",
            "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
@@ -590,8 +611,7 @@ def tabletop_sheet(tables: Iterable[TabletopTable], *, titles: Sequence[str] | N
     out.append("</table>")
     for name, t in named:
         out.append(f"<p><b>{esc(name)}</b>: {esc(t.report().line())}</p>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _runs(group: list[str]) -> list[tuple[str, int]]:
@@ -604,16 +624,29 @@ def _runs(group: list[str]) -> list[tuple[str, int]]:
     return out
 
 
-def as_mapping(table: TabletopTable) -> Mapping[str, Any]:
-    """A JSON-ready dict of the table (private helper for the CLI)."""
-    rep = table.report()
+def as_mapping(table: TabletopTable | TwoStageTable) -> Mapping[str, Any]:
+    """A JSON-ready dict of the table (private helper for the CLI). A two-stage table
+    (the ``two_stage`` entries of ``chancekit table --json``): title, dice, rule,
+    ``groups`` (the outcomes of each second table, in order), ``first`` and ``second``
+    (each as a single table's entry), and the overall target, realised distribution and
+    report."""
+    if isinstance(table, TwoStageTable):
+        return table._mapping()
     return {
         "title": table.title, "row_die": table.row_die, "check_die": table.check_die,
         "rule": table.rule(),
         "rows": [{"face": r.face, "outcome": r.outcome, "threshold": r.threshold,
                   "alias": r.alias} for r in table.rows],
-        "target": {str(k): str(v) for k, v in table.target.items()},
-        "realized": {str(k): str(v) for k, v in table.realized().pmf().items()},
+        **_exact_fields(table.target, table.realized().pmf(), table.report()),
+    }
+
+
+def _exact_fields(target: Mapping[Any, Fraction], real: Mapping[Any, Fraction],
+                  rep: TableReport) -> dict[str, Any]:
+    """``target``, ``realized`` and ``report`` of a table's JSON entry."""
+    return {
+        "target": {str(k): str(v) for k, v in target.items()},
+        "realized": {str(k): str(v) for k, v in real.items()},
         "report": {"mean": None if rep.mean is None else float(rep.mean),
                    "realized_mean": None if rep.realized_mean is None
                    else float(rep.realized_mean),
@@ -621,6 +654,24 @@ def as_mapping(table: TabletopTable) -> Mapping[str, Any]:
                    "max_error_points": rep.max_error_points,
                    "total_variation": float(rep.total_variation)},
     }
+
+
+def two_stage_html(tables: Iterable[TwoStageTable]) -> str:
+    """Several two-stage tables on one self-contained printable page (each from a new
+    printed page), as :meth:`TwoStageTable.to_html` lays one out."""
+    tabs = list(tables)
+    if not tabs:
+        raise InvalidValueError("two_stage_html needs at least one table")
+    for t in tabs:
+        if not isinstance(t, TwoStageTable):
+            raise InvalidTypeError("tables", t, "TwoStageTable objects")
+    out = [_page_head(" / ".join(t.title or "table" for t in tabs))]
+    for i, t in enumerate(tabs):
+        out.append('<section style="break-before:page">' if i else "<section>")
+        out += t._html()
+        out.append("</section>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
 
 
 # -- two-stage tables ----------------------------------------------------------------------
@@ -760,26 +811,91 @@ class TwoStageTable:
 
     def render(self, fmt: str = "md") -> str:
         """The sheet: the first stage, then the second tables side by side (four at most
-        per block), then the overall accuracy line. ``fmt``: ``"md"`` or ``"text"``."""
+        per block), then the overall accuracy line. ``fmt``: ``"md"``, ``"text"``,
+        ``"csv"`` (:meth:`to_csv`) or ``"html"`` (:meth:`to_html`)."""
+        if fmt == "csv":
+            return self.to_csv()
+        if fmt == "html":
+            return self.to_html()
         if fmt not in ("md", "text"):
-            raise InvalidValueError("fmt", fmt, "'md' or 'text' for a two-stage table")
+            raise InvalidValueError("fmt", fmt, "one of 'md', 'text', 'csv', 'html'")
         head = "## " if fmt == "md" else ""
         name = self.title or "table"
         parts = [f"{head}{name}: two stages on d{self.row_die} x d{self.check_die}", "",
                  self.rule(), "", f"{head}First stage: which second table", "",
                  tabletop_sheet([self.first], fmt=fmt), f"{head}Second stage", ""]
-        for at in range(0, len(self.second), 4):
-            block = list(self.second[at:at + 4])
-            titles = [f"table {at + i + 1}: {t.title}" for i, t in enumerate(block)]
+        for block, titles in self._blocks():
             parts.append(tabletop_sheet(block, titles=titles, fmt=fmt))
         parts.append(f"{name} overall: {self.report().line()}")
         return "\n".join(parts) + "\n"
 
+    def _blocks(self) -> list[tuple[list[TabletopTable], list[str]]]:
+        """The second tables, four at most side by side, with their titles."""
+        out = []
+        for at in range(0, len(self.second), 4):
+            block = list(self.second[at:at + 4])
+            out.append((block, [f"table {at + i + 1}: {t.title}"
+                                for i, t in enumerate(block)]))
+        return out
+
     def to_markdown(self) -> str:
+        """:meth:`render` as Markdown."""
         return self.render("md")
 
     def to_text(self) -> str:
+        """:meth:`render` as aligned plain text."""
         return self.render("text")
+
+    def to_csv(self) -> str:
+        """One CSV line per row of every table: ``table`` is ``first`` for the first stage
+        (its outcome is the number of the second table to roll on) or that number for a
+        second-stage table, then face, outcome, threshold, alias as in
+        :meth:`TabletopTable.to_csv` (empty for none).
+
+        >>> print(TwoStageTable.build({"a": 1, "b": 1, "c": 2}, row_die=2, check_die=2
+        ...                           ).to_csv(), end="")
+        table,face,outcome,threshold,alias
+        first,1,1,2,
+        first,2,2,2,
+        1,1,a,2,
+        1,2,b,2,
+        2,1,c,2,
+        2,2,,0,c
+        """
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["table", "face", "outcome", "threshold", "alias"])
+        for name, table in [("first", self.first),
+                            *((str(g), t) for g, t in enumerate(self.second, start=1))]:
+            for r in table.rows:
+                w.writerow([name, r.face, "" if r.outcome is None else r.outcome,
+                            r.threshold, "" if r.alias is None else r.alias])
+        return buf.getvalue()
+
+    def to_html(self) -> str:
+        """A self-contained printable HTML page (no external files): the rule, the first
+        stage, the second tables side by side (four at most per block) and the overall
+        accuracy line, as :meth:`render` lays them out."""
+        return two_stage_html([self])
+
+    def _html(self) -> list[str]:
+        esc = html.escape
+        name = self.title or "table"
+        out = [f"<h1>{esc(name)}: two stages on d{self.row_die} x d{self.check_die}</h1>",
+               f"<p>{esc(self.rule())}</p>", "<h2>First stage: which second table</h2>",
+               *_html_table(*_sheet([self.first], [self.first.title or "table"])),
+               "<h2>Second stage</h2>"]
+        for block, titles in self._blocks():
+            out += _html_table(*_sheet(block, titles))
+        out.append(f"<p><b>{esc(name)} overall</b>: {esc(self.report().line())}</p>")
+        return out
+
+    def _mapping(self) -> dict[str, Any]:
+        return {"title": self.title, "row_die": self.row_die, "check_die": self.check_die,
+                "rule": self.rule(), "groups": [list(g) for g in self.groups],
+                "first": as_mapping(self.first),
+                "second": [as_mapping(t) for t in self.second],
+                **_exact_fields(self.target, self.realized().pmf(), self.report())}
 
 
 def _group_name(g: int, chunk: list[tuple[Any, int]]) -> str:

@@ -109,6 +109,7 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     if req.get("dialect") is not None:
         kwargs["dialect"] = req["dialect"]  # the app checked that dist accepts it
     series = []
+    dists: list[Any] = []
     exprs = req["expressions"]
     for i, e in enumerate(exprs):
         t0 = time.perf_counter()
@@ -121,8 +122,28 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         s.update(label=e.get("label") or e["text"], text=e["text"],
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
+        dists.append(d)
         progress(i + 1, len(exprs))
-    return {"series": series, "dialect": req.get("dialect")}
+    return {"series": series, "dialect": req.get("dialect"),
+            "comparisons": [compare(dists[0], d, 0, i)
+                            for i, d in enumerate(dists) if i]}
+
+
+def compare(a: Any, b: Any, i: int, j: int) -> dict[str, Any]:
+    """How far series ``j`` is from series ``i``: the Kolmogorov-Smirnov distance (null
+    unless both have numeric outcomes) and the total variation distance, as floats and,
+    when short, exact fractions."""
+    from chancekit.dice.stats import ks_distance, tv_distance
+
+    def numeric(d: Any) -> bool:
+        return all(isinstance(x, int | float | Fraction) and not isinstance(x, bool)
+                   for x in d.weights)
+
+    ks = ks_distance(a, b) if numeric(a) and numeric(b) else None
+    tv = tv_distance(a, b)
+    return {"a": i, "b": j, "ks": None if ks is None else finite(ks),
+            "ks_exact": None if ks is None else fraction_text(ks),
+            "tv": finite(tv), "tv_exact": fraction_text(tv)}
 
 
 def describe(d: Any) -> dict[str, Any]:
@@ -158,16 +179,24 @@ def describe(d: Any) -> dict[str, Any]:
 
 
 def summary(d: Any) -> dict[str, Any]:
-    """Mean (exact and float), sd, min, max and quantiles; None where they do not apply
-    (outcomes that are labels)."""
-    out: dict[str, Any] = {"mean": None, "mean_float": None, "sd": None, "min": None,
+    """Mean (exact and float), sd, skewness, excess kurtosis (float and, when short,
+    exact), min, max and quantiles; None where they do not apply (outcomes that are
+    labels; skewness and kurtosis of a constant). The moments come from one pass in
+    integers (:func:`chancekit.dice.stats.shape`)."""
+    from chancekit.dice.stats import shape
+
+    out: dict[str, Any] = {"mean": None, "mean_float": None, "sd": None, "skewness": None,
+                           "kurtosis": None, "kurtosis_exact": None, "min": None,
                            "max": None, "quantiles": {}}
     try:
-        mean = d.mean()
-        out["mean"] = fraction_text(Fraction(mean)) if isinstance(mean, int | Fraction) \
-            else None
-        out["mean_float"] = finite(mean)
-        out["sd"] = finite(d.sd())
+        s = shape(d)
+        out["mean"] = fraction_text(s["mean"])
+        out["mean_float"] = finite(s["mean"])
+        out["skewness"] = finite(s["skewness"])
+        out["kurtosis"] = finite(s["kurtosis_float"])
+        if s["kurtosis"] is not None:
+            out["kurtosis_exact"] = fraction_text(s["kurtosis"])
+        out["sd"] = finite(math.sqrt(s["variance"]))  # last: past 1e308 it raises
     except (ChancekitError, TypeError, ValueError, OverflowError, ArithmeticError):
         pass
     try:

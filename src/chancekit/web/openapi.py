@@ -47,7 +47,9 @@ def openapi_document() -> dict[str, Any]:
                 "exact distributions",
                 "Each expression's exact distribution: rows with outcome, probability, at "
                 "least, at most (floats, and exact fractions when short), plus mean (exact), "
-                "sd, min, max and quantiles. At most 12 expressions of 1000 characters. "
+                "sd, skewness, excess kurtosis, min, max and quantiles; 'comparisons': the "
+                "Kolmogorov-Smirnov and total variation distance of each later expression "
+                "from the first. At most 12 expressions of 1000 characters. "
                 "'dialect' is passed to chancekit.dist only when it accepts one (422 "
                 "otherwise). Errors carry 'index' (which expression).",
                 {"expressions": [{"label": "attack", "text": "1d20+5"}, {"text": "4d6kh3"}]},

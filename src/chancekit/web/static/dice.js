@@ -93,15 +93,30 @@
     const series = result.series;
     const qs = ["0.05", "0.25", "0.5", "0.75", "0.95"];
     const head = el("tr", {}, el("th", { class: "l" }, "series"), el("th", { class: "l" }, "expression"),
-      el("th", {}, "mean"), el("th", {}, "exact mean"), el("th", {}, "sd"), el("th", {}, "min"),
+      el("th", {}, "mean"), el("th", {}, "exact mean"), el("th", {}, "sd"),
+      el("th", { title: "skewness: mu3 / sd^3, from the exact moments" }, "skew"),
+      el("th", { title: "excess kurtosis: mu4 / sd^4 - 3 (0 for a normal law)" }, "ex. kurtosis"),
+      el("th", {}, "min"),
       ...qs.map((q) => el("th", {}, q === "0.5" ? "median" : `${100 * q}%`)), el("th", {}, "max"),
       el("th", {}, "outcomes"), el("th", {}, "ms"));
     $("#summary").replaceChildren(el("thead", {}, head), el("tbody", {}, series.map((s) =>
       el("tr", { "data-series": s.label }, el("td", { class: "l" }, s.label), el("td", { class: "l" }, el("code", {}, s.text)),
         el("td", { class: "mean" }, num(s.mean_float)), el("td", { class: "mean-exact" }, s.mean ?? "–"),
-        el("td", { class: "sd" }, num(s.sd)), el("td", {}, s.min ?? "–"),
+        el("td", { class: "sd" }, num(s.sd)), el("td", { class: "skew" }, num(s.skewness)),
+        el("td", { class: "kurt", "data-exact": s.kurtosis_exact ?? "", title: s.kurtosis_exact ? `exactly ${s.kurtosis_exact}` : "" }, num(s.kurtosis)),
+        el("td", {}, s.min ?? "–"),
         ...qs.map((q) => el("td", { class: `q q${q}` }, s.quantiles[q] ?? "–")), el("td", {}, s.max ?? "–"),
         el("td", {}, s.outcomes), el("td", {}, num(s.elapsed_ms, 1))))));
+    // distances from the first series: Kolmogorov-Smirnov and total variation, exact when short
+    const comps = result.comparisons || [];
+    $("#compare-card").hidden = !comps.length;
+    $("#compare").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", { class: "l" }, "series"), el("th", { class: "l" }, "compared with"),
+        el("th", {}, "KS distance"), el("th", {}, "exact KS"), el("th", {}, "total variation"), el("th", {}, "exact TV"))),
+      el("tbody", {}, comps.map((c) => el("tr", { "data-series": series[c.b].label },
+        el("td", { class: "l" }, series[c.b].label), el("td", { class: "l" }, series[c.a].label),
+        el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
+        el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
     // outcomes table: one row per outcome, one column per series (the chosen mode)
     const order = [], seen = new Map();
     for (const s of series) for (const r of s.rows) if (!seen.has(r.label)) { seen.set(r.label, r.x); order.push(r.label); }
