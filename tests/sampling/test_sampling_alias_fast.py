@@ -80,6 +80,11 @@ def test_numpy_build_equals_python_vose(ws: list) -> None:
     lambda r: 1.0 + r.integers(-3, 4, 5000) * 2.0**-52,  # near-equal: top-bit ties
     lambda r: np.concatenate([np.full(2500, 1.0), np.full(2500, 1.0 + 2.0**-52)]),
     lambda r: (r.integers(2**61, 2**62, 5000)),
+    # two words (_wide) with top-bit ties and with carries into the high word
+    lambda r: np.concatenate([[2.0**-70], 1.0 + r.integers(-3, 4, 4999) * 2.0**-52]),
+    lambda r: np.concatenate([[2.0**-120], np.full(2500, 1.0), np.full(2499, 1.0 + 2.0**-52)]),
+    lambda r: np.concatenate([[2.0**-70, 0.0], r.random(4998)]),
+    lambda r: r.random(5000) ** 2,
 ])
 def test_numpy_build_large_equals_python_vose(make: object) -> None:
     w = make(np.random.default_rng(7))  # type: ignore[operator]
@@ -398,3 +403,65 @@ def test_tree_common_denominator_refused() -> None:
         for p in primes:
             tree.add(p, Fraction(1, p))
     tree._check()
+
+
+def test_float_probabilities_take_the_two_word_path() -> None:
+    """The usual float weights (probabilities, ~100 bits exact) are built in two 64-bit
+    words; past 2**128 the limbs path is used; both give python_table's table."""
+    r = np.random.default_rng(11)
+    w = r.random(3000)
+    assert _weights.array_weights(w / w.sum())[1] == "w64"
+    wide = np.concatenate([[2.0**-200], r.random(2999)])
+    assert _weights.array_weights(wide)[1] == "limbs"
+    for arr in (w / w.sum(), wide):
+        same_table(AliasTable(arr), python_table(arr.tolist()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]),
+                min_size=1, max_size=40),
+       st.integers(1, 2**23))  # products below 2**128 (the caller's guarantee)
+def test_wide_words_against_python_ints(xs: list, k: int) -> None:
+    """_wide's carries and borrows against Python integers (values near 2**64)."""
+    from chancekit.sampling import _wide
+
+    a = np.array([[x & (2**64 - 1) for x in xs], [x >> 64 for x in xs]], dtype=np.uint64)
+    big = [x * (1 + 2**40) for x in xs] + [2**128 - 1]  # past one word, up to the top
+    b = np.array([[x & (2**64 - 1) for x in big], [x >> 64 for x in big]],
+                 dtype=np.uint64)
+    n = len(big)
+    ints = lambda v: [_wide.to_int(v, i) for i in range(v.shape[1])]  # noqa: E731
+    assert ints(b) == big and _wide.total(b) == sum(big)
+    big, b = big[:-1], b[:, :-1]  # the arithmetic below stays under 2**128
+    assert ints(_wide.mul_small(b, k)) == [x * k for x in big]
+    c = max(big) // 2 + 1
+    sign = _wide.compare(b, c).tolist()
+    assert sign == [(x > c) - (x < c) for x in big]
+    below = np.flatnonzero(np.array([x < c for x in big]))
+    above = np.flatnonzero(np.array([x > c for x in big]))
+    run, acc = [], 0
+    for i in below.tolist():
+        acc += c - big[i]
+        run.append(acc)
+    assert ints(_wide.running_gaps(b, below, c, below=True)) == run
+    run, acc = [], 0
+    for i in above.tolist():
+        acc += big[i] - c
+        run.append(acc)
+    assert ints(_wide.running_gaps(b, above, c, below=False)) == run
+    cap = max(big) + 1
+    assert ints(_wide.sub_from(cap, b)) == [cap - x for x in big]
+    assert ints(_wide.sub_gathered(b, np.zeros(n - 1, dtype=np.int64), np.zeros_like(b))) \
+        == [big[0]] * (n - 1)
+    big = [*big, 2**128 - 1]
+    b = np.array([[x & (2**64 - 1) for x in big], [x >> 64 for x in big]], dtype=np.uint64)
+    for s in (0, 1, 63, 64, 70):
+        if max(big) >> s < 2**64:
+            assert _wide.top_bits(b, s).tolist() == [x >> s for x in big]
+    limbs = _wide.to_limbs(b, 4)
+    assert _limbs.to_ints(limbs) == big
+    assert _wide.bit_length(b) == max(big).bit_length()
+    sh = np.array([i % 76 for i in range(len(xs))], dtype=np.uint64)
+    m = a[0] >> np.uint64(11)  # below 2**53
+    assert ints(_wide.shifted(m, sh)) == [(int(x) << int(s)) for x, s in zip(m, sh, strict=True)]
+    assert ints(a) == xs

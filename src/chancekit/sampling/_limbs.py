@@ -209,26 +209,44 @@ def merge_ranks(e: Any, d: Any) -> tuple[Any, Any]:
     e[i]}``. One stable merge sort of their top 64 bits (the two runs merge in O(n));
     neighbours whose top bits tie are put in exact order with Python integers (rare)."""
     if e.ndim == 1:
-        ke, kd, exact = e, d, False
-    else:
-        bits = max(bit_length(e), bit_length(d))
-        s = max(0, bits - 64)
-        ke, kd, exact = shift_down(e, s), shift_down(d, s), s > 0
-    ne = len(ke)
-    keys = np.concatenate((ke, kd))  # e first: on a tie, e sorts before d
+        return merge_keys(np.concatenate((e, d)), len(e), None)
+    bits = max(bit_length(e), bit_length(d))
+    s = max(0, bits - 64)
+    exact = None
+    if s > 0:
+        def exact(i: int, ne: int = len(e[0])) -> int:
+            return to_int(e, i) if i < ne else to_int(d, i - ne)
+    return merge_keys(np.concatenate((shift_down(e, s), shift_down(d, s))), len(e[0]), exact)
+
+
+def merge_keys(keys: Any, ne: int, exact: Any) -> tuple[Any, Any]:
+    """:func:`merge_ranks` from the top 64 bits of ``e`` followed by those of ``d``
+    (``keys``; ``ne`` of ``e``): on equal keys ``e`` sorts first. ``exact(i)`` gives
+    element ``i`` of ``e`` followed by ``d`` as a Python int (None: the keys are the
+    values)."""
+    ke, kd = keys[:ne], keys[ne:]
     order = np.argsort(keys, kind="stable")
-    if exact:
-        sk = keys[order]
-        tie = np.flatnonzero(sk[1:] == sk[:-1])
-        if len(tie):
-            _fix_ties(order, tie, e, d, ne)
     is_e = order < ne
     pos_d = np.flatnonzero(~is_e)  # d[j] sits at pos_d[j], after j values of d
+    le = pos_d - np.arange(len(pos_d))
+    if exact is not None:
+        # only a key of d equal to the key of e just before it can be out of order
+        # (e sorts first on equal keys, and each vector alone is in order)
+        before = le > 0
+        tied = np.flatnonzero(before)
+        tied = tied[ke[le[tied] - 1] == kd[tied]]
+        if len(tied):
+            sk = keys[order]
+            tie = np.flatnonzero(sk[1:] == sk[:-1])
+            _fix_ties(order, tie, exact, ne)
+            is_e = order < ne
+            pos_d = np.flatnonzero(~is_e)
+            le = pos_d - np.arange(len(pos_d))
     pos_e = np.flatnonzero(is_e)
-    return pos_d - np.arange(len(pos_d)), pos_e - np.arange(ne)
+    return le, pos_e - np.arange(ne)
 
 
-def _fix_ties(order: Any, tie: Any, e: Any, d: Any, ne: int) -> None:
+def _fix_ties(order: Any, tie: Any, exact: Any, ne: int) -> None:
     """Sort each run of equal top bits in ``order`` exactly (e before d on equality)."""
     breaks = np.flatnonzero(np.diff(tie) != 1)
     starts = np.concatenate(([tie[0]], tie[breaks + 1]))
@@ -237,6 +255,5 @@ def _fix_ties(order: Any, tie: Any, e: Any, d: Any, ne: int) -> None:
         run = order[a:b]
         if bool((run < ne).all()) or bool((run >= ne).all()):
             continue  # one vector only: already in order
-        items = sorted((to_int(e, i) if i < ne else to_int(d, i - ne), i >= ne, i)
-                       for i in run.tolist())
+        items = sorted((exact(i), i >= ne, i) for i in run.tolist())
         order[a:b] = [i for _, _, i in items]

@@ -149,7 +149,8 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
     array of ints or floats, or a list, tuple or mapping whose values are all ``int`` or
     all ``float``. Returns ``(labels, kind, w)``: ``labels`` a tuple (or a ``range`` for
     positional weights), and the integer weights divided by their gcd, either
-    ``("i64", int64 array)`` or ``("limbs", uint64 limbs)`` (see ``_limbs``). The same
+    ``("i64", int64 array)``, ``("w64", uint64 words)`` for values below ``2**128`` (see
+    ``_wide``) or ``("limbs", uint64 limbs)`` (see ``_limbs``). The same
     integers, the same errors (first bad entry, same message) as :func:`integer_weights`;
     ``None`` when the input is not of that kind (or is short): use the Python path.
 
@@ -209,30 +210,42 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
     from chancekit.sampling import _limbs
 
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = ~(arr >= 0)  # NaN and negatives
-    bad |= arr == np.inf
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _first_bad(what, labels[i], float(arr[i]))
-    zero = arr == 0
-    every = not zero.any()
-    nz: Any = None if every else np.flatnonzero(~zero)
-    if nz is not None and not len(nz):
-        raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
-                                "at least one must be > 0")
     u64 = np.uint64
-    bits = (arr if every else arr[nz]).view(u64)
-    biased = bits >> u64(52)
+    every = bool(arr.min() > 0)  # False for NaN too
+    if every:
+        bits = arr.view(u64)
+        biased = bits >> u64(52)  # the sign bit too: 2047 or more is -x, inf or NaN
+        every = int(biased.max()) < 2047
+    if not every:
+        bad = ~(arr >= 0)  # NaN and negatives
+        bad |= arr == np.inf
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _first_bad(what, labels[i], float(arr[i]))
+        zero = arr == 0
+        every = not zero.any()
+        nz: Any = None if every else np.flatnonzero(~zero)
+        if nz is not None and not len(nz):
+            raise InvalidValueError(f"{what}: every weight is zero ({n} entries); "
+                                    "at least one must be > 0")
+        bits = (arr if every else arr[nz]).view(u64)
+        biased = bits >> u64(52)
+    else:
+        nz = None
     m = bits & u64((1 << 52) - 1)
-    m |= np.minimum(biased, u64(1)) << u64(52)  # the implicit bit of normal floats
-    e = np.maximum(biased, u64(1))  # the float is exactly m * 2**(e - 1075)
+    if int(biased.min()) >= 1:  # normal floats only
+        m |= u64(1 << 52)  # the implicit bit
+        e = biased
+    else:
+        m |= np.minimum(biased, u64(1)) << u64(52)  # the implicit bit of normal floats
+        e = np.maximum(biased, u64(1))
+    # the float is exactly m * 2**(e - 1075)
     emin = int(e.min())
-    # the least exponent after stripping m's trailing zeros: only floats within 53
-    # binary orders of the smallest can hold it
-    cand = np.flatnonzero(e < u64(emin + 53))
-    mc = m[cand]
-    tz = np.bitwise_count((mc & (~mc + u64(1))) - u64(1))
-    base = int((e[cand] + tz).min())  # 2**(base - 1075): the common denominator's unit
+    # the least exponent after stripping m's trailing zeros, min(e + tz(m)): the trailing
+    # zeros of the OR of every m << (e - emin) (wrapping; the float with e = emin has at
+    # most 52 trailing zeros, so the least is among the low 64 bits)
+    low_or = int(np.bitwise_or.reduce(m << (e - u64(emin))))
+    base = emin + ((low_or & -low_or).bit_length() - 1)  # 2**(base - 1075): the unit
     denom_bits = max(0, 1075 - base) + 1
     if denom_bits * n > MAX_TABLE_BITS:
         raise LimitError(
@@ -241,7 +254,7 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
             "round the weights (e.g. to floats or to a common denominator) first",
             limit="MAX_TABLE_BITS", value=denom_bits * n)
     if base > emin:  # floats below the unit: their low zero bits go (exact)
-        low = cand[e[cand] < u64(base)]
+        low = np.flatnonzero(e < u64(base))
         m[low] >>= u64(base) - e[low]
         e[low] = u64(base)
     shift = e - u64(base)
@@ -255,6 +268,14 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
         out = np.zeros(n, dtype=np.int64)
         out[slice(None) if every else nz] = (m << shift).view(np.int64)
         return labels, "i64", out
+    if top <= 128:  # two 64-bit words (see _wide): the fast path of float weights
+        from chancekit.sampling import _wide
+
+        if every:
+            return labels, "w64", _wide.shifted(m, shift)
+        out_w = np.zeros((2, n), dtype=u64)
+        out_w[:, nz] = _wide.shifted(m, shift)
+        return labels, "w64", out_w
     q = shift >> u64(5)
     r64 = shift & u64(31)
     qmin, qmax = int(q.min()), int(q.max())

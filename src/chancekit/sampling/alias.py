@@ -9,8 +9,9 @@ top, two words a draw: :meth:`AliasTable._lazy_pick`). Because the construction 
 whole units only, the probability of each label is *exactly* ``w[i] / W``.
 
 Many plain weights (256 labels or more) are built with numpy (:func:`_sweep`, exact
-integers in ``int64`` or 32-bit limbs, see ``_limbs``); the tables are the same as
-:func:`vose_integer`'s.
+integers in ``int64``, in two 64-bit words below ``2**128`` -- the usual float
+probabilities, see ``_wide`` -- or in 32-bit limbs, see ``_limbs``); the tables are the
+same as :func:`vose_integer`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from chancekit.errors import InvalidValueError, StateError, quote
 from chancekit.rng.source import as_source
 from chancekit.rng.source import randbelow_array as _randbelow_array
 from chancekit.rng.source import u32_array as _u32_array
-from chancekit.sampling import _limbs
+from chancekit.sampling import _limbs, _wide
 from chancekit.sampling._weights import array_weights, integer_weights
 
 __all__ = ["AliasTable", "vose_integer"]
@@ -111,6 +112,7 @@ class AliasTable:
         "_t",
         "_total",
         "_w",
+        "_words",
     )
 
     def __init__(self, weights: Any) -> None:
@@ -120,11 +122,16 @@ class AliasTable:
             n = w.shape[-1]
             if kind == "i64" and int(w.max()) * n < 2**63:
                 total = int(w.sum())
+            elif kind == "w64":
+                total = _wide.total(w)
             else:
                 total = _limbs.total(w if kind == "limbs" else _limbs.from_uint64(w, 2))
             g = math.gcd(total, n)
             cap = total // g
+            if kind == "w64" and (n * cap).bit_length() >= 128:
+                kind, w = "limbs", _wide.to_limbs(w, 4)
             t, a = _sweep(kind, w, n // g, cap)
+            words = kind == "w64"  # kept as two words; as limbs when first asked for
             index = None
         else:
             labels, ints = integer_weights(weights, what="weights")
@@ -139,6 +146,7 @@ class AliasTable:
             k = n // g
             thresholds, aliases = vose_integer([k * w for w in ints], cap)
             t, a, w = tuple(thresholds), tuple(aliases), ints
+            words = False
             index = {}
             for i, lab in enumerate(labels):
                 try:
@@ -150,11 +158,12 @@ class AliasTable:
                 index[lab] = i
         self._labels = labels
         self._index = index
-        self._w = w            # tuple of ints, int64 array, or limbs (see _limbs)
+        self._words = words    # _w and _t are two-word vectors (see _wide)
+        self._w = w            # tuple of ints, int64 array, limbs (see _limbs) or words
         self._total = total
         self._n = n
         self._cap = cap
-        self._t = t            # thresholds: tuple, int64 array or limbs
+        self._t = t            # thresholds: tuple, int64 array, limbs or words
         self._a = a            # aliases (indices): tuple or int64 array
         self._cache: dict[str, Any] = {}
         self._np: Any = None
@@ -171,7 +180,7 @@ class AliasTable:
     @property
     def thresholds(self) -> tuple[int, ...]:
         """Column thresholds in units of ``1/capacity`` (keep own label if ``r < t``)."""
-        return self._cached("thresholds", lambda: _as_tuple(self._t))
+        return self._cached("thresholds", lambda: _as_tuple(self._as_limbs("t")))
 
     @property
     def aliases(self) -> tuple[Any, ...]:
@@ -181,7 +190,15 @@ class AliasTable:
 
     @property
     def _weights(self) -> tuple[int, ...]:
-        return self._cached("weights", lambda: _as_tuple(self._w))
+        return self._cached("weights", lambda: _as_tuple(self._as_limbs("w")))
+
+    def _as_limbs(self, name: str) -> Any:
+        """``_t`` or ``_w`` as stored, or as limbs when they are two-word vectors."""
+        v = self._t if name == "t" else self._w
+        if not self._words:
+            return v
+        return self._cached("limbs_" + name,
+                            lambda: _wide.to_limbs(v, _limbs.limbs_for(_wide.bit_length(v))))
 
     def _cached(self, key: str, make: Any) -> Any:
         got = self._cache.get(key)
@@ -208,7 +225,9 @@ class AliasTable:
         """
         i = self._lookup(label)
         w = self._w
-        if isinstance(w, tuple):
+        if self._words:
+            wi = _wide.to_int(w, i)
+        elif isinstance(w, tuple):
             wi = w[i]
         elif w.ndim == 1:
             wi = int(w[i])
@@ -327,7 +346,7 @@ class AliasTable:
             n = self._n
             cap = self._cap
             span = n * cap
-            t = self._t
+            t = self._as_limbs("t")
             ali: Any = np.asarray(self._a, dtype=np.int64)
             ali = ali.astype(np.uint32 if span < _U32 else np.uint64)
             lazy: Any = None
@@ -415,6 +434,8 @@ class AliasTable:
 
     def _threshold(self, j: int) -> int:
         t = self._t
+        if self._words:
+            return _wide.to_int(t, j)
         if isinstance(t, tuple):
             return t[j]  # type: ignore[no-any-return]
         return int(t[j]) if t.ndim == 1 else _limbs.to_int(t, j)
@@ -591,6 +612,8 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
         short = np.flatnonzero(delta > 0)
         ali[heavy[short]] = heavy[short + 1]
         return t, ali
+    if kind == "w64":
+        return _sweep_wide(w, k, cap)
     limbs = _limbs.limbs_for((n * cap).bit_length() + 1)
     if kind == "i64":
         m = _limbs.from_uint64(w, limbs)
@@ -623,6 +646,46 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     short = np.flatnonzero(np.any(delta != 0, axis=0))
     ali[heavy[short]] = heavy[short + 1]
     return t, ali
+
+
+def _sweep_wide(w: Any, k: int, cap: int) -> tuple[Any, Any]:
+    """:func:`_sweep` for masses ``k * w`` held as two 64-bit words (see ``_wide``;
+    ``n * cap < 2**128``): the same passes with whole-word carries. Thresholds are
+    returned as two words too."""
+    import numpy as np
+
+    n = w.shape[1]
+    ali = np.arange(n, dtype=np.int64)
+    m = np.empty_like(w)
+    sign = np.empty(n, dtype=np.int8)
+    for a in range(0, n, _wide.BLOCK):  # cache-sized blocks
+        blk = _wide.mul_small(w[:, a:a + _wide.BLOCK], k, out=m[:, a:a + _wide.BLOCK])
+        sign[a:a + _wide.BLOCK] = _wide.compare(blk, cap)
+    light = np.flatnonzero(sign < 0)[::-1]
+    heavy = np.flatnonzero(sign > 0)[::-1]
+    if not len(light):  # every mass is exactly cap
+        return m, ali
+    d = _wide.running_gaps(m, light, cap, below=True)
+    e = _wide.running_gaps(m, heavy, cap, below=False)
+    s = max(0, max(_wide.to_int(d, -1), _wide.to_int(e, -1)).bit_length() - 64)
+
+    def exact(i: int, ne: int = len(heavy)) -> int:
+        return _wide.to_int(e, i) if i < ne else _wide.to_int(d, i - ne)
+
+    keys = np.empty(len(heavy) + len(light), dtype=np.uint64)
+    _wide.top_bits(e, s, out=keys[: len(heavy)])
+    _wide.top_bits(d, s, out=keys[len(heavy):])
+    le, jj = _limbs.merge_keys(keys, len(heavy), exact if s else None)
+    server = np.concatenate(([0], le[:-1]))
+    ali[light] = heavy[server]
+    for a in range(0, len(heavy), _wide.BLOCK):  # heavy i ends D[J] - E[i] short of cap
+        part = slice(a, a + _wide.BLOCK)
+        delta = _wide.sub_gathered(d, jj[part], e[:, part])
+        rows = heavy[part]
+        m[:, rows] = _wide.sub_from(cap, delta)
+        short = np.flatnonzero((delta[0] != 0) | (delta[1] != 0)) + a
+        ali[heavy[short]] = heavy[short + 1]
+    return m, ali  # thresholds: a light keeps its own mass, a full column is full
 
 
 def _typed_labels(np: Any, labels: tuple[Any, ...], kind: type) -> Any:
