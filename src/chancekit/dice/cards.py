@@ -35,9 +35,9 @@ from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.pool import (
     _STRAIGHT,
     STEP_WORK,
-    Decided,
     FaceRule,
     _cached,
+    face_walk,
 )
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import MAX_OUTCOMES, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
@@ -442,13 +442,6 @@ def _walk(rule: FaceRule, deal: Deal) -> Distribution:
     if bound is not None:
         limits.charge(per_state * min(bound, MAX_POOL_STATES) * STEP_WORK,
                       "evaluating the deal value by value", limit=MAX_WORK, name="MAX_WORK")
-    out: dict[Any, int] = {}
-
-    def add(outcome: Any, w: int) -> None:
-        try:
-            out[outcome] = out.get(outcome, 0) + w
-        except TypeError:
-            raise InvalidTypeError("outcome", outcome, "a hashable value") from None
 
     def splits_of(need: tuple[int, ...], m: int, low: int) -> list[tuple[tuple[int, ...], int]]:
         """(k per hand, ways) for m cards of one value, leaving at most ``low`` needed."""
@@ -466,51 +459,14 @@ def _walk(rule: FaceRule, deal: Deal) -> Distribution:
         rec(0, m, (), 1, 0)
         return res
 
-    states: dict[tuple[tuple[int, ...], Any], int] = {(sizes, rule.initial): 1}
-    for i, (face, m) in enumerate(items):
-        low = later[i]
-        new: dict[tuple[tuple[int, ...], Any], int] = {}
-        step_cache: dict[tuple[Any, tuple[int, ...]], Any] = {}
-        split_cache: dict[tuple[int, ...], list[tuple[tuple[int, ...], int]]] = {}
-        steps = len(states) * splits[i] * STEP_WORK
-        if bound is None:
-            limits.charge(steps, "evaluating the deal value by value", limit=MAX_WORK,
-                          name="MAX_WORK")
-        limits.count(steps)
-        for (need, st), wt in states.items():
-            opts = split_cache.get(need)
-            if opts is None:
-                opts = split_cache[need] = splits_of(need, m, low)
-            for ks, ways in opts:
-                sk = (st, ks)
-                try:
-                    ns = step_cache[sk]
-                except KeyError:
-                    ns = step_cache[sk] = rule.step(st, face, ks)
-                except TypeError:
-                    raise InvalidTypeError("rule state", st, "a hashable value") from None
-                left = tuple(r - k for r, k in zip(need, ks, strict=True))
-                if isinstance(ns, Decided):
-                    rest = _multinomial(low, left)
-                    if rest:
-                        add(ns.outcome, wt * ways * rest)
-                    continue
-                key = (left, ns)
-                try:
-                    new[key] = new.get(key, 0) + wt * ways
-                except TypeError:
-                    raise InvalidTypeError("rule state", ns, "a hashable value") from None
-        if len(new) > MAX_POOL_STATES:
-            raise LimitError(
-                f"the rule reached {len(new)} states, more than MAX_POOL_STATES = "
-                f"{MAX_POOL_STATES}; keep less in the state", limit="MAX_POOL_STATES",
-                value=len(new))
-        states = new
-    if not items:
-        return constant(rule.final(rule.initial))
-    for (_, st), wt in states.items():
-        add(rule.final(st), wt)
-    return Distribution._raw(out)
+    def moves(i: int, need: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...],
+                                                            int]]:
+        return [(ks, ks, ways) for ks, ways in splits_of(need, items[i][1], later[i])]
+
+    return face_walk(rule, [v for v, _ in items], sizes, moves,
+                     lambda i, left: _multinomial(later[i], left),
+                     [x * STEP_WORK for x in splits], bound is not None,
+                     "evaluating the deal value by value")
 
 
 def _largest(deck: Deck, n: int) -> Distribution:

@@ -245,6 +245,60 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
                       name="MAX_WORK")
     weights = [[die.weights.get(f, 0) for f in face_list] for _, die, _ in types]
     later = [[sum(ws[i + 1:]) for i in range(n_faces)] for ws in weights]
+    opt_cache: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+
+    def options(i: int, j: int, r: int) -> list[tuple[int, int]]:
+        """(dice of kind j showing face i, ways) with r of them left to place."""
+        key = (i, j, r)
+        got = opt_cache.get(key)
+        if got is None:
+            w = weights[j][i]
+            if i == n_faces - 1:
+                got = [(r, w**r)] if (w or r == 0) else []
+            elif w == 0:
+                got = [(0, 1)]
+            else:
+                got = [(k, math.comb(r, k) * w**k) for k in range(r + 1)]
+            opt_cache[key] = got
+        return got
+
+    def moves(i: int, rems: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...],
+                                                            int]]:
+        res = []
+        for combo in itertools.product(*(options(i, j, r) for j, r in enumerate(rems))):
+            counts = [0] * n_pools
+            ways = 1
+            for (pi, _, _), (k, m) in zip(types, combo, strict=True):
+                counts[pi] += k
+                ways *= m
+            res.append((tuple(k for k, _ in combo), tuple(counts), ways))
+        return res
+
+    def rest(i: int, left: tuple[int, ...]) -> int:
+        ways = 1
+        for j, r in enumerate(left):
+            if r:
+                ways *= later[j][i] ** r
+        return ways
+
+    return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
+                     [work * STEP_WORK] * n_faces, bound is not None,
+                     "evaluating these pools face by face")
+
+
+def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
+              moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
+                                                               tuple[int, ...], int]]],
+              rest: Callable[[int, tuple[int, ...]], int], units: list[int],
+              charged: bool, what: str) -> Distribution:
+    """The face walk of every multiset evaluator: dice pools (with replacement) and deals
+    of cards (without: :mod:`chancekit.dice.cards`). The state is (what each slot -- a
+    kind of dice, a hand -- still needs, the rule's state), with integer weights. At face
+    ``i``, ``moves(i, rems)`` lists (taken per slot, the counts the rule sees, ways); a
+    :class:`Decided` state is finished by ``rest(i, left)``, the ways later faces fill
+    what is left. ``units[i]`` work units per state at face ``i`` are counted, and charged
+    face by face unless ``charged`` (estimated up front from the rule's state bound).
+    Refused past :data:`MAX_POOL_STATES` states."""
     out: dict[Any, int] = {}
 
     def add(outcome: Any, w: int) -> None:
@@ -253,64 +307,36 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
         except TypeError:
             raise InvalidTypeError("outcome", outcome, "a hashable value") from None
 
-    states: dict[tuple[tuple[int, ...], Any], int] = {
-        (tuple(n for _, _, n in types), rule.initial): 1}
-    for i, face in enumerate(face_list):
-        last = i == n_faces - 1
+    states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
+    for i, face in enumerate(faces):
         new: dict[tuple[tuple[int, ...], Any], int] = {}
         step_cache: dict[tuple[Any, tuple[int, ...]], Any] = {}
-        opt_cache: dict[tuple[int, int], list[tuple[int, int]]] = {}
-
-        def options(j: int, r: int, last: bool = last, i: int = i,
-                    opt_cache: dict[tuple[int, int], list[tuple[int, int]]] = opt_cache
-                    ) -> list[tuple[int, int]]:
-            key = (j, r)
-            got = opt_cache.get(key)
-            if got is None:
-                w = weights[j][i]
-                if last:
-                    got = [(r, w**r)] if (w or r == 0) else []
-                elif w == 0:
-                    got = [(0, 1)]
-                else:
-                    got = [(k, math.comb(r, k) * w**k) for k in range(r + 1)]
-                opt_cache[key] = got
-            return got
-
-        steps = len(states) * work * STEP_WORK
-        if bound is None:  # no estimate up front: charge each face before reading it
-            limits.charge(steps, "evaluating these pools face by face", limit=MAX_WORK,
-                          name="MAX_WORK")
+        move_cache: dict[tuple[int, ...], Any] = {}
+        steps = len(states) * units[i]
+        if not charged:  # no estimate up front: charge each face before reading it
+            limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
         limits.count(steps)
         for (rems, st), wt in states.items():
-            opts = [options(j, r) for j, r in enumerate(rems)]
-            for combo in itertools.product(*opts):
-                counts = [0] * n_pools
-                mult = wt
-                for (pi, _, _), (k, m) in zip(types, combo, strict=True):
-                    counts[pi] += k
-                    mult *= m
-                ct = tuple(counts)
-                sk = (st, ct)
+            opts = move_cache.get(rems)
+            if opts is None:
+                opts = move_cache[rems] = moves(i, rems)
+            for taken, counts, ways in opts:
+                sk = (st, counts)
                 try:
                     ns = step_cache[sk]
                 except KeyError:
-                    ns = rule.step(st, face, ct)
-                    step_cache[sk] = ns
+                    ns = step_cache[sk] = rule.step(st, face, counts)
                 except TypeError:
                     raise InvalidTypeError("rule state", st, "a hashable value") from None
-                left = tuple(r - k for r, (k, _) in zip(rems, combo, strict=True))
+                left = tuple(r - k for r, k in zip(rems, taken, strict=True))
                 if isinstance(ns, Decided):
-                    rest = 1
-                    for j, r in enumerate(left):
-                        if r:
-                            rest *= later[j][i] ** r
-                    if rest:
-                        add(ns.outcome, mult * rest)
+                    finish = rest(i, left)
+                    if finish:
+                        add(ns.outcome, wt * ways * finish)
                     continue
                 nk = (left, ns)
                 try:
-                    new[nk] = new.get(nk, 0) + mult
+                    new[nk] = new.get(nk, 0) + wt * ways
                 except TypeError:
                     raise InvalidTypeError("rule state", ns, "a hashable value") from None
         if len(new) > MAX_POOL_STATES:
@@ -319,10 +345,10 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
                 f"{MAX_POOL_STATES}; keep less in the state", limit="MAX_POOL_STATES",
                 value=len(new))
         states = new
+    if not faces:
+        return constant(rule.final(rule.initial))
     for (_, st), wt in states.items():
         add(rule.final(st), wt)
-    if not types:
-        return constant(rule.final(rule.initial))
     return Distribution._raw(out)
 
 
