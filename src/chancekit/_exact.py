@@ -23,3 +23,8 @@ fmpq_poly = flint.fmpq_poly
 #: arbitrary-size integers and rationals
 fmpz = flint.fmpz
 fmpq = flint.fmpq
+
+# The first product with multi-word coefficients sets up GMP/FLINT's big-integer memory
+# (about 0.25 ms, once per process); done here, at import, rather than inside the first
+# calculation a user times (docs/performance.md, "Dialect mechanics").
+fmpz_poly([3, 1 << 70, 5]) ** 3
