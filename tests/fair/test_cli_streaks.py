@@ -80,3 +80,30 @@ def test_dynamic_dice_at_n100_use_the_default_pruning(capsys: pytest.CaptureFixt
     want = streak_metrics(system_from_spec("dynamic-dice:0.25", 6), 100)
     assert got["summary"] == pytest.approx({k: want[k] for k in got["summary"]}, rel=1e-12)
     assert 0 < got["dropped"] == want.dropped < 1e-11
+
+
+def test_streaks_only_where_the_full_evaluation_is_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """TGM's fairness engine keeps counts (refused at N = 100); its streak walk keeps the
+    renamed history (52 states) and is exact: --streaks prints it, with the refusal."""
+    import jsonschema
+
+    from chancekit.cli.schemas import SCHEMAS
+
+    code, out, _ = run(capsys, "fairness", "tgm1", "--samples", "100", "--streaks")
+    assert code == 0
+    assert "fairness metrics refused:" in out and "MAX_FAIR_WORK" in out
+    assert "streaks (exact)" in out
+    code, out, _ = run(capsys, "fairness", "tgm1", "--samples", "100", "--streaks", "--json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMAS["fairness"])
+    assert "MAX_FAIR_WORK" in doc["refused"]
+    assert set(doc["summary"].values()) == {None}
+    want = streak_metrics(system_from_spec("tgm1", None), 100)
+    assert doc["streaks"]["summary"] == pytest.approx(
+        {k: want[k] for k in doc["streaks"]["summary"]}, rel=1e-12)
+    # without --streaks the refusal is the answer, as before
+    code, _, err = run(capsys, "fairness", "tgm1", "--samples", "100")
+    assert code != 0 and "MAX_FAIR_WORK" in err
+    code, out, _ = run(capsys, "fairness", "dice", "--samples", "10", "--streaks", "--json")
+    assert json.loads(out)["refused"] is None

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from chancekit.cli._common import add_rng_options, rng_from_args, stream_value
-from chancekit.errors import InvalidValueError
+from chancekit.errors import InvalidValueError, LimitError
 
 _SPEC_HELP = ("system spec: dice | deck | generalized-deck:S,R | dynamic-dice:F | "
               "history-reroll:H,T | prd:P | pity:B,SOFT,RAMP,HARD | error-accumulator:P, "
@@ -349,7 +349,14 @@ def _fairness(args: argparse.Namespace) -> int:
                 raise InvalidValueError("--seed and --stream go with --trials K (Monte "
                                         "Carlo); the exact evaluation draws no random "
                                         "numbers")
-            m = evaluate(system, args.samples, prune=args.prune, progress=progress)
+            try:
+                m = evaluate(system, args.samples, prune=args.prune, progress=progress)
+            except LimitError as exc:
+                if not args.streaks:
+                    raise
+                # the streak walk keeps less than the fairness engine (TGM's history, not
+                # its counts): it may fit where the full evaluation does not
+                m, refused = None, str(exc)
         streaks = None
         if args.streaks:
             from chancekit.fair.streaks import streak_metrics, streak_montecarlo
@@ -360,6 +367,8 @@ def _fairness(args: argparse.Namespace) -> int:
             else:
                 # --prune 0 (the default): the streak default (dynamic dice prune 1e-15)
                 streaks = streak_metrics(fresh, args.samples, prune=args.prune or None)
+    if m is None:
+        return _streaks_only(args, system, streaks, refused)
     if args.plot:
         plot_metrics([m], args.plot, labels=[repr(system)])
     if args.json:
@@ -367,7 +376,8 @@ def _fairness(args: argparse.Namespace) -> int:
         series_se = out.pop("series_se")
         print_json("fairness", {**out, "seed": seed, "stream": stream_value(args.stream),
                                 "series_se": series_se,
-                                "streaks": None if streaks is None else _streaks_json(streaks)})
+                                "streaks": None if streaks is None else _streaks_json(streaks),
+                                "refused": None})
         return 0
     how = ("exact (float64 enumeration)" if m.method == "exact"
            else f"Monte Carlo, {m.trials} matches, seed {seed}")
@@ -387,6 +397,30 @@ def _fairness(args: argparse.Namespace) -> int:
         print("streak and drought metrics: add --streaks (exact) or --trials K (Monte Carlo)")
     if args.plot:
         print(f"plot written to {args.plot}")
+    return 0
+
+
+def _streaks_only(args: argparse.Namespace, system: Any, streaks: Any, refused: str) -> int:
+    """``--streaks`` where the exact fairness evaluation was refused: the exact streaks,
+    and the refusal in place of the fairness metrics (``refused`` in the JSON)."""
+    from chancekit.cli._output import print_json
+    from chancekit.cli.schemas import SERIES, SUMMARY_EXACT
+
+    if args.plot:
+        raise InvalidValueError("--plot draws the fairness metrics, which were refused: "
+                                f"{refused}")
+    if args.json:
+        print_json("fairness", {
+            "system": repr(system), "n": system.n, "samples": args.samples,
+            "method": "exact", "trials": 0, "summary": dict.fromkeys(SUMMARY_EXACT),
+            "se": dict.fromkeys(SUMMARY_EXACT), "series": {k: [] for k in SERIES},
+            "states": [], "dropped": 0.0, "series_se": {}, "seed": None,
+            "stream": stream_value(args.stream), "streaks": _streaks_json(streaks),
+            "refused": refused})
+        return 0
+    print(f"{system!r}: n = {system.n}, N = {args.samples} draws — streaks only")
+    print(f"fairness metrics refused: {refused}")
+    _print_streaks(streaks)
     return 0
 
 

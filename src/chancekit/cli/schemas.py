@@ -125,8 +125,9 @@ _TWO_STAGE = _obj({
 
 _SUMMARY_EXACT = ("unpredictability", "guessability", "outcome_variance", "variance_ratio",
                   "discrepancy")
+SUMMARY_EXACT = _SUMMARY_EXACT
 _SUMMARY_MC = ("p_repeat", "autocorrelation", "p_triple", "longest_drought")
-_SERIES = ("entropy", "guessability", "outcome_variance", "discrepancy")
+SERIES = _SERIES = ("entropy", "guessability", "outcome_variance", "discrepancy")
 _STREAKS = ("p_repeat", "p_triple", "longest_gap", "mean_run")
 
 
@@ -186,7 +187,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "summary": _obj({k: _null(_NUM) for k in _STREAKS}),
             "se": _obj({k: _null(_NUM) for k in _STREAKS}),
             "run_lengths": _array(_null(_NUM)), "p_gap": _array(_null(_NUM)),
-            "dropped": _NUM}))}),
+            "dropped": _NUM})),
+        # the exact evaluation's refusal when only --streaks could be computed (then every
+        # fairness figure is null or empty); null otherwise
+        "refused": _null(_STR)}),
     "simulate": _obj({**_head("simulate"), "system": _STR, "seed": _SEED, "stream": _STREAM,
                       "draws": _array(_VALUE)}),
     "stream": _obj({**_head("stream"), "seed": _SEED, "stream": _STREAM,
