@@ -213,3 +213,27 @@ def test_pruned_dynamic_dice_is_checked_before_the_walks() -> None:
     with pytest.raises(LimitError):
         streak_metrics(DynamicDice(6, 0.25), 100, max_work=1_000_000)
     assert work.COUNTER["streaks"] <= 1_000_000 + 10**5  # stopped as soon as it was passed
+
+
+@pytest.mark.parametrize("make", [lambda: GeneralizedDeck(6, 1, 6),
+                                  lambda: GeneralizedDeck(6, 2, 6)])
+def test_short_gaps_are_estimated_from_the_rows_met(make) -> None:
+    """A deck's gaps stay short, so the up-front bound on the drought cells (every gap up
+    to t) is far too loose: past the limit, the chain is bounded up front and the walks
+    are estimated from the current-gap rows met before they start. Accepted at n = 6,
+    N = 100 within MAX_FAIR_WORK, and equal to Monte Carlo within 4 SE."""
+    N = 100
+    full = _estimate(make(), N, 0.0)
+    chain = _estimate(make(), N, 0.0, chain_only=True)
+    assert chain <= work.MAX_FAIR_WORK < full
+    work.COUNTER.clear()
+    m = streak_metrics(make(), N)
+    assert 0 < work.COUNTER["streaks"] <= work.MAX_FAIR_WORK
+    mc = streak_montecarlo(make(), N, trials=4000, rng=PCG32(11))
+    for k in ("p_repeat", "longest_gap", "mean_run"):
+        assert abs(m[k] - mc[k]) <= 4 * mc.se[k] + 1e-12, k
+    # below the chain's own bound: refused up front, nothing enumerated
+    work.COUNTER.clear()
+    with pytest.raises(LimitError):
+        streak_metrics(make(), N, max_work=int(chain) - 1)
+    assert work.COUNTER["streaks"] == 0
