@@ -354,6 +354,9 @@ def _fairness(args: argparse.Namespace) -> int:
             except LimitError as exc:
                 if not args.streaks:
                     raise
+                if args.plot:  # before the streaks are computed: nothing to draw
+                    raise InvalidValueError("--plot draws the fairness metrics, which were "
+                                            f"refused: {exc}") from None
                 # the streak walk keeps less than the fairness engine (TGM's history, not
                 # its counts): it may fit where the full evaluation does not
                 m, refused = None, str(exc)
@@ -406,9 +409,6 @@ def _streaks_only(args: argparse.Namespace, system: Any, streaks: Any, refused: 
     from chancekit.cli._output import print_json
     from chancekit.cli.schemas import SERIES, SUMMARY_EXACT
 
-    if args.plot:
-        raise InvalidValueError("--plot draws the fairness metrics, which were refused: "
-                                f"{refused}")
     if args.json:
         print_json("fairness", {
             "system": repr(system), "n": system.n, "samples": args.samples,

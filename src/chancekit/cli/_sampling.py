@@ -110,16 +110,7 @@ def run_table(args: argparse.Namespace) -> int:
         text = tables[0].to_csv()
     else:
         text = tabletop_sheet(tables, fmt=args.format)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    if args.plot:
-        plot_tables(tables, args.plot)
-        print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
+    return _emit(args, text, tables)
 
 
 def _run_two_stage(args: argparse.Namespace) -> int:
@@ -141,13 +132,18 @@ def _run_two_stage(args: argparse.Namespace) -> int:
         text = tables[0].to_csv() if len(tables) == 1 else _titled_csv(tables)
     else:
         text = "\n".join(t.render(args.format) for t in tables)
+    return _emit(args, text, tables)  # a plot: the overall target vs the exact result
+
+
+def _emit(args: argparse.Namespace, text: str, tables: list[Any]) -> int:
+    """Write ``text`` to ``--output`` (or stdout) and the ``--plot`` of ``tables``."""
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    if args.plot:  # the overall target vs the exact two-stage result
+    if args.plot:
         plot_tables(tables, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0

@@ -238,15 +238,17 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
         return per_die(die, ops, depth).repeat_sum(n)
     # one-die-to-one-die operators including a compounding explosion, then only keep/drop,
     # clamp or count: the compounded die is a new die (``10d10!!kh5``)
+    # an explosion (``{10d6!}kh3``) or a compounding (``10d10!!kh5``) on the top face,
+    # then one keep/drop of highest/lowest: closed forms
+    if (len(ops) == 2 and ops[0].kind in ("e", "ce") and ops[1].kind in ("k", "p")
+            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
+        closed = _explode_keep if ops[0].kind == "e" else _compound_keep
+        got = closed(die, n, ops[0], ops[1], depth)
+        if got is not None:
+            return got
     j = 0
     while j < len(ops) and ops[j].kind in _ONE_TO_ONE:
         j += 1
-    # compounding on the top face, then one keep/drop of highest/lowest (``10d10!!kh5``)
-    if (len(ops) == 2 and ops[0].kind == "ce" and ops[1].kind in ("k", "p")
-            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
-        got = _compound_keep(die, n, ops[0], ops[1], depth)
-        if got is not None:
-            return got
     if any(op.kind == "ce" for op in ops[:j]) and all(
             op.kind in ("k", "p", "mi", "ma", "cnt") for op in ops[j:]):
         return pool_sum(per_die(die, ops[:j], depth), n, ops[j:], depth)
@@ -269,13 +271,18 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
         if last.kind == "k":
             return _keep(unit, n, k, sel.cat == "h")
         return _keep(unit, n, n - k, sel.cat == "l")
-    # an explosion on the top face, then one keep/drop of highest/lowest (``{10d6!}kh3``)
-    if (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
-            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
-        got = _explode_keep(die, n, ops[0], ops[1], depth)
-        if got is not None:
-            return got
     return _general(dict(die.weights), n, ops, depth)
+
+
+def _top_face(die: Distribution, op: Op) -> int | None:
+    """The top face of an integer die with two faces or more when ``op`` matches it and no
+    other face (the closed forms of :func:`_explode_keep` and :func:`_compound_keep`),
+    else None."""
+    faces = die.outcomes()
+    if not die._int or len(faces) < 2 or not all(isinstance(f, int) for f in faces):
+        return None
+    v = faces[-1]
+    return v if [f for f in faces if op.matches(f)] == [v] else None
 
 
 def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
@@ -291,15 +298,10 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
     1))] U(x)^(n - c)``, U the chain polynomial (python-flint powers). Cost: n polynomial
     products of degree <= n x depth, then one keep per distinct (n - c, kept), charged
     before it starts."""
+    v = _top_face(die, op)
+    if v is None:
+        return None
     w = die.weights
-    faces = die.outcomes()
-    if not die._int or len(faces) < 2 or not all(isinstance(f, int) for f in faces):
-        return None
-    v = faces[-1]
-    if [f for f in faces if op.matches(f)] != [v]:
-        return None
-    from chancekit import _exact as flint
-
     a, s_ = w[v], die.total
     b = s_ - a
     rest = Distribution._raw({f: x for f, x in w.items() if f != v})
@@ -347,7 +349,8 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     """``n`` dice compounding on their top face ``v`` only, then keep/drop the highest or
     lowest: closed form, or ``None`` when it does not apply.
 
-    A compounded die is ``v J + R``: ``J = j < depth`` tens with weight ``a^j s^(depth-j)``
+    A compounded die is ``v J + R``: ``J = j < depth`` top faces with weight
+    ``a^j s^(depth-j)``
     and ``R`` a face below ``v``, or ``J = depth`` with weight ``a^depth`` and ``R`` any
     face (``a`` the weight of ``v``, ``s`` the die's total). When ``v + min(die)`` is above
     every face below ``v``, dice are ordered by ``J`` first, so the ``k`` highest are every
@@ -358,15 +361,13 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     ``y = x^v`` and each (A, A at the cap, M, boundary at the cap) is multiplied by its
     faces: the kept dice summed, one keep of ``k - A`` of ``M``. Cost: ``depth x k^2 x n``
     small products, then at most ``k^2 n`` products of the final size (python-flint, integer
-    weights of total ``s^((depth+1) n)``), charged before it starts: about 5 ms for
+    weights of total ``s^((depth+1) n)``), charged before it starts: about 25 ms for
     ``10d10!!kh5`` (the face walk over the compounded die's 210 faces: 60 ms)."""
-    w = die.weights
+    v = _top_face(die, op)
     faces = die.outcomes()
-    if not die._int or len(faces) < 2 or not all(isinstance(f, int) for f in faces):
+    if v is None or v + faces[0] <= faces[-2]:
         return None
-    v = faces[-1]
-    if [f for f in faces if op.matches(f)] != [v] or v + faces[0] <= faces[-2]:
-        return None
+    w = die.weights
     sel = last.sels[0]
     k = min(sel.num, n)
     high = sel.cat == "h"

@@ -17,7 +17,6 @@ import numpy as np
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
-_U1 = np.uint64(1)
 
 
 def shifted(m: Any, shift: Any) -> Any:

@@ -226,6 +226,18 @@ def _target(source: Any) -> tuple[tuple[Any, ...], tuple[int, ...], str]:
     return labels, ints, ""
 
 
+def _prepared(source: Any, row_die: Any, check_die: Any
+              ) -> tuple[int, int, list[tuple[Any, int]], int, str]:
+    """The checked dice, the outcomes with positive weight, their total and the notation
+    (``""`` for a mapping) of a table's ``source``."""
+    row_die = _die("row_die", row_die)
+    check_die = _die("check_die", check_die)
+    _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
+    labels, ints, notation = _target(source)
+    pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]
+    return row_die, check_die, pairs, sum(ints), notation
+
+
 class TabletopTable:
     """A table for two dice that rolls like a target distribution.
 
@@ -303,12 +315,7 @@ class TabletopTable:
         if two_stage:
             return TwoStageTable.build(source, row_die=row_die, check_die=check_die,
                                        title=title)
-        row_die = _die("row_die", row_die)
-        check_die = _die("check_die", check_die)
-        _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
-        labels, ints, notation = _target(source)
-        total = sum(ints)
-        pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]
+        row_die, check_die, pairs, total, notation = _prepared(source, row_die, check_die)
         if len(pairs) > row_die:
             raise LimitError(
                 f"{len(pairs)} possible outcomes do not fit on a d{row_die} row die (one row "
@@ -733,12 +740,7 @@ class TwoStageTable:
         ``ceil(k / row_die)`` runs of consecutive outcomes and build both stages. More than
         ``row_die**2`` outcomes raise :class:`~chancekit.errors.LimitError`.
         O(k log k + G * row_die*check_die log k) for ``G`` groups."""
-        row_die = _die("row_die", row_die)
-        check_die = _die("check_die", check_die)
-        _check_cells(row_die * check_die, f"row_die x check_die = {row_die} x {check_die}")
-        labels, ints, notation = _target(source)
-        total = sum(ints)
-        pairs = [(lab, w) for lab, w in zip(labels, ints, strict=True) if w > 0]
+        row_die, check_die, pairs, total, notation = _prepared(source, row_die, check_die)
         if not pairs:  # pragma: no cover - integer_weights refuses an all-zero source
             raise InvalidValueError("source", source, "at least one positive weight")
         numeric = all(isinstance(lab, (int, Fraction)) and not isinstance(lab, bool)
