@@ -132,3 +132,18 @@ def test_control_characters_are_shown_on_one_line_with_the_caret_in_place() -> N
     lines = str(info.value).splitlines()
     assert len(lines) == 3 and lines[1] == "  3d6\u240a+x"
     assert lines[2].index("^") == lines[1].index("x")
+
+
+def test_operator_tokens_match_the_startswith_scan() -> None:
+    """Each dialect's compiled operator alternation picks the same token as the first
+    name of its list that the text starts with (every operator, every next character)."""
+    from chancekit.dice import _parse
+
+    tails = ["", "1", "=", "!", "h", "l", "o", "p", "in", "ax", "s", "f", "d", "x", ">", "<"]
+    for names, match in _parse._OP_MATCH.items():
+        for o in {*names, *(a + b for a in names for b in names), "q", "", "1d6"}:
+            for tail in tails:
+                text = "4d6" + o + tail
+                want = next((n for n in names if text.startswith(n, 3)), None)
+                m = match(text, 3)
+                assert (m[0] if m else None) == want, (names, text)

@@ -31,6 +31,7 @@ escapes (the parser never recurses more than :data:`MAX_DEPTH` levels).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -72,6 +73,17 @@ _PAREN_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d")
 _SIDES_START = "0123456789%F{("
 _R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7}
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
+
+
+def _op_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """One regular expression for an operator list: its alternatives are tried in the
+    list's order, like the first ``o`` in ``names`` with ``text.startswith(o, pos)``."""
+    return re.compile("|".join(re.escape(o) for o in names))
+
+
+#: the operator list -> its ``match(text, pos)`` (one compiled alternation per list)
+_OP_MATCH = {names: _op_pattern(names).match for names in (
+    _DICE_OPS, _SET_OPS, _R20_OPS, _FVTT_OPS, _R20_SET_OPS, _FVTT_SET_OPS, _PAREN_SET_OPS)}
 
 
 def _show(ch: str) -> str:
@@ -331,10 +343,9 @@ class _Parser:
 
     def operator(self, *, dice: bool, top: int | None) -> Op | None:
         t, p = self.text, self.pos
-        if dice:
-            name = next((o for o in _DICE_OPS if t.startswith(o, p)), None)
-        else:
-            name = next((o for o in _SET_OPS if t.startswith(o, p)), None)
+        m = _OP_MATCH[_DICE_OPS if dice else _SET_OPS](t, p)
+        name = m[0] if m else None
+        if not dice:
             if (name is None and t[p:p + 1].isalpha()) or t[p:p + 1] == "!":
                 if t.startswith(("rr", "ro", "ra", "r", "e", "mi", "ma", "!"), p):
                     raise self.fail("only keep/drop operators (k, p, dh, dl) apply to a set "
@@ -380,9 +391,11 @@ class _Parser:
         counted: list[str] = []  # foundry: "cs" or "cf"
         cnt_col, cnt_text = 0, ""
         marks: list[Op] = []
+        match = _OP_MATCH[names]
         while True:
             t, p = self.text, self.pos
-            name = next((o for o in names if t.startswith(o, p)), None)
+            m = match(t, p)
+            name = m[0] if m else None
             if name is None or (name == "!" and t.startswith("!=", p)) or (
                     name == "=" and t.startswith("==", p)):
                 break
