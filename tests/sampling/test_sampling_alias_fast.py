@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _stats import pooled_chisquare
@@ -31,6 +31,18 @@ def python_table(ws: object) -> AliasTable:
         return AliasTable(ws)
     finally:
         _weights.NUMPY_FROM = old
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def sweep(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Build with the compiled sweep (sampling/_vose.c) and again with numpy's."""
+    from chancekit.sampling import alias
+
+    if request.param == "numpy":
+        monkeypatch.setattr(alias, "_vose", None)
+    elif alias._vose is None:  # pragma: no cover - see test_alias_compiled
+        pytest.skip("the compiled sweep is not built")
+    return request.param
 
 
 @pytest.fixture
@@ -57,9 +69,10 @@ weights_lists = st.one_of(
 ).filter(any)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # kept on purpose
 @given(weights_lists)
-def test_numpy_build_equals_python_vose(ws: list) -> None:
+def test_numpy_build_equals_python_vose(sweep: str, ws: list) -> None:
     old = _weights.NUMPY_FROM
     _weights.NUMPY_FROM = 1
     try:
@@ -86,7 +99,7 @@ def test_numpy_build_equals_python_vose(ws: list) -> None:
     lambda r: np.concatenate([[2.0**-70, 0.0], r.random(4998)]),
     lambda r: r.random(5000) ** 2,
 ])
-def test_numpy_build_large_equals_python_vose(make: object) -> None:
+def test_numpy_build_large_equals_python_vose(sweep: str, make: object) -> None:
     w = make(np.random.default_rng(7))  # type: ignore[operator]
     fast = AliasTable(w)
     slow = python_table(w.tolist())

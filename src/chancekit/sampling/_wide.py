@@ -31,6 +31,13 @@ def shifted(m: Any, shift: Any) -> Any:
     return out
 
 
+def from_int64(a: Any) -> Any:
+    """A non-negative ``int64`` vector as two words."""
+    out = np.zeros((2, a.shape[0]), dtype=np.uint64)
+    np.copyto(out[0], a.view(np.uint64))
+    return out
+
+
 def scalar(x: int) -> tuple[Any, Any]:
     """A Python int below ``2**128`` as its ``(lo, hi)`` words."""
     return np.uint64(x & 0xFFFFFFFFFFFFFFFF), np.uint64(x >> 64)

@@ -8,10 +8,11 @@ otherwise it gives its alias. A draw is one uniform integer ``u`` in ``[0, n*T)`
 top, two words a draw: :meth:`AliasTable._lazy_pick`). Because the construction moves
 whole units only, the probability of each label is *exactly* ``w[i] / W``.
 
-Many plain weights (256 labels or more) are built with numpy (:func:`_sweep`, exact
+Many plain weights (256 labels or more) are built in bulk (:func:`_sweep`): by the
+compiled sweep (``_vose``, C, 128-bit integers) when it was built, else with numpy (exact
 integers in ``int64``, in two 64-bit words below ``2**128`` -- the usual float
-probabilities, see ``_wide`` -- or in 32-bit limbs, see ``_limbs``); the tables are the
-same as :func:`vose_integer`'s.
+probabilities, see ``_wide``), and past ``2**128`` with numpy in 32-bit limbs (see
+``_limbs``); the tables are the same as :func:`vose_integer`'s either way.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ from chancekit.rng.source import randbelow_array as _randbelow_array
 from chancekit.rng.source import u32_array as _u32_array
 from chancekit.sampling import _limbs, _wide
 from chancekit.sampling._weights import array_weights, integer_weights
+
+try:  # the compiled sweep (an optional accelerator: the same tables, see _vose.c)
+    from chancekit.sampling import _vose
+except ImportError:  # pragma: no cover - built wherever a C compiler is found
+    _vose = None
 
 __all__ = ["AliasTable", "vose_integer"]
 
@@ -130,6 +136,8 @@ class AliasTable:
             cap = total // g
             if kind == "w64" and (n * cap).bit_length() >= 128:
                 kind, w = "limbs", _wide.to_limbs(w, 4)
+            elif kind == "i64" and n * cap >= 2**63 and _vose is not None:
+                kind, w = "w64", _wide.from_int64(w)  # the compiled sweep's wide form
             t, a = _sweep(kind, w, n // g, cap)
             words = kind == "w64"  # kept as two words; as limbs when first asked for
             index = None
@@ -593,6 +601,8 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     import numpy as np
 
     n = w.shape[-1]
+    if _vose is not None and (kind == "w64" or (kind == "i64" and n * cap < 2**63)):
+        return _sweep_compiled(kind, w, k, cap)
     ali = np.arange(n, dtype=np.int64)
     if kind == "i64" and n * cap < 2**63:
         m = w * k
@@ -645,6 +655,24 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     ali[light] = heavy[server]
     short = np.flatnonzero(np.any(delta != 0, axis=0))
     ali[heavy[short]] = heavy[short + 1]
+    return t, ali
+
+
+def _sweep_compiled(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
+    """:func:`_sweep` by the compiled sweep (``_vose.sweep``: :func:`vose_integer`'s pops
+    and pushes in unsigned 128-bit integers, one pass and one stack, the GIL released),
+    for ``int64`` weights while ``n * cap < 2**63`` (thresholds ``int64``) and two-word
+    vectors (thresholds two words, as limbs on demand); the same tables."""
+    import numpy as np
+
+    n = w.shape[-1]
+    ali = np.empty(n, dtype=np.int64)
+    if kind == "i64":
+        t = np.empty(n, dtype=np.int64)
+        _vose.sweep(w.view(np.uint64), None, k, cap, 0, t.view(np.uint64), None, ali)
+        return t, ali
+    t = np.empty((2, n), dtype=np.uint64)
+    _vose.sweep(w[0], w[1], k, cap & (_U64 - 1), cap >> 64, t[0], t[1], ali)
     return t, ali
 
 
