@@ -354,3 +354,25 @@ def test_cumulative_agrees_with_probability_at_least_and_at_most(x: Distribution
         assert p == x.probability(outcome)
         assert at_least == x.at_least(outcome) and at_most == x.at_most(outcome)
     assert rows[0][2] == 1 and rows[-1][3] == 1
+
+
+@pytest.mark.parametrize(("die", "n"), [
+    (d(6), 3), (d(10), 20), (faces([-1, 0, 0, 0, 0, 0, 1, 1, 1, 1]), 20), (faces([1, 3, 3]), 7),
+    (faces([-5, 2, 2]), 40), (d(20), 30), (d(2), 300), (Distribution({7: 1}), 5),
+    (Distribution({True: 1, False: 2}), 9)])
+def test_repeat_sum_small_and_flint_powers_agree(die: Distribution, n: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small powers are one Python integer power, larger ones flint's: both give the sum
+    pair by pair, with coprime weights and the sorted outcomes."""
+    from chancekit.dice import distribution
+
+    want = die
+    for _ in range(n - 1):
+        want = want + die
+    got = die.repeat_sum(n)
+    assert got == want and dict(got.weights) == dict(want.weights)
+    assert list(got.weights) == sorted(got.weights) and got.total == sum(got.weights.values())
+    assert math.gcd(*got.weights.values()) == 1
+    for bits in (-1, 10**9):  # flint only, then Python integers only
+        monkeypatch.setattr(distribution, "_SMALL_POWER_BITS", bits)
+        assert dict(die.repeat_sum(n).weights) == dict(want.weights)
