@@ -90,6 +90,9 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
             return die.reroll(hits, depth=1)
         num = op.sels[-1].num
         return die.clamp(lo=num) if op.kind == "mi" else die.clamp(hi=num)
+    if len(ops) == 1 and ops[0].kind == "cnt":  # a count alone: each face's score
+        limits.count(len(die) * ENTRY_WORK)
+        return _scores(die, ops[0])
     _check_explode(die, ops, depth)
     zero = constant(0)
     chains: dict[int, Distribution] = {}
@@ -125,7 +128,7 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
             return through(i + 1, x.clamp(lo=num) if kind == "mi" else x.clamp(hi=num))
         if kind == "cnt":
             limits.count(len(x) * ENTRY_WORK)
-            return through(i + 1, x.map(op.score))
+            return through(i + 1, _scores(x, op))
         hit, miss, h, m = split(x, op)
         if hit is None:  # nothing matches: every operator but a keep lets the die through
             return zero if kind == "k" else through(i + 1, x)
@@ -181,6 +184,25 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
         return level
 
     return through(0, die)
+
+
+def _scores(x: Distribution, op: Op) -> Distribution:
+    """The score of a die distributed as ``x`` under the count ``op``: ``x.map(op.score)``
+    in one loop (1 a success, -1 a failure, 0 neither or both). O(outcomes x selectors)."""
+    sels, fails = op.sels, op.fails
+    out: dict[Any, int] = {}
+    for v, w in x.weights.items():
+        s = 0
+        for sel in sels:
+            if sel.matches(v):
+                s = 1
+                break
+        for sel in fails:
+            if sel.matches(v):
+                s -= 1
+                break
+        out[s] = out.get(s, 0) + w
+    return Distribution._raw(out)
 
 
 def _chain_poly(s: int, stop: Distribution, g: int, go: Distribution, last: Distribution,
