@@ -36,9 +36,8 @@ chancekit.errors.LimitError: step two needs too much work: about 120 units in al
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from chancekit.errors import LimitError
 
@@ -178,21 +177,37 @@ def current() -> Budget | None:
     return _current.get()
 
 
-@contextlib.contextmanager
+class _Evaluation:
+    """The context manager :func:`evaluation` returns (a class: no generator per call)."""
+
+    __slots__ = ("limit", "name", "refuse", "token")
+
+    def __init__(self, limit: int, name: str,
+                 refuse: Callable[[str, int], LimitError] | None) -> None:
+        self.limit = limit
+        self.name = name
+        self.refuse = refuse
+        self.token: contextvars.Token[Budget | None] | None = None
+
+    def __enter__(self) -> Budget:
+        outer = _current.get()
+        if outer is not None:
+            return outer
+        budget = Budget(self.limit, self.name, self.refuse)
+        self.token = _current.set(budget)
+        return budget
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _current.reset(self.token)
+            self.token = None
+
+
 def evaluation(*, limit: int, name: str,
-               refuse: Callable[[str, int], LimitError] | None = None) -> Iterator[Budget]:
+               refuse: Callable[[str, int], LimitError] | None = None) -> _Evaluation:
     """Open a budget for one evaluation, or join the one already open (an outer call's
-    budget is the total: nested calls share it)."""
-    outer = _current.get()
-    if outer is not None:
-        yield outer
-        return
-    budget = Budget(limit, name, refuse)
-    token = _current.set(budget)
-    try:
-        yield budget
-    finally:
-        _current.reset(token)
+    budget is the total: nested calls share it); a context manager giving the budget."""
+    return _Evaluation(limit, name, refuse)
 
 
 def charge(units: int, what: str, *, limit: int | None = None, name: str | None = None) -> None:
