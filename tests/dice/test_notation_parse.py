@@ -147,3 +147,12 @@ def test_operator_tokens_match_the_startswith_scan() -> None:
                 want = next((n for n in names if text.startswith(n, 3)), None)
                 m = match(text, 3)
                 assert (m[0] if m else None) == want, (names, text)
+
+
+def test_numbers_read_digit_by_digit_are_int() -> None:
+    from chancekit.dice._parse import _number
+
+    for text in ["0", "7", "007", "20", "999999999999999999", "1000000000000000000",
+                 "123456789012345678901234567890", "0" * 40 + "5"]:
+        assert _number(text) == int(text)
+        assert type(_number(text)) is int
