@@ -18,9 +18,10 @@ def require_int(name: str, value: Any, *, lo: int | None = None, hi: int | None 
     ...
     chancekit.errors.InvalidValueError: n must be an integer >= 1, not 0
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidTypeError(name, value, "an int")
-    value = int(value)
+    if type(value) is not int:  # an int needs no conversion (and no ABC check)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InvalidTypeError(name, value, "an int")
+        value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise InvalidValueError(name, value, describe_range(lo, hi))
     return value

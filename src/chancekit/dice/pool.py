@@ -37,7 +37,7 @@ from chancekit._validate import require_int
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d
 from chancekit.dice.selectors import Op, Selector, matches_every_face
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
-from chancekit.limits import MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
+from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
 
 __all__ = [
     "MAX_POOL_DICE",
@@ -391,8 +391,6 @@ class Pool:
             raise InvalidTypeError("die", die, "a Distribution (e.g. d(6))")
         if not die._int:
             _require_int_faces(die, "Pool")
-        from chancekit.limits import MAX_DICE
-
         self._die: Distribution | None = die
         self._n = require_int("n (number of dice)", n, lo=0, hi=MAX_DICE)
         self._items: tuple[Distribution, ...] = ()
