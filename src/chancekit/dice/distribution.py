@@ -962,10 +962,10 @@ _SMALL_POWER_BITS = 8192
 
 def _small_power(w: dict[int, int], lo: int, n: int, span: int, slot: int,
                  total: int) -> Distribution:
-    """The ``n``-fold sum of the integer weights ``w`` (outcomes from ``lo``; coprime
-    weights summing to ``total ** (1/n)``) as one Python integer power (Kronecker
-    substitution): each weight in a ``slot``-bit field, no field overflows (each
-    coefficient of the power is at most ``total < 2**slot``)."""
+    """The ``n``-fold sum of the integer weights ``w`` (outcomes from ``lo``, ``total``
+    their sum to the power ``n``) as one Python integer power (Kronecker substitution):
+    each weight in a ``slot``-bit field, and no field overflows (each coefficient of the
+    power is at most ``total < 2**slot``). The weights are kept as the power gives them."""
     x = 0
     for v, c in w.items():
         x |= c << ((v - lo) * slot)

@@ -518,7 +518,9 @@ def _raw_power(unit: W, n: int) -> W:
         (v, w), = unit.items()
         return {v * n: w**n}
     dist = Distribution._raw(unit, reduced=True)
-    power = dist.repeat_sum(n)  # charged and checked like any sum of dice
+    # charged and checked like any sum of dice; repeat_sum takes the weights as coprime
+    # and does not reduce the power, so scale is 1 (a reduced power is scaled back)
+    power = dist.repeat_sum(n)
     scale = sum(unit.values()) ** n // power.total
     return {v: w * scale for v, w in power.weights.items()}
 
