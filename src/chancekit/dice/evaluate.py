@@ -187,20 +187,13 @@ def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
 
 
 def _scores(x: Distribution, op: Op) -> Distribution:
-    """The score of a die distributed as ``x`` under the count ``op``: ``x.map(op.score)``
-    in one loop (1 a success, -1 a failure, 0 neither or both). O(outcomes x selectors)."""
-    sels, fails = op.sels, op.fails
+    """The score of a die distributed as ``x`` under the count ``op`` (:meth:`Op.score`:
+    1 a success, -1 a failure, 0 neither or both): ``x.map(op.score)`` without its
+    checks for mixtures and unhashable results. O(outcomes x selectors)."""
+    score = op.score
     out: dict[Any, int] = {}
     for v, w in x.weights.items():
-        s = 0
-        for sel in sels:
-            if sel.matches(v):
-                s = 1
-                break
-        for sel in fails:
-            if sel.matches(v):
-                s -= 1
-                break
+        s = score(v)
         out[s] = out.get(s, 0) + w
     return Distribution._raw(out)
 

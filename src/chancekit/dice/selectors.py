@@ -85,12 +85,19 @@ class Op:
     fails: tuple[Selector, ...] = ()
 
     def matches(self, value: Number) -> bool:
-        return any(s.matches(value) for s in self.sels)
+        for s in self.sels:  # a loop, not any(): this runs once per face and per die
+            if s.matches(value):
+                return True
+        return False
 
     def score(self, value: Number) -> int:
         """A ``cnt`` operator's score of one die: 1 for a success, -1 for a failure (a
         die can be both: 0)."""
-        return int(self.matches(value)) - int(any(s.matches(value) for s in self.fails))
+        score = 1 if self.matches(value) else 0
+        for s in self.fails:
+            if s.matches(value):
+                return score - 1
+        return score
 
 
 def highest(n: int) -> Selector:
