@@ -67,18 +67,6 @@ def test_compiled_sweep_equals_vose_integer_and_numpy(ws: list[int]) -> None:
         assert t3.dtype == np.int64 and t3.tolist() == want_t and a3.tolist() == want_a
 
 
-def test_large_int64_weights_take_the_wide_form() -> None:
-    """int64 weights whose ``n * cap`` passes 2**63 are swept as two words."""
-    ws = [2**62 - 1 - i for i in range(300)]
-    table = AliasTable(np.array(ws, dtype=np.int64))
-    k, cap = cap_for(ws)
-    assert len(ws) * cap >= 2**63
-    want_t, want_a = vose_integer([k * w for w in ws], cap)
-    assert list(table.thresholds) == want_t
-    assert [table.labels.index(x) for x in table.aliases] == want_a
-    assert table.probability(5) * sum(ws) == ws[5]
-
-
 def test_guards() -> None:
     w = np.ones(4, dtype=np.uint64)
     t = np.empty(4, dtype=np.uint64)

@@ -4,6 +4,7 @@ of fit at fixed seeds, and the ChanceTree size limits."""
 
 from __future__ import annotations
 
+import math
 import tracemalloc
 from collections import Counter
 from fractions import Fraction
@@ -113,6 +114,20 @@ def test_numpy_build_large_equals_python_vose(sweep: str, make: object) -> None:
     scale = Fraction(len(w) * fast.capacity)
     for i in (0, 1, 17, 4999):
         assert Fraction(units[i]) / scale == Fraction(w[i].item()) / total
+
+
+def test_large_int64_weights_take_the_wide_form(sweep: str) -> None:
+    """int64 weights whose ``n * cap`` passes 2**63 are swept as two words."""
+    ws = [2**62 - 1 - i for i in range(300)]
+    table = AliasTable(np.array(ws, dtype=np.int64))
+    n, total = len(ws), sum(ws)
+    k, cap = n // math.gcd(total, n), total // math.gcd(total, n)
+    assert len(ws) * cap >= 2**63
+    want_t, want_a = vose_integer([k * w for w in ws], cap)
+    assert list(table.thresholds) == want_t
+    assert [table.labels.index(x) for x in table.aliases] == want_a
+    assert table.probability(5) * sum(ws) == ws[5]
+    assert table._words  # kept as two words, not as int64
 
 
 @pytest.mark.parametrize("arr", [

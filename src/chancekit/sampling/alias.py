@@ -136,8 +136,8 @@ class AliasTable:
             cap = total // g
             if kind == "w64" and (n * cap).bit_length() >= 128:
                 kind, w = "limbs", _wide.to_limbs(w, 4)
-            elif kind == "i64" and n * cap >= 2**63 and _vose is not None:
-                kind, w = "w64", _wide.from_int64(w)  # the compiled sweep's wide form
+            elif kind == "i64" and n * cap >= 2**63:  # past int64 arithmetic: two words
+                kind, w = "w64", _wide.from_int64(w)
             t, a = _sweep(kind, w, n // g, cap)
             words = kind == "w64"  # kept as two words; as limbs when first asked for
             index = None
@@ -595,16 +595,20 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     heavy ``i = min{i : E[i] > D[j-1]}``, and heavy ``i`` ends with deficit
     ``D[J] - E[i]``, ``J = min{j : D[j] >= E[i]}`` (then its alias is heavy ``i + 1``).
     Two cumulative sums and one merge of the two sorted sums (``_limbs.merge_ranks``):
-    O(n) numpy passes, no Python loop.
-    Returns thresholds (int64 array or limbs) and aliases (int64 array).
+    O(n) numpy passes, no Python loop (or the compiled sweep, when built).
+    ``kind`` is ``"i64"`` (only while ``n * cap < 2**63``; larger int64 weights come as
+    two words), ``"w64"`` or ``"limbs"``. Returns thresholds (int64 array, two words or
+    limbs) and aliases (int64 array).
     """
     import numpy as np
 
     n = w.shape[-1]
-    if _vose is not None and (kind == "w64" or (kind == "i64" and n * cap < 2**63)):
+    if kind == "i64" and n * cap >= 2**63:
+        raise AssertionError("int64 weights past n * cap = 2**63 are swept as two words")
+    if _vose is not None and kind in ("i64", "w64"):
         return _sweep_compiled(kind, w, k, cap)
     ali = np.arange(n, dtype=np.int64)
-    if kind == "i64" and n * cap < 2**63:
+    if kind == "i64":
         m = w * k
         light = np.flatnonzero(m < cap)[::-1]
         heavy = np.flatnonzero(m > cap)[::-1]
@@ -625,12 +629,9 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     if kind == "w64":
         return _sweep_wide(w, k, cap)
     limbs = _limbs.limbs_for((n * cap).bit_length() + 1)
-    if kind == "i64":
-        m = _limbs.from_uint64(w, limbs)
-    else:
-        m = np.zeros((max(limbs, w.shape[0]), n), dtype=np.uint64)
-        m[: w.shape[0]] = w
-        limbs = m.shape[0]
+    m = np.zeros((max(limbs, w.shape[0]), n), dtype=np.uint64)
+    m[: w.shape[0]] = w
+    limbs = m.shape[0]
     m *= np.uint64(k)  # k < 2**31: no limb overflows before the carries
     _limbs.normalize(m)
     c = _limbs.from_int(cap, limbs)
