@@ -219,8 +219,17 @@ class Distribution:
         return self
 
     def _poly(self) -> tuple[int, flint.fmpz_poly]:
+        """The weights as a dense polynomial (offset, poly): one coefficient per integer
+        from the lowest outcome to the highest, so refused past 4 x MAX_OUTCOMES + 64 of
+        them before anything is allocated (faces 1 and 10**17 would need 10**17)."""
         lo = next(iter(self._w))
         hi = next(reversed(self._w))
+        if hi - lo >= 4 * MAX_OUTCOMES + 64:
+            raise LimitError(
+                f"outcomes from {lo} to {hi} span {hi - lo + 1:,} integers, too far apart "
+                f"to combine as one polynomial (at most 4 x MAX_OUTCOMES = "
+                f"{4 * MAX_OUTCOMES:,}); use faces closer together", limit="MAX_OUTCOMES",
+                value=hi - lo + 1)
         coeffs = [0] * (hi - lo + 1)
         for x, w in self._w.items():
             coeffs[x - lo] = w

@@ -35,17 +35,20 @@ def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None 
     stay = {k: w for k, w in die._w.items() if k not in fire}
     boom = {k: w for k, w in die._w.items() if k in fire}
     if die._int:
-        off, full = die._poly()
-        n = full.degree() + 1
-        # checked before any work: the result spans at most (depth + 1) * (n - 1) + 1
-        # outcomes with weights of about (depth + 1) * log2(total) bits
+        # checked before any work, before the die's dense polynomial is built (faces 1
+        # and 10**17 would make it 10**17 coefficients): the result spans at most
+        # (depth + 1) * (n - 1) + 1 outcomes with weights of about (depth + 1) *
+        # log2(total) bits
+        lo, hi = die.outcomes()[0], die.outcomes()[-1]
+        n = hi - lo + 1
         span = (depth + 1) * (n - 1) + 1
         bits = (depth + 1) * max(1.0, math.log2(max(2, die._total)))
         if span > MAX_OUTCOMES:
             raise LimitError(
-                f"exploding this die {depth} times would span {span} outcomes, more than "
-                f"MAX_OUTCOMES = {MAX_OUTCOMES}; use a smaller depth",
-                limit="MAX_OUTCOMES", value=span)
+                f"exploding this die {depth} times would span {span:,} outcomes (its faces "
+                f"run from {lo} to {hi}), more than MAX_OUTCOMES = {MAX_OUTCOMES:,}; use "
+                "smaller faces or a smaller depth", limit="MAX_OUTCOMES", value=span)
+        off, full = die._poly()
         # each level multiplies the die (n coefficients) by the chain so far
         work = sum(mul_work(n, r * (n - 1) + 1, int(r * bits)) for r in range(1, depth + 1))
         _charge(work, f"exploding a die with {n} faces {depth} times")
