@@ -127,6 +127,7 @@ def test_tune_job_reports_progress_and_the_winners(server_url: str) -> None:
     (b'{"expressions": ["4d6kq3"]}', 422, "NotationError"),
     (b'{"expressions": ["1000d6kh500"]}', 422, "LimitError"),
     (b'{"expressions": ["3d6"], "dialect": "klingon"}', 422, "InvalidValueError"),
+    (b'{"expressions": ["3d6"], "dialect": 3}', 400, "BadRequest"),
 ])
 def test_bad_input_gets_a_clean_4xx(server_url: str, body: bytes, status: int,
                                     kind: str) -> None:
@@ -145,13 +146,55 @@ def test_notation_error_has_the_caret_fields(server_url: str) -> None:
 
 
 def test_limit_error_carries_the_limit(server_url: str) -> None:
-    status, doc = call(server_url, "/api/dist", {"expressions": ["100000d6"]})
+    status, doc = call(server_url, "/api/dist", {"expressions": ["100001d6"]})
     assert status == 422 and doc["error"]["type"] == "LimitError"
     try:
-        chancekit.dist("100000d6")
+        chancekit.dist("100001d6")
     except chancekit.LimitError as exc:
-        assert doc["error"]["message"] == str(exc)  # the CLI's message
+        assert doc["error"]["detail"] == str(exc)  # the CLI's message
         assert doc["error"]["limit"] == exc.limit
+        # the page's words: no command-line flags, no Python calls
+        message = doc["error"]["message"]
+        assert "--" not in message and "chancekit." not in message, message
+        assert message.startswith("100001 dice in one group is past the limit")
+
+
+@pytest.mark.parametrize(("text", "dialect"), [
+    ("4d6k3", "roll20"), ("4d6k3", "avrae"), ("10d10>=8", "roll20"), ("10d10>=8", "avrae"),
+    ("10d10cs>=8", "foundry"), ("2d6r1", "foundry"), ("4d6kh3", "avrae")])
+def test_dialect_and_its_notes(server_url: str, text: str, dialect: str) -> None:
+    """The API reads the notation in the dialect asked for, and each series carries the
+    CLI's notes (chancekit.dice.notation.ambiguities), worded for a page."""
+    from chancekit.dice.notation import ambiguities
+
+    status, doc = call(server_url, "/api/dist", {"expressions": [text], "dialect": dialect})
+    assert status == 200, doc
+    assert doc["dialect"] == dialect
+    series = doc["series"][0]
+    d = chancekit.dist(text, dialect=dialect)
+    assert {r["label"]: Fraction(r["p_exact"]) for r in series["rows"]} == {
+        str(x): p for x, p in d.pmf().items()}
+    cli = ambiguities(text, dialect)
+    assert len(series["notes"]) == len(cli)
+    for web, line in zip(series["notes"], cli, strict=True):
+        other = line.rsplit("--dialect ", 1)[1].split(",")[0]
+        assert web == line.replace(f"use --dialect {other}", f"choose {other} under Dialect")
+        assert "--dialect" not in web
+    # the same for rolls and tables
+    status, doc = call(server_url, "/api/roll", {"text": text, "dialect": dialect,
+                                                 "seed": 5})
+    assert status == 200 and len(doc["notes"]) == len(cli)
+    assert doc["rolls"][0]["total"] == chancekit.roll(text, rng=chancekit.PCG32(5),
+                                                      dialect=dialect).total
+
+
+def test_a_table_in_another_dialect(server_url: str) -> None:
+    status, doc = call(server_url, "/api/table", {"notation": "4d6k3", "dialect": "roll20"})
+    assert status == 200, doc
+    table = chancekit.TabletopTable.build(chancekit.dist("4d6k3", dialect="roll20"),
+                                          title="4d6k3")
+    assert doc["formats"]["csv"] == table.render("csv")
+    assert doc["notes"] and "avrae" in doc["notes"][0]
 
 
 @pytest.mark.parametrize(("path", "body"), [

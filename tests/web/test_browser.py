@@ -6,6 +6,7 @@ CHANCEKIT_SCREENSHOTS=1, else to a temporary directory."""
 from __future__ import annotations
 
 import io
+import math
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -99,6 +100,99 @@ def test_dice_chart_table_and_modes(page: Any, server_url: str, tmp_path: Path) 
     page.wait_for_selector(".tip", state="visible")
     assert f"exactly {d.probability(18)}" in page.inner_text(".tip")
     assert "computed in" in page.inner_text("#status")
+
+
+def _brute(dice: list[list[int]], f: Any) -> dict[int, Fraction]:
+    """The exact distribution of ``f(roll)`` over every roll of ``dice``, by enumeration:
+    the test's own reference, independent of chancekit."""
+    from itertools import product
+
+    out: dict[int, Fraction] = {}
+    n = 0
+    for faces in product(*dice):
+        n += 1
+        out[f(faces)] = out.get(f(faces), 0) + 1
+    return {x: Fraction(c, n) for x, c in out.items()}
+
+
+D6, D20, D10, DF = list(range(1, 7)), list(range(1, 21)), list(range(1, 11)), [-1, 0, 1]
+#: what each help example of the Dice page says it means, computed without chancekit
+HELP_MEANS: dict[tuple[str, str], dict[int, Fraction]] = {
+    ("4d6kh3", "avrae"): _brute([D6] * 4, lambda r: sum(sorted(r)[1:])),
+    ("2d20kl1", "avrae"): _brute([D20] * 2, min),
+    ("1d20+5 >= 15", "avrae"): _brute([D20], lambda r: int(r[0] + 5 >= 15)),
+    ("10d10>=8", "roll20"): {k: Fraction(math.comb(10, k) * 3**k * 7 ** (10 - k), 10**10)
+                             for k in range(11)},
+    ("4d6k3", "roll20"): _brute([D6] * 4, lambda r: sum(sorted(r)[1:])),
+    ("4dF", "avrae"): _brute([DF] * 4, sum),
+}
+
+
+def _exploding_d8(x: int) -> Fraction | None:
+    """P(1d8! = x) for x below 40 (an 8 rolls again and adds): None on multiples of 8."""
+    return None if x % 8 == 0 else Fraction(1, 8 ** (x // 8 + 1))
+
+
+def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> None:
+    """Each example in the Dice page's help, clicked, shows the distribution its words
+    describe (checked against enumeration, not against chancekit), in its dialect."""
+    page.goto(server_url)
+    wait(page)
+    examples = page.locator("#examples button.ex").evaluate_all(
+        "bs => bs.map(b => [b.dataset.text, b.dataset.dialect])")
+    assert len(examples) >= 7
+    for text, dialect in examples:
+        page.evaluate("document.body.dataset.state = ''")
+        page.click(f'#examples button.ex[data-text="{text}"]')
+        wait(page)
+        assert page.input_value("#exprs") == text
+        assert page.input_value("#dialect") == dialect
+        got = {int(x): Fraction(e) for x, e in chart_points(page)[text]}
+        if text == "1d8!":
+            assert all(got[x] == _exploding_d8(x) for x in range(1, 40) if x % 8), text
+            assert not any(x % 8 == 0 for x in got)
+            continue
+        assert got == HELP_MEANS[(text, dialect)], (text, dialect)
+        # an example that another dialect reads differently says so
+        notes = page.locator("#notes .note").all_inner_texts()
+        from chancekit.dice.notation import ambiguities
+
+        assert len(notes) == len(ambiguities(text, dialect))
+        assert all("--" not in n.replace(" -- ", " ") for n in notes)
+    assert {t for t, _ in examples} == {t for t, _ in HELP_MEANS} | {"1d8!"}
+
+
+def test_dialect_choice_notes_and_share_link(page: Any, browser: Any,
+                                             server_url: str) -> None:
+    page.goto(server_url)
+    wait(page)
+    assert page.locator("#dialect option").evaluate_all("os => os.map(o => o.value)") == [
+        "avrae", "roll20", "foundry"]
+    calculate(page, "4d6k3")
+    assert page.inner_text('#summary tr[data-series="4d6k3"] td.mean-exact') == "2"
+    note = page.inner_text("#notes .note")
+    assert "roll20" in note and "keeps the 3 highest" in note and "Dialect" in note
+    page.evaluate("document.body.dataset.state = ''")
+    page.select_option("#dialect", "roll20")
+    wait(page)
+    assert page.inner_text('#summary tr[data-series="4d6k3"] td.mean-exact') == "15869/1296"
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+    link = page.input_value("#share-url")
+    other = browser.new_context(bypass_csp=True).new_page()
+    try:
+        other.goto(link)
+        wait(other)
+        assert other.input_value("#dialect") == "roll20"
+        assert other.inner_text('#summary tr[data-series="4d6k3"] td.mean-exact') == \
+            "15869/1296"
+    finally:
+        other.context.close()
+    # the Roll and Tables pages read the same dialects
+    for path in ("roll", "tables"):
+        page.goto(server_url + path)
+        wait(page)
+        assert page.locator("#dialect option").count() == 3
 
 
 def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str) -> None:

@@ -30,6 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from chancekit import __version__
+from chancekit.dice.notation import DIALECTS
 from chancekit.limits import (
     MAX_BODY,
     MAX_EXPRESSION_CHARS,
@@ -42,7 +43,7 @@ from chancekit.limits import (
     MAX_STREAMS,
     MAX_SYSTEMS,
 )
-from chancekit.web.compute import TEST_HOOKS, dist_accepts_dialect
+from chancekit.web.compute import TEST_HOOKS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
 # -- input bounds -------------------------------------------------------------------------
@@ -231,12 +232,17 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
             exc.body["index"] = i
             raise
         exprs.append({"label": label, "text": text})
-    dialect = get_str(data, "dialect", default=None, max_len=40)
-    if dialect is not None and not dist_accepts_dialect():
-        raise ApiError(422, f"this chancekit ({__version__}) reads one notation only; "
-                       f"'dialect' ({dialect[:40]!r}) is not supported yet: leave it out",
-                       field="dialect", type="InvalidValueError")
-    return {"expressions": exprs, "dialect": dialect}
+    return {"expressions": exprs, "dialect": get_dialect(data)}
+
+
+def get_dialect(data: dict[str, Any]) -> str:
+    """``dialect``: how the notation is read (``chancekit.dice.notation.DIALECTS``;
+    ``avrae`` when left out)."""
+    dialect = get_str(data, "dialect", default="avrae", max_len=40)
+    if dialect not in DIALECTS:
+        raise ApiError(422, f"'dialect' must be one of {', '.join(DIALECTS)}, not "
+                       f"{dialect[:40]!r}", field="dialect", type="InvalidValueError")
+    return str(dialect)
 
 
 def parse_table(data: dict[str, Any]) -> dict[str, Any]:
@@ -248,7 +254,8 @@ def parse_table(data: dict[str, Any]) -> dict[str, Any]:
            "loot": get_str(data, "loot", default="", max_len=MAX_LOOT_CHARS),
            "title": get_str(data, "title", default="", max_len=MAX_LABEL_CHARS),
            "row_die": get_int(data, "row_die", default=20, lo=2, hi=1000),
-           "check_die": get_int(data, "check_die", default=20, lo=2, hi=1000)}
+           "check_die": get_int(data, "check_die", default=20, lo=2, hi=1000),
+           "dialect": get_dialect(data)}
     if source == "notation" and not req["notation"].strip():
         raise ApiError(400, "give a dice notation, e.g. 3d6", field="notation")
     if source == "loot" and not req["loot"].strip():
@@ -311,7 +318,8 @@ def parse_roll(data: dict[str, Any]) -> dict[str, Any]:
     return {"text": get_str(data, "text", max_len=MAX_EXPRESSION_CHARS, allow_empty=False),
             "seed": get_seed(data), "stream": stream or None,
             "n": get_int(data, "n", default=1, lo=1, hi=MAX_ROLLS), "streams": streams,
-            "demo_n": get_int(data, "demo_n", default=5, lo=1, hi=20)}
+            "demo_n": get_int(data, "demo_n", default=5, lo=1, hi=20),
+            "dialect": get_dialect(data)}
 
 
 # -- the result cache: deterministic requests only -----------------------------------------
@@ -467,7 +475,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         return handler
 
     async def version(request: Request) -> Response:
-        return json_response({"version": __version__, "dialect": dist_accepts_dialect(),
+        return json_response({"version": __version__, "dialects": list(DIALECTS),
                               "limits": {"body_bytes": MAX_BODY,
                                          "expressions": MAX_EXPRESSIONS,
                                          "expression_chars": MAX_EXPRESSION_CHARS,

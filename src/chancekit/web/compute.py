@@ -14,8 +14,8 @@ error object. Only the public API is used (``chancekit.dist``, ``Distribution`` 
 
 from __future__ import annotations
 
-import inspect
 import math
+import re
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -48,7 +48,8 @@ class JobError(Exception):
 def error_body(exc: BaseException, **extra: Any) -> dict[str, Any]:
     """The API's error object for a library error: ``type``, ``message`` and, when they
     apply, ``problem``/``text``/``column`` (notation) and ``limit`` (work limits)."""
-    body: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    body: dict[str, Any] = {"type": type(exc).__name__, "message": page_words(str(exc)),
+                            "detail": str(exc)}
     if isinstance(exc, NotationError):
         body["problem"] = getattr(exc, "problem", None)
         body["text"] = getattr(exc, "text", None)
@@ -59,12 +60,45 @@ def error_body(exc: BaseException, **extra: Any) -> dict[str, Any]:
     return body
 
 
-def dist_accepts_dialect() -> bool:
-    """Whether ``chancekit.dist`` takes a ``dialect=`` argument (a later version will)."""
-    try:
-        return "dialect" in inspect.signature(chancekit.dist).parameters
-    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
-        return False
+#: the library's advice for Python and the command line, in the pages' words (the API
+#: answers people at a page: no ``--flag`` and no ``chancekit.f(...)`` in its messages)
+_PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(a), b) for a, b in (
+        (r"--? use --dialect (\w+)", r"-- choose \1 under Dialect"),
+        (r"\(two_stage=True, --two-stage\)", "(tick Two-stage)"),
+        (r"two_stage=True|--two-stage", "Two-stage"),
+        (r"row_die=(\d+) \(--row-die \d+\)", r"a row die of d\1"),
+        (r"--row-die (\d+)", r"a row die of d\1"),
+        (r" \(chancekit fairness SPEC --trials K\)", " (Monte Carlo on this page)"),
+        (r"build the distribution with chancekit\.d\(sides\) and the @ operator "
+         r"\(n @ die\)", "estimate it (Estimate)"),
+        (r"estimate it with chancekit\.roll\(\.\.\.\) many times",
+         "estimate it (Estimate: random rolls, with error bars)"),
+        (r"(grid=\.\.\.)", "a coarser grid"),
+    ))
+_LEFT_OVER = re.compile(r" ?\([^()]*(?:--[a-z]|chancekit\.|\w=)[^()]*\)|--(?=[a-z])")
+
+
+def page_words(message: str) -> str:
+    """``message`` (a library error or note, written for Python and the command line) as
+    a page says it: CLI flags and Python calls become the pages' controls.
+
+    >>> page_words("use a larger row die, e.g. row_die=100 (--row-die 100)")
+    'use a larger row die, e.g. a row die of d100'
+    >>> page_words("keeps the 3 highest dice (mean 12.24) -- use --dialect roll20")
+    'keeps the 3 highest dice (mean 12.24) -- choose roll20 under Dialect'
+    """
+    for pattern, repl in _PAGE_WORDS:
+        message = pattern.sub(repl, message)
+    return _LEFT_OVER.sub("", message)
+
+
+def notes(text: str, dialect: str) -> list[str]:
+    """The notes the CLI prints under a result when other dialects read ``text``
+    differently (:func:`chancekit.dice.notation.ambiguities`), in the pages' words."""
+    from chancekit.dice.notation import ambiguities
+
+    return [page_words(line) for line in ambiguities(text, dialect)]
 
 
 # -- JSON helpers ---------------------------------------------------------------------------
@@ -105,26 +139,26 @@ def outcome_value(x: Any) -> tuple[Any, str, float | None]:
 # -- dice -----------------------------------------------------------------------------------
 def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Each expression's exact distribution, one series per expression."""
-    kwargs: dict[str, Any] = {}
-    if req.get("dialect") is not None:
-        kwargs["dialect"] = req["dialect"]  # the app checked that dist accepts it
+    dialect = req.get("dialect") or "avrae"
     series = []
     dists: list[Any] = []
     exprs = req["expressions"]
     for i, e in enumerate(exprs):
         t0 = time.perf_counter()
         try:
-            d = chancekit.dist(e["text"], **kwargs)
+            d = chancekit.dist(e["text"], dialect=dialect)
             s = describe(d)
         except ChancekitError as exc:
             raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
-                                           expression=e["text"])) from None
+                                           expression=e["text"],
+                                           notes=notes(e["text"], dialect))) from None
         s.update(label=e.get("label") or e["text"], text=e["text"],
+                 notes=notes(e["text"], dialect),
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
         dists.append(d)
         progress(i + 1, len(exprs))
-    return {"series": series, "dialect": req.get("dialect"),
+    return {"series": series, "dialect": dialect,
             "comparisons": [compare(dists[0], d, 0, i)
                             for i, d in enumerate(dists) if i]}
 
@@ -243,7 +277,10 @@ def parse_loot(text: str) -> dict[str, Fraction]:
 def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """A tabletop table: rows, target vs realised, the accuracy report and the sheet in
     every format ``chancekit table --format`` writes."""
-    source: Any = req["notation"] if req["source"] == "notation" else parse_loot(req["loot"])
+    dialect = req.get("dialect") or "avrae"
+    source: Any = parse_loot(req["loot"]) if req["source"] == "loot" else (
+        req["notation"] if dialect == "avrae" else chancekit.dist(req["notation"],
+                                                                  dialect=dialect))
     title = req.get("title") or (req["notation"] if req["source"] == "notation" else "loot")
     table = chancekit.TabletopTable.build(source, row_die=req["row_die"],
                                           check_die=req["check_die"], title=title)
@@ -273,6 +310,8 @@ def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                    "total_variation": finite(rep.total_variation)},
         "formats": {"md": table.render("md"), "csv": table.render("csv"),
                     "text": table.render("text"), "html": table.render("html")},
+        "dialect": dialect,
+        "notes": notes(req["notation"], dialect) if req["source"] == "notation" else [],
     }
 
 
@@ -345,17 +384,19 @@ def roll_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
             raise InvalidValueError("a text seed needs a named stream (give a stream name, "
                                     "or use a whole number as the seed)")
         rng = chancekit.PCG32(seed)
-    rolls = [chancekit.roll(text, rng=rng).to_dict() for _ in range(n)]
+    dialect = req.get("dialect") or "avrae"
+    rolls = [chancekit.roll(text, rng=rng, dialect=dialect).to_dict() for _ in range(n)]
     demo = []
     if req.get("streams"):
         streams = chancekit.Streams(seed)
         for name in req["streams"]:
             s = streams[name]
             demo.append({"stream": name,
-                         "rolls": [chancekit.roll(text, rng=s).to_dict()["total"]
+                         "rolls": [chancekit.roll(text, rng=s, dialect=dialect).to_dict()
+                                   ["total"]
                                    for _ in range(req["demo_n"])]})
     return {"text": text, "seed": seed, "stream": stream or None, "rolls": rolls,
-            "streams": demo}
+            "streams": demo, "dialect": dialect, "notes": notes(text, dialect)}
 
 
 def sleep_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:

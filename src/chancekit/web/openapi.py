@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chancekit import __version__
+from chancekit.dice.notation import DIALECTS
 
 
 def _err(description: str) -> dict[str, Any]:
@@ -35,6 +36,7 @@ def _post(summary: str, description: str, example: dict[str, Any],
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document."""
     s, i, n = {"type": "string"}, {"type": "integer"}, {"type": "number"}
+    D = {"enum": list(DIALECTS), "default": "avrae"}
     return {
         "openapi": "3.1.0",
         "info": {"title": "chancekit web API", "version": __version__,
@@ -50,13 +52,26 @@ def openapi_document() -> dict[str, Any]:
                 "sd, skewness, excess kurtosis, min, max and quantiles; 'comparisons': the "
                 "Kolmogorov-Smirnov and total variation distance of each later expression "
                 "from the first. At most 12 expressions of 1000 characters. "
-                "'dialect' is passed to chancekit.dist only when it accepts one (422 "
-                "otherwise). Errors carry 'index' (which expression).",
+                "'dialect' (avrae, roll20 or foundry; avrae when left out) says how the "
+                "notation is read; each series' 'notes' say when another dialect reads it "
+                "differently (chancekit.dice.notation.ambiguities). Errors carry 'index' "
+                "(which expression).",
                 {"expressions": [{"label": "attack", "text": "1d20+5"}, {"text": "4d6kh3"}]},
                 {"expressions": {"type": "array", "maxItems": 12, "items": {"anyOf": [s, {
                     "type": "object", "properties": {"label": s, "text": s},
                     "required": ["text"]}]}},
-                 "dialect": {"type": ["string", "null"]}}, ["expressions"]),
+                 "dialect": D}, ["expressions"]),
+            "/api/anydice": _post(
+                "run an AnyDice program",
+                "Runs a program in AnyDice's language (chancekit.anydice.run_program, "
+                "exactly): one series per `output`, in order, each as /api/dist's series "
+                "(label = the output's name, rows, exact fractions when short, mean, sd, "
+                "skewness, kurtosis, quantiles), and 'warnings' (where AnyDice's own answer "
+                "is known to differ). At most 60 000 characters. A program error is a 422 "
+                "whose error adds 'line', 'column' (1-based), 'token' and 'source' (the text "
+                "of that line); work past a limit is a 422 LimitError.",
+                {"program": "output [highest 3 of 4d6] named \"stats\""},
+                {"program": {"type": "string", "maxLength": 60000}}, ["program"]),
             "/api/table": _post(
                 "a two-dice tabletop table",
                 "TabletopTable.build from a notation or a loot list (name=weight lines): "
@@ -64,7 +79,7 @@ def openapi_document() -> dict[str, Any]:
                 "sheet as md, csv, text and html.",
                 {"source": "notation", "notation": "3d6", "row_die": 20, "check_die": 20},
                 {"source": {"enum": ["notation", "loot"]}, "notation": s, "loot": s,
-                 "title": s, "row_die": i, "check_die": i}, []),
+                 "title": s, "row_die": i, "check_die": i, "dialect": D}, []),
             "/api/fairness": _post(
                 "fairness metrics over a match",
                 "chancekit.fair.evaluate of each system spec (e.g. deck, "
@@ -104,10 +119,11 @@ def openapi_document() -> dict[str, Any]:
                 {"text": "4d6kh3", "seed": 2026, "n": 6, "streams": ["chargen", "loot"]},
                 {"text": s, "seed": {"type": ["integer", "string", "null"]},
                  "stream": {"type": ["string", "null"]}, "n": i,
-                 "streams": {"type": "array", "items": s}, "demo_n": i}, ["text"]),
+                 "streams": {"type": "array", "items": s}, "demo_n": i, "dialect": D},
+                ["text"]),
             "/api/version": {"get": {"summary": "version and limits",
-                                     "description": "chancekit's version, whether dist "
-                                     "takes a dialect, and the input limits.",
+                                     "description": "chancekit's version, the dialects "
+                                     "the notation is read in, and the input limits.",
                                      "responses": {"200": {"description": "version"}}}},
             "/api/status": {"get": {"summary": "server status",
                                     "description": "workers, busy workers, workers killed "

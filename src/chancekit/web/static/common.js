@@ -68,6 +68,9 @@ const CK = (() => {
     return box;
   }
 
+  // notes from the server (another dialect reads a line differently), one paragraph each
+  const noteList = (notes) => notes.map((t) => el("p", { class: "note" }, t));
+
   // share links: JSON -> deflate-raw -> base64url, in the fragment (never sent to a server)
   const b64url = (bytes) => {
     let s = ""; for (const b of bytes) s += String.fromCharCode(b);
@@ -101,6 +104,6 @@ const CK = (() => {
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
   }
-  return { el, $, api, pct, num, download, errorBox, encodeState, decodeState, shareLink,
+  return { el, $, api, pct, num, download, errorBox, noteList, encodeState, decodeState, shareLink,
            copyText, version };
 })();

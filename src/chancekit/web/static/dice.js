@@ -22,12 +22,12 @@
     return out;
   }
   const mode = () => document.querySelector("input[name=mode]:checked").value;
-  const view = () => ({ exprs: $("#exprs").value, mode: mode(), transpose: $("#transpose").checked,
-                        log: $("#log").checked });
+  const view = () => ({ exprs: $("#exprs").value, dialect: $("#dialect").value, mode: mode(),
+                        transpose: $("#transpose").checked, log: $("#log").checked });
 
   async function run() {
     const expressions = parse($("#exprs").value);
-    $("#error").replaceChildren();
+    $("#error").replaceChildren(); $("#notes").replaceChildren();
     if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
     if (controller) controller.abort();
     const mine = controller = new AbortController();
@@ -35,17 +35,20 @@
     $("#status").textContent = "computing…";
     document.body.dataset.state = "busy";
     try {
-      const r = await api("/api/dist", { expressions }, { signal: mine.signal });
+      const r = await api("/api/dist", { expressions, dialect: $("#dialect").value }, { signal: mine.signal });
       if (mine !== controller) return;
       if (!r.ok) {
         const err = r.data.error || { message: "error" };
         const where = err.index !== undefined && lines[err.index] ? `line ${lines[err.index]}: ` : "";
         $("#error").replaceChildren(errorBox(err, { where }));
+        $("#notes").replaceChildren(...CK.noteList((err.notes || []).map((t) => where + t)));
         $("#status").textContent = "";
         document.body.dataset.state = "error";
         return;
       }
       result = r.data;
+      $("#notes").replaceChildren(...CK.noteList(r.data.series.flatMap((s, i) =>
+        (s.notes || []).map((t) => (r.data.series.length > 1 ? `line ${lines[i]}: ` : "") + t))));
       $("#status").textContent = note + `computed in ${num(r.data.elapsed_ms, 1)} ms` +
         (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
       render();
@@ -156,12 +159,18 @@
     if (typeof state.exprs === "string") $("#exprs").value = state.exprs;
     if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;
     $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log;
+    if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
   }
 
   let timer = null;
   $("#exprs").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
   $("#exprs").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 700); });
   $("#run").addEventListener("click", () => { clearTimeout(timer); run(); });
+  $("#dialect").addEventListener("change", () => { clearTimeout(timer); run(); });
+  document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
+    $("#exprs").value = b.dataset.text; $("#dialect").value = b.dataset.dialect;
+    clearTimeout(timer); run();
+  }));
   $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
   document.querySelectorAll("input[name=mode], #transpose, #log").forEach((i) => i.addEventListener("change", render));
   $("#csv").addEventListener("click", exportCSV);

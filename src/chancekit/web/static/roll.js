@@ -13,15 +13,17 @@
     return /^\d+$/.test(s) && s.length < 16 ? Number(s) : s;
   };
   async function roll() {
-    $("#error").replaceChildren(); document.body.dataset.state = "busy";
+    $("#error").replaceChildren(); $("#notes").replaceChildren(); document.body.dataset.state = "busy";
     const names = $("#names").value.split(",").map((s) => s.trim()).filter(Boolean).slice(0, 8);
     const r = await api("/api/roll", { text: $("#text").value, seed: seedValue(),
-      stream: $("#stream").value.trim() || null, n: Number($("#n").value), streams: names, demo_n: 6 });
+      stream: $("#stream").value.trim() || null, n: Number($("#n").value), streams: names, demo_n: 6,
+      dialect: $("#dialect").value });
     if (!r.ok) {
       $("#error").replaceChildren(errorBox(r.data.error || {})); document.body.dataset.state = "error";
       return;
     }
     const d = r.data;
+    $("#notes").replaceChildren(...CK.noteList(d.notes || []));
     if (!$("#seed").value.trim()) $("#seed").value = String(d.seed);
     $("#status").textContent = `seed ${d.seed}` + (d.stream ? `, stream "${d.stream}"` : "");
     $("#rolls").replaceChildren(...d.rolls.map((x) => el("li", { "data-total": x.total }, breakdown(x.text))));
@@ -33,6 +35,7 @@
     document.body.dataset.state = "done";
   }
   $("#roll").addEventListener("click", roll);
+  $("#dialect").addEventListener("change", roll);
   for (const id of ["#text", "#seed", "#stream", "#names"])
     $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") roll(); });
   roll();

@@ -6,15 +6,16 @@
   const source = () => document.querySelector("input[name=source]:checked").value;
   function syncSource() {
     const loot = source() === "loot";
-    $("#loot").hidden = !loot; $("#notation").disabled = loot;
+    $("#loot").hidden = !loot; $("#notation").disabled = loot; $("#dialect").disabled = loot;
   }
   async function build() {
-    $("#error").replaceChildren();
+    $("#error").replaceChildren(); $("#notes").replaceChildren();
     $("#status").textContent = "building…";
     document.body.dataset.state = "busy";
     const body = { source: source(), notation: $("#notation").value, loot: $("#loot").value,
                    title: $("#title").value || null,
-                   row_die: Number($("#row-die").value), check_die: Number($("#check-die").value) };
+                   row_die: Number($("#row-die").value), check_die: Number($("#check-die").value),
+                   dialect: $("#dialect").value };
     const r = await api("/api/table", body);
     if (!r.ok) {
       $("#error").replaceChildren(errorBox(r.data.error || { message: "error" }));
@@ -22,6 +23,7 @@
       return;
     }
     result = r.data;
+    $("#notes").replaceChildren(...CK.noteList(r.data.notes || []));
     $("#status").textContent = `built in ${num(r.data.elapsed_ms, 1)} ms`;
     render();
     document.body.dataset.state = "done";
