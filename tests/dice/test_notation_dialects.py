@@ -286,7 +286,8 @@ def test_python_api_gives_every_mechanic() -> None:
 def test_ambiguities_of_the_three_rows() -> None:
     (line,) = ambiguities("5d10>7")
     assert line.startswith("note: in roll20, `5d10>7` counts the dice showing 7 or more "
-                           "(mean 2);") and line.endswith("-- use --dialect roll20")
+                           "(mean 2);") and line.endswith(
+        "-- use --dialect roll20, or write `5d10cs>=7` to count the dice in avrae")
     assert [x.split(",")[0] for x in ambiguities("4d6k3")] == ["note: in roll20",
                                                                "note: in foundry"]
     (line,) = ambiguities("1d10r1")

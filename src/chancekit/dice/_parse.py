@@ -8,12 +8,13 @@ Grammar (whitespace is allowed between tokens, not inside a dice term)::
     unary      := ("+" | "-") unary | atom
     atom       := (number | dice | group) annotation*
     number     := DIGITS ["." DIGITS] | "." DIGITS
-    dice       := [DIGITS] "d" (DIGITS | "%" | "F" | "{" face ("," face)* "}") dice_op*
+    dice       := [DIGITS] "d" (DIGITS | "%" | "F" | "{" face ("," face)* "}") dice_op* count*
+    count      := ("cs" | "cf" | "df") compare     (success counting, last; also after sets)
     dice_op    := ("k" | "p" | "rr" | "r" | "ro" | "ra" | "e" | "mi" | "ma") selector
                 | ("dh" | "dl") DIGITS | "!" [selector]  | "e" (explode: selector optional)
     selector   := ["h" | "l" | "<" | ">" | "<=" | ">="] ["-"] DIGITS
     group      := "(" [expr ("," expr)* [","]] ")" set_op*
-    set_op     := ("k" | "p") selector | ("dh" | "dl") DIGITS
+    set_op     := ("k" | "p") selector | ("dh" | "dl") DIGITS | count
     annotation := "[" any text but "]" "]"
 
 That is the ``avrae`` dialect (the default). In every dialect, ``{expr, ...}`` is a group
@@ -70,6 +71,9 @@ _FVTT_OPS = ("xo", "x", "rr", "r", "min", "max", "kh", "kl", "k", "dh", "dl", "d
 _R20_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d", "f", ">", "<", "=")
 _FVTT_SET_OPS = ("kh", "kl", "k", "dh", "dl", "df", "d", "cs", "cf")
 _PAREN_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d")
+_AVRAE_BRACE_OPS = ("cs", "cf", "df", "k", "p", "d")
+#: the avrae dialect's count operators (success counting; docs/notation.md, "Dialects")
+_COUNT_OPS = ("cs", "cf", "df")
 _SIDES_START = "0123456789%F{("
 _R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7}
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
@@ -83,7 +87,8 @@ def _op_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 #: the operator list -> its ``match(text, pos)`` (one compiled alternation per list)
 _OP_MATCH = {names: _op_pattern(names).match for names in (
-    _DICE_OPS, _SET_OPS, _R20_OPS, _FVTT_OPS, _R20_SET_OPS, _FVTT_SET_OPS, _PAREN_SET_OPS)}
+    _DICE_OPS, _SET_OPS, _R20_OPS, _FVTT_OPS, _R20_SET_OPS, _FVTT_SET_OPS, _PAREN_SET_OPS,
+    _AVRAE_BRACE_OPS)}
 
 
 def _number(digits: str) -> int:
@@ -97,6 +102,26 @@ def _number(digits: str) -> int:
     for ch in digits:
         value = value * 10 + ord(ch) - 48  # "0" is 48
     return value
+
+
+class _Count:
+    """The count operators of one avrae dice term or set, gathered (applied last)."""
+
+    def __init__(self) -> None:
+        self.succ: list[Selector] = []
+        self.fails: list[Selector] = []
+        self.counted: set[str] = set()
+        self.col = 0
+        self.text = ""
+
+    def op(self, parser: _Parser) -> Op | None:
+        if self.fails and not self.succ:
+            raise parser.fail("'df' deducts failures from a success count: add 'cs' (e.g. "
+                              "'10d10cs>=8df1': the dice at 8 or more, minus the 1s)",
+                              self.col - 1)
+        if not self.succ:
+            return None
+        return Op("cnt", tuple(self.succ), self.col, self.text, tuple(self.fails))
 
 
 def _show(ch: str) -> str:
@@ -342,17 +367,47 @@ class _Parser:
         if self.dialect != "avrae" or brace:
             return self.dialect_operators(dice=dice, top=top, brace=brace)
         ops: list[Op] = []
+        count = _Count()
         while True:
+            if self.text.startswith(_COUNT_OPS, self.pos):
+                self.count_operator(count)
+                continue
+            p = self.pos
             op = self.operator(dice=dice, top=top)
             if op is None:
                 break
+            if count.col:
+                raise self.fail("count operators ('cs', 'cf', 'df') come last: write them "
+                                f"after '{op.spelled}' (e.g. '10d10e10cs>=8df1')", p)
             last = ops[-1] if ops else None
             if last is not None and last.kind == op.kind and op.kind not in ("mi", "ma"):
                 ops[-1] = Op(last.kind, last.sels + op.sels, last.col,
                              last.spelled + op.spelled)
             else:
                 ops.append(op)
-        return tuple(ops)
+        cnt = count.op(self)
+        return tuple(ops) if cnt is None else (*ops, cnt)
+
+    def count_operator(self, count: _Count) -> None:
+        """One avrae count operator at ``self.pos``: ``cs`` (count the dice matching),
+        ``cf`` (count the failures, as a positive count), ``df`` (deduct one per die
+        matching from the ``cs`` count); compare points as in foundry (``cs>=8``, ``cs>7``
+        strict, ``cs8`` equal)."""
+        t, p = self.text, self.pos
+        name = t[p:p + 2]
+        self.pos += 2
+        sel = self.compare(name)
+        assert sel is not None
+        if name == "df":
+            count.fails.append(sel)
+        else:
+            count.counted.add(name)
+            if len(count.counted) > 1:
+                raise self.fail("count successes ('cs') or failures ('cf'), not both; 'df' "
+                                "deducts failures from successes", p)
+            count.succ.append(sel)
+        count.col = count.col or p + 1
+        count.text += t[p:self.pos]
 
     def operator(self, *, dice: bool, top: int | None) -> Op | None:
         t, p = self.text, self.pos
@@ -395,7 +450,7 @@ class _Parser:
             names = _R20_OPS if r20 else _FVTT_OPS
         elif brace:
             names = (_R20_SET_OPS if r20 else _FVTT_SET_OPS if self.dialect == "foundry"
-                     else _SET_OPS)
+                     else _AVRAE_BRACE_OPS)
         else:
             names = _PAREN_SET_OPS
         ops: list[Op] = []

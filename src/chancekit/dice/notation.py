@@ -11,6 +11,7 @@ the full reference, with the decisions taken and the differences from Avrae's d2
     1d20ra20      on a 20, roll one more d20      2d8mi2 / 2d8ma7   per-die minimum / maximum
     d%  4dF  2d{1,1,2,3}                          percentile, Fudge, custom faces
     1d20+5 >= 15  comparisons give 0 or 1         (1d4+1, 3, 2d6kl1)kh1  sets
+    10d10cs>=8df1 count the dice at 8+, minus 1s  6d6cf<=2          count failures
     8d6/2         exact division (Fractions)      8d6//2            round down
     1d8+2 [fire]  annotations are ignored         1d20+5 # attack   comments
     (1d4)d6  1d(1d20)  rolled counts and sides    {4d6+2, 3d8}kh1   groups
@@ -116,13 +117,36 @@ def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
             continue
         if mine is None:
             lines.append(f"note: `{notation.strip()}` is not {dialect} notation; in {other} it "
-                         f"{describe(theirs)}{_mean(notation, other)} -- use --dialect {other}")
+                         f"{describe(theirs)}{_mean(notation, other)} -- use --dialect {other}"
+                         f"{_count_hint(theirs, dialect)}")
             continue
         a, b = describe(theirs, mine), describe(mine, theirs)
         lines.append(f"note: in {other}, `{notation.strip()}` {a}{_mean(notation, other)}; "
                      f"here ({dialect}) it {b}{_mean(notation, dialect)} -- use "
-                     f"--dialect {other}")
+                     f"--dialect {other}{_count_hint(theirs, dialect)}")
     return lines
+
+
+def _count_hint(theirs: Node, dialect: str) -> str:
+    """When another dialect reads a formula as counting dice (``10d10>=8`` in roll20),
+    the same count spelled in ``dialect`` (``10d10cs>=8`` in avrae and foundry), checked
+    to parse to the same tree; empty when there is no such spelling."""
+    from chancekit.errors import ChancekitError
+
+    if not (isinstance(theirs, Dice) and len(theirs.ops) == 1
+            and theirs.ops[0].kind == "cnt") or dialect == "roll20":
+        return ""
+    op = theirs.ops[0]
+    text = (theirs.spelled[:op.col - theirs.col] + "".join("cs" + s.text() for s in op.sels)
+            + "".join("df" + s.text() for s in op.fails))
+    try:
+        mine = parse(text, dialect)
+    except ChancekitError:  # pragma: no cover - every count has a cs/df spelling
+        return ""
+    if not (isinstance(mine, Dice) and (mine.count, mine.faces, mine.ops) == (
+            theirs.count, theirs.faces, theirs.ops)):
+        return ""  # pragma: no cover
+    return f", or write `{text}` to count the dice in {dialect}"
 
 
 def _mean(notation: str, dialect: str) -> str:
