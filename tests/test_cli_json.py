@@ -21,6 +21,7 @@ from chancekit.cli.main import build_parser, main
 from chancekit.cli.schemas import SCHEMAS, schema_id
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+DATA = Path(__file__).resolve().parent / "data"
 
 # Several invocations per command, chosen to reach every optional and nullable field.
 CASES: list[list[str]] = [
@@ -31,6 +32,7 @@ CASES: list[list[str]] = [
     ["dist", "4d6kh3", "--compare", "3d6"],   # the compare object
     ["dist", "5", "--compare", "1d2/2"],      # a constant: no skewness or kurtosis
     ["nco", "3", "2"],
+    ["anydice", str(DATA / "anydice" / "attack.dice")],   # several outputs, one empty (d{})
     ["nco", "0", "0"],
     ["pool", "risk", "3", "2"],
     ["pool", "largest-set", "5d6"],

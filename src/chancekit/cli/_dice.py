@@ -166,29 +166,14 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     from fractions import Fraction
 
     from chancekit.cli._output import bar, print_json, print_table
-    from chancekit.dice.distribution import _decimal, _label
+    from chancekit.dice.distribution import _label
 
-    # floats from the exact integer weights (int / int, correctly rounded): no Fraction
-    # per row, so 10000d6 (50 001 rows of 26 000-bit weights) takes a fraction of a second
-    hide = not args.all and len(d) > _MANY_ROWS
-    # the most likely outcome always shows (d1000000 has only rows below 1e-6)
-    below = min(_HIDE_BELOW, max(d.weights.values()) / d.total) if hide else 0.0
-    shown = d.cumulative_float(below)
-    hidden = len(d) - len(shown)
+    shown, hidden = shown_rows(d, args.all)
     figures = summary_figures(d)
     versus = None if compare is None else (compare[0], summary_figures(compare[1]),
                                            distances(d, compare[1]))
     if args.json:
-        weights = d.weights
-        doc = {
-            **head,
-            "outcomes": [{"outcome": _num(x), "weight": _decimal(weights[x]),
-                          "probability": p, "at_least": al, "at_most": am}
-                         for x, p, al, am in shown],
-            "hidden": hidden,
-            "total_weight": _decimal(d.total),
-            **_figures_json(figures),
-        }
+        doc = {**head, **distribution_fields(d, shown, hidden, figures)}
         if command == "dist":
             doc["compare"] = None if versus is None else {
                 "notation": versus[0], **_figures_json(versus[1]), **versus[2]}
@@ -214,6 +199,32 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     if args.plot:
         _plot(title, [r[0] for r in shown], [r[1] for r in shown], args.plot)
     return 0
+
+
+def shown_rows(d: Any, show_all: bool) -> tuple[list[Any], int]:
+    """The rows ``(outcome, p, at least, at most)`` the table shows, and how many are
+    hidden: past :data:`_MANY_ROWS` outcomes, those below :data:`_HIDE_BELOW` unless
+    ``show_all`` (the most likely outcome always shows: d1000000 has only rows below
+    1e-6). Floats come from the exact integer weights (int / int, correctly rounded): no
+    Fraction per row, so 10000d6 (50 001 rows of 26 000-bit weights) takes a fraction of
+    a second."""
+    hide = not show_all and len(d) > _MANY_ROWS
+    below = min(_HIDE_BELOW, max(d.weights.values()) / d.total) if hide else 0.0
+    shown = d.cumulative_float(below)
+    return shown, len(d) - len(shown)
+
+
+def distribution_fields(d: Any, shown: list[Any], hidden: int,
+                        figures: dict[str, Any]) -> dict[str, Any]:
+    """The fields every distribution's ``--json`` document shares: ``outcomes`` (the
+    ``shown`` rows), ``hidden``, ``total_weight`` and the summary ``figures``."""
+    from chancekit.dice.distribution import _decimal
+
+    weights = d.weights
+    return {"outcomes": [{"outcome": _num(x), "weight": _decimal(weights[x]),
+                          "probability": p, "at_least": al, "at_most": am}
+                         for x, p, al, am in shown],
+            "hidden": hidden, "total_weight": _decimal(d.total), **_figures_json(figures)}
 
 
 def summary_figures(d: Any) -> dict[str, Any]:
@@ -318,7 +329,11 @@ def _orderable(outcomes: Any) -> bool:
     return True
 
 
-def _plot(title: str, xs: list[Any], ps: list[float], path: str) -> None:
+def _plot(title: str, xs: list[Any], ps: list[float], path: str,
+          more: list[tuple[str, list[Any], list[float]]] | None = None) -> None:
+    """A bar chart of one distribution, saved to ``path``; with ``more`` (``(name, xs,
+    ps)`` of further series, ``title`` then names the first), every series on one chart
+    as lines with points and a legend (``chancekit anydice``'s several outputs)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -328,13 +343,21 @@ def _plot(title: str, xs: list[Any], ps: list[float], path: str) -> None:
 
     try:
         fx = [float(x) for x in xs]
+        others = [(name, [float(x) for x in oxs], ops) for name, oxs, ops in more or ()]
     except (TypeError, ValueError, OverflowError):
         raise InvalidValueError("--plot needs outcomes that are numbers (below 1e308)"
                                 ) from None
     fig, ax = plt.subplots(figsize=(8, 4.5))
     try:
-        ax.bar(fx, ps, width=0.8 * _step(fx), color="#4c72b0")
-        ax.set_title(title)
+        if others:
+            for name, sx, sp in [(title, fx, ps), *others]:
+                ax.plot(sx, sp, marker="o", markersize=3, linewidth=1.2, label=name[:60])
+            if len(others) < 24:  # past that a legend hides the chart
+                ax.legend(fontsize="small")
+            ax.set_title(f"{1 + len(others)} outputs")
+        else:
+            ax.bar(fx, ps, width=0.8 * _step(fx), color="#4c72b0")
+            ax.set_title(title)
         ax.set_xlabel("outcome")
         ax.set_ylabel("probability")
         ax.grid(axis="y", alpha=0.3)

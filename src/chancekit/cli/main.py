@@ -20,6 +20,7 @@ from chancekit.errors import ChancekitError
 _COMMAND_MODULES = (
     "chancekit.cli._tour",
     "chancekit.cli._dice",
+    "chancekit.cli._anydice",
     "chancekit.cli._symbols",
     "chancekit.cli._pool",
     "chancekit.cli._sampling",

@@ -8,7 +8,7 @@ are written as ``null``.
 The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prints one.
 
 >>> sorted(SCHEMAS)[:3]
-['dist', 'fairness', 'nco']
+['anydice', 'dist', 'fairness']
 >>> SCHEMAS["dist"]["properties"]["schema"]["const"]
 'chancekit.dist/2'
 """
@@ -96,6 +96,15 @@ def _distribution(command: str, which: dict[str, Any],
         **_FIGURES, **(tail or {})})
 
 
+def _distribution_fields(which: dict[str, Any]) -> dict[str, Any]:
+    """One distribution inside a larger document (``anydice``'s outputs): as
+    :func:`_distribution` without the ``schema`` field."""
+    schema = _distribution("dist", which)
+    del schema["properties"]["schema"]
+    schema["required"].remove("schema")
+    return schema
+
+
 #: ``dist --compare EXPR`` (added within dist/2; null without --compare)
 _COMPARE = _null(_obj({"notation": _STR, **_FIGURES,
                        "ks": _null(_FRACTION), "ks_float": _null(_PROB),
@@ -147,6 +156,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "dist": _distribution("dist", {"notation": _STR, "dialect": _STR,
                                    "notes": _array(_STR)}, {"compare": _COMPARE}),
     "nco": _distribution("nco", {"action": _NAT, "danger": _NAT}),
+    "anydice": _obj({**_head("anydice"), "file": _STR,
+                     "outputs": _array(_distribution_fields({"label": _STR})),
+                     "warnings": _array(_STR)}),
     "pool": _distribution("pool", {"kind": {"enum": ["risk", "largest-set", "straight",
                                                      "rule"]},
                                    "spec": _array(_STR), "rule": _null(_STR)}),
