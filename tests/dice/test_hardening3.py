@@ -59,3 +59,43 @@ def test_huge_faces_under_an_address_space_cap() -> None:
                          timeout=600, env={"OPENBLAS_NUM_THREADS": "1", "PATH": ""})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.splitlines() == ["refused MAX_OUTCOMES"] * len(HUGE_FACES)
+
+
+# issue #23 item 4: str(mean) raised ValueError (Python's 4300-digit limit)
+def test_huge_exact_values_print() -> None:
+    from fractions import Fraction
+
+    d = dist("D{+2, 3 ,-19930, 3 }/41d290")
+    m = d.mean()
+    assert m.numerator.bit_length() > 15_000  # past the 4300-digit str() limit
+    for value in (m, d.variance(), d.probability(d.outcomes()[0]), d.at_least(0),
+                  d.at_most(0)):
+        text = str(value)
+        assert isinstance(value, Fraction) and len(text) < 200 and len(repr(value)) < 250
+    assert str(m).startswith("~-0.84179341038633") or str(m).startswith("~-8.41793410386334")
+    assert "5235-digit numerator" in str(m)
+    assert float(m) == float(Fraction(m.numerator, m.denominator))  # the same exact value
+    assert m == Fraction(m.numerator, m.denominator)
+
+
+def test_small_exact_values_print_as_fractions() -> None:
+    m = dist("3d6").mean()
+    assert (str(m), repr(m)) == ("21/2", "Fraction(21, 2)")
+    assert str(dist("d6-4").mean()) == "-1/2"
+
+
+@pytest.mark.parametrize(("n", "m"), [(10**5000 + 1, 3 * 10**4999), (-(10**4400), 1),
+                                      (1, 7 * 10**4500), (2**20000 - 1, 2**19999)],
+                         ids=["third", "negative", "tiny", "binary"])
+def test_the_bounded_form_has_sixteen_correct_digits(n: int, m: int) -> None:
+    from decimal import Decimal, localcontext
+
+    from chancekit.dice.distribution import ExactFraction
+
+    text = str(ExactFraction(n, m))
+    shown = Decimal(text[1:].split(" ")[0])
+    with localcontext() as ctx:  # an independent reference: Decimal division
+        ctx.prec = 40
+        ctx.Emax, ctx.Emin = 10**6, -(10**6)
+        exact = Decimal(n) / Decimal(m)
+    assert abs(shown - exact) <= abs(exact) * Decimal("1e-15")

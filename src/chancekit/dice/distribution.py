@@ -62,6 +62,7 @@ __all__ = [
     "MAX_PAIRS",
     "MAX_WEIGHT_BITS",
     "Distribution",
+    "ExactFraction",
     "constant",
     "d",
     "faces",
@@ -73,6 +74,92 @@ __all__ = [
 EXPLODE_DEPTH = 20
 
 Outcome = Hashable
+
+#: digits of numerator plus denominator past which an ExactFraction prints its bounded form
+#: (Python refuses ``str()`` of an int past 4300 digits: sys.get_int_max_str_digits())
+PRINT_DIGITS = 4000
+
+
+class ExactFraction(Fraction):
+    """A :class:`~fractions.Fraction` that can always be printed: what :meth:`Distribution.mean`,
+    :meth:`~Distribution.variance`, :meth:`~Distribution.probability`,
+    :meth:`~Distribution.at_least` and :meth:`~Distribution.at_most` return.
+
+    It is the exact value (``==``, arithmetic, ``.numerator`` and ``.denominator`` are a
+    Fraction's; arithmetic gives plain Fractions). ``str()`` and ``repr()`` are a
+    Fraction's while the numerator and denominator have at most :data:`PRINT_DIGITS`
+    digits together; past that (Python refuses ``str()`` of an int of more than 4300
+    digits) they print a bounded form: the value to 16 significant digits, marked ``~``,
+    and the sizes of the exact numbers (docs/limits.md, "Printing huge values"). O(1) to
+    print the bounded form.
+
+    >>> from chancekit.dice import dist
+    >>> dist("3d6").mean()
+    Fraction(21, 2)
+    >>> print(ExactFraction(10**5000 + 1, 3 * 10**4999))
+    ~3.333333333333333 (exact: a 5001-digit numerator over a 5000-digit denominator)
+    """
+
+    __slots__ = ()
+
+    def _huge(self) -> bool:
+        # digits ~ bits x log10(2): checked from the bit lengths, never by building text
+        return (self.numerator.bit_length() + self.denominator.bit_length()) * 0.30103 \
+            > PRINT_DIGITS
+
+    def _bounded(self) -> str:
+        n, m = abs(self.numerator), self.denominator
+        if not n:
+            return "0"
+        # log10(n / m) from the top 64 bits of each: the exponent, give or take one
+        sn, sm = max(0, n.bit_length() - 64), max(0, m.bit_length() - 64)
+        lg = math.log10(n >> sn) - math.log10(m >> sm) + (sn - sm) * math.log10(2)
+        k = 18 - math.floor(lg)  # n * 10**k // m has 18 or 19 digits: exact integers
+        q = n * 10**k // m if k >= 0 else n // (m * 10**-k)
+        text = str(q)
+        e = len(text) - 1 - k
+        r = (q + 5 * 10 ** (len(text) - 17)) // 10 ** (len(text) - 16)  # 16 digits
+        digits = str(r)
+        if len(digits) > 16:
+            digits, e = digits[:16], e + 1
+        mant = digits[0] + ("." + digits[1:].rstrip("0") if digits[1:].rstrip("0") else "")
+        sign = "-" if self.numerator < 0 else ""
+        value = f"{sign}{mant}" + (f"e{e:+d}" if e else "")
+        return (f"~{value} (exact: a {_digits(n)}-digit numerator over a "
+                f"{_digits(m)}-digit denominator)")
+
+    def __str__(self) -> str:
+        return self._bounded() if self._huge() else Fraction.__str__(self)
+
+    def __repr__(self) -> str:
+        if self._huge():
+            return f"ExactFraction({self._bounded()})"
+        return f"Fraction({self.numerator}, {self.denominator})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ExactFraction, (self.numerator, self.denominator))
+
+
+def _digits(n: int) -> int:
+    """The number of decimal digits of ``n > 0`` (exact, without building its text)."""
+    guess = max(1, int(n.bit_length() * 0.30102999566398))
+    # 10**(guess - 1) <= n < 10**(guess + 1): one comparison settles it
+    return guess + 1 if n >= 10**guess else guess
+
+
+def _exact(n: int, m: int) -> ExactFraction:
+    """``n / m`` reduced, as an :class:`ExactFraction` (flint's gcd for big numbers)."""
+    if max(n.bit_length(), m.bit_length()) < 4000:
+        return ExactFraction(n, m)
+    g = _big_gcd(abs(n), m) if n else m
+    n, m = n // g, m // g
+    make = getattr(ExactFraction, "_from_coprime_ints", None)  # Python 3.12+
+    if make is not None:
+        return make(n, m)  # type: ignore[no-any-return]
+    try:
+        return ExactFraction(n, m, _normalize=False)  # type: ignore[call-arg]  # 3.11
+    except TypeError:  # pragma: no cover - neither: normalise (correct, slower)
+        return ExactFraction(n, m)
 
 
 def _is_int(x: object) -> bool:
@@ -318,7 +405,7 @@ class Distribution:
             w = self._w.get(x, 0)
         except TypeError:
             w = 0
-        return Fraction(w, self._total)
+        return _exact(w, self._total)
 
     def _need_order(self, what: str) -> None:
         try:
@@ -334,7 +421,7 @@ class Distribution:
         Fraction(3, 10)
         """
         self._need_order("at_least")
-        return Fraction(sum(w for k, w in self._w.items() if k >= x), self._total)
+        return _exact(sum(w for k, w in self._w.items() if k >= x), self._total)
 
     def at_most(self, x: Any) -> Fraction:
         """P(outcome <= x), exact. O(m).
@@ -343,7 +430,7 @@ class Distribution:
         Fraction(1, 4)
         """
         self._need_order("at_most")
-        return Fraction(sum(w for k, w in self._w.items() if k <= x), self._total)
+        return _exact(sum(w for k, w in self._w.items() if k <= x), self._total)
 
     def cumulative(self) -> tuple[tuple[Any, Fraction, Fraction, Fraction], ...]:
         """Every outcome, in order, with its probability, P(result >= it) and
@@ -419,11 +506,13 @@ class Distribution:
         if self._int:
             s1 = sum(k * w for k, w in self._w.items())
             s2 = sum(k * k * w for k, w in self._w.items())
-            return Fraction(s1, t), Fraction(s2 * t - s1 * s1, t * t)
+            return _exact(s1, t), _exact(s2 * t - s1 * s1, t * t)
         s1f = sum(Fraction(k) * w for k, w in self._w.items())
         s2f = sum(Fraction(k) ** 2 * w for k, w in self._w.items())
         mean = s1f / t
-        return mean, s2f / t - mean * mean
+        var = s2f / t - mean * mean
+        return (_exact(mean.numerator, mean.denominator),
+                _exact(var.numerator, var.denominator))
 
     def mean(self) -> Fraction:
         """Exact mean. O(m).
