@@ -195,6 +195,104 @@ def test_dialect_choice_notes_and_share_link(page: Any, browser: Any,
         assert page.locator("#dialect option").count() == 3
 
 
+def test_stale_results_are_marked(page: Any, server_url: str) -> None:
+    """After a failed request the previous chart and tables are dimmed under a note and
+    the exports are off; the next good answer clears the mark."""
+    page.goto(server_url)
+    wait(page)
+    assert page.evaluate("document.body.dataset.stale || ''") == ""
+    calculate(page, "4d6kq3", value="error")
+    assert page.evaluate("document.body.dataset.stale") == "1"
+    assert page.locator(".results > .stale-note").count() == 2
+    assert "previous request" in page.inner_text(".results > .stale-note >> nth=0")
+    for button in ("#csv", "#json", "#png", "#svg"):
+        assert page.is_disabled(button)
+    calculate(page, "3d6")
+    assert page.evaluate("document.body.dataset.stale") == ""
+    assert page.locator(".stale-note").count() == 0 and page.is_enabled("#csv")
+    # the other pages do the same
+    page.goto(server_url + "tables")
+    wait(page)
+    page.fill("#notation", "2d20")              # 39 outcomes do not fit a d20 row die
+    rerun(page, "#build", value="error")
+    assert page.evaluate("document.body.dataset.stale") == "1"
+    assert page.is_disabled("#dl-csv")
+    page.goto(server_url + "roll")
+    wait(page)
+    page.fill("#text", "1d")
+    rerun(page, "#roll", value="error")
+    assert page.locator(".results > .stale-note").count() == 2
+
+
+def bar_points(page: Any) -> dict[str, list[tuple[str, str]]]:
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '#chart svg g.series')].map(g => [g.dataset.series, [...g.querySelectorAll('rect.bar')]
+        .map(c => [c.dataset.x, c.dataset.exact])]))""")
+
+
+def test_bars_lines_export_and_colours(page: Any, server_url: str, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "4d6k3\n4d6kh3")   # avrae: 4d6k3 is 0, 3, 6, 9 or 12
+    lines = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '#chart svg g.series')].map(g => [g.dataset.series,
+                                          g.querySelectorAll('polyline').length]))""")
+    assert lines == {"4d6k3": 0, "4d6kh3": 1}   # no line across 1, 2, 4, 5, ...
+    page.check("#bars")
+    page.wait_for_selector('#chart svg[data-kind="bars"]', state="attached")
+    bars = bar_points(page)
+    assert {int(x): Fraction(e) for x, e in bars["4d6k3"]} == chancekit.dist("4d6k3").pmf()
+    assert len(bars["4d6kh3"]) == 16
+    # exports: an SVG file with the same data, and a PNG image
+    with page.expect_download() as dl:
+        page.click("#svg")
+    root = ET.parse(dl.value.path()).getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    got = {g.get("data-series"): {int(r.get("data-x")): Fraction(r.get("data-exact"))
+                                  for r in g.findall("s:rect", ns)}
+           for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-series")}
+    assert got["4d6k3"] == chancekit.dist("4d6k3").pmf()
+    assert "4d6kh3" in ET.tostring(root, encoding="unicode")   # the legend is in the file
+    with page.expect_download() as dl:
+        page.click("#png")
+    png = Path(dl.value.path()).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert width >= 600 and height >= 400
+    # Transpose: one series per outcome, every one its own colour
+    page.uncheck("#bars")
+    calculate(page, "1d20+5\n4d6kh3\n2d6")
+    page.check("#transpose")
+    page.wait_for_function("document.querySelectorAll('#chart svg g.series').length === 24")
+    fills = page.locator("#chart svg g.series").evaluate_all(
+        "gs => gs.map(g => g.getAttribute('fill'))")
+    assert len(set(fills)) == len(fills) == 24   # outcomes 2 to 25
+
+
+def test_phone_layout(browser: Any, server_url: str, tmp_path: Path) -> None:
+    """At 390 px no page is wider than the screen (Fairness with the tuner's table too)
+    and chart labels are drawn at their real size (11 px, not a scaled-down drawing)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    try:
+        for path in ("", "tables", "fairness", "roll"):
+            pg.goto(server_url + path)
+            wait(pg)
+            if path == "fairness":
+                pg.click("#tune")
+                wait(pg, "tune", "done")
+            assert pg.evaluate("document.documentElement.scrollWidth") <= 390, path
+            scale = pg.evaluate("""() => [...document.querySelectorAll('.chart svg')].map(s =>
+                s.getBoundingClientRect().width / s.viewBox.baseVal.width)""")
+            assert all(x >= 0.95 for x in scale), (path, scale)
+            shot(pg, f"{path or 'dice'}-390", tmp_path)
+    finally:
+        context.close()
+
+
 def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str) -> None:
     page.goto(server_url)
     wait(page)

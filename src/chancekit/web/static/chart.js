@@ -1,10 +1,14 @@
-// chancekit web app: small inline-SVG charts (lines with points, grouped bars), no library
+// chancekit web app: small inline-SVG charts (lines with points, grouped bars), no library;
+// drawn at the container's real width (labels stay 11 px on a phone), exported as SVG or PNG
 "use strict";
 const CKChart = (() => {
   const NS = "http://www.w3.org/2000/svg";
   const PALETTE = ["#3b5ba5", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860",
                    "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"];
-  const color = (i) => PALETTE[i % PALETTE.length];
+  // up to 12 series: the palette; more (Transpose: one series per outcome): evenly spaced
+  // hues at three lightnesses, so every series has its own colour
+  const color = (i, n = PALETTE.length) => n <= PALETTE.length ? PALETTE[i % PALETTE.length] :
+    `hsl(${Math.round((i * 360) / n)}, 70%, ${[38, 52, 30][i % 3]}%)`;
   const svg = (tag, attrs = {}, text) => {
     const e = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
@@ -32,8 +36,11 @@ const CKChart = (() => {
 
   // series: [{name, points: [{x, label, y, tip, exact}]}]; categorical x uses `categories`
   function draw(container, opts) {
-    const W = opts.width || 900, H = opts.height || 340;
-    const M = { l: 64, r: 16, t: 14, b: opts.xLabel ? 52 : 40 };
+    container._ckOpts = opts;  // redrawn at the new width when the window is resized
+    const W = opts.width || Math.max(300, Math.min(1400, Math.round(container.clientWidth || 900)));
+    const narrow = W < 600;
+    const H = opts.height ? (narrow ? Math.round(opts.height * 0.85) : opts.height) : (narrow ? 280 : 340);
+    const M = { l: narrow ? 50 : 64, r: 12, t: 14, b: opts.xLabel ? 52 : 40 };
     const series = opts.series.filter((s) => s.points.length);
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
                              class: "ck-chart", "data-kind": opts.bars ? "bars" : "lines",
@@ -44,7 +51,17 @@ const CKChart = (() => {
       series.flatMap((s) => s.points.map((p) => p.x)).filter((x) => x !== null && isFinite(x));
     if (!xs.length) xs = [0, 1];
     let x0 = Math.min(...xs), x1 = Math.max(...xs);
-    if (opts.bars || cats) { x0 -= 0.5; x1 += 0.5; }
+    // the smallest gap between two outcomes: a bar's slot, and how far apart two outcomes
+    // may be for a line to join them (integers: only neighbours; 4d6k3's 0, 3, 6 are not)
+    const distinct = [...new Set(series.flatMap((s) => s.points.map((p) => p.x))
+      .filter((x) => x !== null && isFinite(x)))].sort((a, b) => a - b);
+    let gap = 1;
+    if (!cats && distinct.length > 1) {
+      gap = Infinity;
+      for (let i = 1; i < distinct.length; i++) gap = Math.min(gap, distinct[i] - distinct[i - 1]);
+      if (distinct.every(Number.isInteger)) gap = 1;
+    }
+    if (opts.bars || cats) { x0 -= gap / 2; x1 += gap / 2; }
     if (x1 === x0) { x0 -= 1; x1 += 1; }
     let y0, y1, Y;
     const plotH = H - M.t - M.b, plotW = W - M.l - M.r;
@@ -86,9 +103,9 @@ const CKChart = (() => {
                                               transform: `rotate(-90 12 ${M.t + plotH / 2})` }, opts.yLabel));
     // data
     const n = series.length;
-    const slot = plotW / (x1 - x0);
+    const slot = plotW * gap / (x1 - x0);
     series.forEach((s, k) => {
-      const c = s.color || color(k);
+      const c = s.color || color(k, n);
       const g = svg("g", { class: "series", "data-series": s.name, fill: c, stroke: c });
       const pts = s.points.filter((p) => p.y !== null && isFinite(p.y) && (cats || p.x !== null));
       if (opts.bars) {
@@ -105,9 +122,17 @@ const CKChart = (() => {
           g.append(r);
         }
       } else {
-        if (pts.length > 1)
+        // one polyline per run of neighbouring outcomes: no line across outcomes that
+        // cannot happen (categories are always joined)
+        const runs = [];
+        for (const p of pts) {
+          const last = runs.length ? runs[runs.length - 1] : null;
+          const prev = last ? last[last.length - 1] : null;
+          if (prev && (cats || p.x - prev.x <= gap * 1.0000001)) last.push(p); else runs.push([p]);
+        }
+        for (const run of runs) if (run.length > 1)
           g.append(svg("polyline", { fill: "none", "stroke-width": 1.8, "stroke-linejoin": "round",
-                                     points: pts.map((p) => `${X(p.x).toFixed(2)},${Y(p.y).toFixed(2)}`).join(" ") }));
+                                     points: run.map((p) => `${X(p.x).toFixed(2)},${Y(p.y).toFixed(2)}`).join(" ") }));
         const r = pts.length > 200 ? 1.6 : 3.2;
         for (const p of pts) {
           const dot = svg("circle", { class: "pt", cx: X(p.x).toFixed(2), cy: Y(p.y).toFixed(2), r,
@@ -126,11 +151,61 @@ const CKChart = (() => {
       const leg = document.createElement("div"); leg.className = "legend";
       series.forEach((s, k) => {
         const sp = document.createElement("span"); sp.textContent = s.name;
-        sp.style.setProperty("--c", s.color || color(k)); leg.append(sp);
+        sp.style.setProperty("--c", s.color || color(k, n)); leg.append(sp);
       });
       container.append(leg);
     }
     return root;
   }
-  return { draw, color };
+  // the chart as a standalone SVG file: its styles inline, a white background, the legend
+  function standalone(container) {
+    const src = container.querySelector("svg.ck-chart");
+    if (!src) return null;
+    const out = src.cloneNode(true);
+    const W = +out.getAttribute("width"), H0 = +out.getAttribute("height");
+    const names = [...src.querySelectorAll("g.series")].map((g) => [g.dataset.series, g.getAttribute("fill")]);
+    const legendRows = names.length <= 24 ? Math.ceil(names.length / Math.max(1, Math.floor(W / 150))) : 0;
+    const H = H0 + legendRows * 18;
+    out.setAttribute("xmlns", NS);
+    out.setAttribute("height", H); out.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    out.insertBefore(svg("style", {}, "text{font:11px system-ui,sans-serif;fill:#4a5261}" +
+      ".axis{stroke:#8a93a3}.grid{stroke:#e7e9ee}"), out.firstChild);
+    out.insertBefore(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff" }), out.children[1]);
+    const per = Math.max(1, Math.floor(W / 150));
+    if (legendRows) names.forEach(([name, c], i) => {
+      const x = 12 + (i % per) * 150, y = H0 + 4 + Math.floor(i / per) * 18;
+      out.append(svg("rect", { x, y, width: 10, height: 10, fill: c }));
+      out.append(svg("text", { x: x + 15, y: y + 9 }, String(name).slice(0, 22)));
+    });
+    out.querySelectorAll("title").forEach((t) => t.remove());
+    return { text: new XMLSerializer().serializeToString(out), width: W, height: H };
+  }
+  function exportSVG(container, name) {
+    const s = standalone(container);
+    if (s) CK.download(`${name}.svg`, s.text, "image/svg+xml");
+  }
+  // PNG at twice the size: the SVG drawn on a canvas (a blob: image, allowed by the CSP)
+  async function exportPNG(container, name) {
+    const s = standalone(container);
+    if (!s) return;
+    const url = URL.createObjectURL(new Blob([s.text], { type: "image/svg+xml" }));
+    try {
+      const img = new Image();
+      await new Promise((ok, bad) => { img.onload = ok; img.onerror = bad; img.src = url; });
+      const canvas = document.createElement("canvas");
+      canvas.width = 2 * s.width; canvas.height = 2 * s.height;
+      const ctx = canvas.getContext("2d");
+      ctx.scale(2, 2); ctx.drawImage(img, 0, 0, s.width, s.height);
+      const blob = await new Promise((ok) => canvas.toBlob(ok, "image/png"));
+      CK.download(`${name}.png`, blob, "image/png");
+    } finally { URL.revokeObjectURL(url); }
+  }
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => document.querySelectorAll(".chart").forEach((c) => {
+      if (c._ckOpts && c.offsetParent !== null) draw(c, c._ckOpts);
+    }), 150);
+  });
+  return { draw, color, exportSVG, exportPNG, standalone };
 })();

@@ -68,6 +68,18 @@ const CK = (() => {
     return box;
   }
 
+  // results left from an earlier request after a failed or stopped one: every `.results`
+  // card is dimmed under a banner saying so, and `.needs-fresh` buttons (exports) are off
+  function stale(on, why = "") {
+    document.body.dataset.stale = on ? "1" : "";
+    document.querySelectorAll(".results").forEach((card) => {
+      card.querySelectorAll(":scope > .stale-note").forEach((n) => n.remove());
+      if (on) card.prepend(el("div", { class: "stale-note", role: "status" },
+        `${why} The results below are from the previous request, not from the input above.`));
+    });
+    document.querySelectorAll(".needs-fresh").forEach((b) => { b.disabled = on; });
+  }
+
   // notes from the server (another dialect reads a line differently), one paragraph each
   const noteList = (notes) => notes.map((t) => el("p", { class: "note" }, t));
 
@@ -104,6 +116,6 @@ const CK = (() => {
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
   }
-  return { el, $, api, pct, num, download, errorBox, noteList, encodeState, decodeState, shareLink,
+  return { el, $, api, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
            copyText, version };
 })();

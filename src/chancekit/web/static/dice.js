@@ -23,7 +23,7 @@
   }
   const mode = () => document.querySelector("input[name=mode]:checked").value;
   const view = () => ({ exprs: $("#exprs").value, dialect: $("#dialect").value, mode: mode(),
-                        transpose: $("#transpose").checked, log: $("#log").checked });
+                        transpose: $("#transpose").checked, log: $("#log").checked, bars: $("#bars").checked });
 
   async function run() {
     const expressions = parse($("#exprs").value);
@@ -43,10 +43,12 @@
         $("#error").replaceChildren(errorBox(err, { where }));
         $("#notes").replaceChildren(...CK.noteList((err.notes || []).map((t) => where + t)));
         $("#status").textContent = "";
+        if (result) CK.stale(true, "The last calculation failed (see above).");
         document.body.dataset.state = "error";
         return;
       }
       result = r.data;
+      CK.stale(false);
       $("#notes").replaceChildren(...CK.noteList(r.data.series.flatMap((s, i) =>
         (s.notes || []).map((t) => (r.data.series.length > 1 ? `line ${lines[i]}: ` : "") + t))));
       $("#status").textContent = note + `computed in ${num(r.data.elapsed_ms, 1)} ms` +
@@ -55,7 +57,11 @@
       document.body.dataset.state = "done";
     } catch (e) {
       if (e.name !== "AbortError") throw e;
-      if (mine === controller) { $("#status").textContent = "stopped"; document.body.dataset.state = "stopped"; }
+      if (mine === controller) {
+        $("#status").textContent = "stopped";
+        if (result) CK.stale(true, "Stopped.");
+        document.body.dataset.state = "stopped";
+      }
     } finally {
       if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
     }
@@ -86,6 +92,7 @@
       }) }));
     }
     CKChart.draw($("#chart"), { series: chartSeries, categories, log: $("#log").checked, percent: true,
+                                bars: $("#bars").checked,
                                 legend: chartSeries.length <= 24, integerX: false,
                                 xLabel: $("#transpose").checked ? "expression" : "outcome",
                                 yLabel: modeName, title: `dice chart (${modeName})` });
@@ -158,7 +165,7 @@
   function apply(state) {
     if (typeof state.exprs === "string") $("#exprs").value = state.exprs;
     if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;
-    $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log;
+    $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log; $("#bars").checked = !!state.bars;
     if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
   }
 
@@ -172,9 +179,11 @@
     clearTimeout(timer); run();
   }));
   $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
-  document.querySelectorAll("input[name=mode], #transpose, #log").forEach((i) => i.addEventListener("change", render));
+  document.querySelectorAll("input[name=mode], #transpose, #log, #bars").forEach((i) => i.addEventListener("change", render));
   $("#csv").addEventListener("click", exportCSV);
   $("#json").addEventListener("click", exportJSON);
+  $("#png").addEventListener("click", () => result && CKChart.exportPNG($("#chart"), "chancekit-dice"));
+  $("#svg").addEventListener("click", () => result && CKChart.exportSVG($("#chart"), "chancekit-dice"));
   $("#share").addEventListener("click", share);
   (async () => {
     if (location.hash.length > 1) {

@@ -4,7 +4,7 @@
   const { el, $, api, num, errorBox } = CK;
   const PRESETS = ["dice", "deck", "generalized-deck:1,6", "dynamic-dice:0.355", "prd:0.25",
                    "history-reroll:4,4", "error-accumulator:0.25", "pity:0.1,5,0.1,10", "deck+no-repeat"];
-  let job = null, polling = null;
+  let job = null, polling = null, shown = false;
   $("#chips").replaceChildren(...PRESETS.map((p) => el("button", { type: "button", onclick: () => {
     const t = $("#systems"); t.value = (t.value.trim() ? t.value.trim() + "\n" : "") + p;
   } }, p)));
@@ -22,10 +22,12 @@
       const err = r.data.error || {};
       const where = err.spec ? `${err.spec}: ` : "";
       $("#error").replaceChildren(errorBox(err, { where })); $("#status").textContent = "";
+      if (shown) CK.stale(true, "The last evaluation failed (see above).");
       document.body.dataset.state = "error"; return;
     }
     $("#status").textContent = `computed in ${num(r.data.elapsed_ms, 1)} ms`;
-    render(r.data);
+    render(r.data); shown = true;
+    CK.stale(false);
     document.body.dataset.state = "done";
   }
   function render(d) {
@@ -106,6 +108,10 @@
     evaluate(); window.scrollTo({ top: 0, behavior: "smooth" });
   }
   $("#evaluate").addEventListener("click", evaluate);
+  $("#png").addEventListener("click", () => { CKChart.exportPNG($("#chart-entropy"), "unpredictability");
+    CKChart.exportPNG($("#chart-variance"), "outcome-variance"); });
+  $("#svg").addEventListener("click", () => { CKChart.exportSVG($("#chart-entropy"), "unpredictability");
+    CKChart.exportSVG($("#chart-variance"), "outcome-variance"); });
   $("#tune").addEventListener("click", tune);
   $("#tune-stop").addEventListener("click", stop);
   // leaving the page stops the job (the server also stops jobs nobody polls for 30 s)

@@ -19,10 +19,13 @@
       stream: $("#stream").value.trim() || null, n: Number($("#n").value), streams: names, demo_n: 6,
       dialect: $("#dialect").value });
     if (!r.ok) {
-      $("#error").replaceChildren(errorBox(r.data.error || {})); document.body.dataset.state = "error";
+      $("#error").replaceChildren(errorBox(r.data.error || {}));
+      if ($("#rolls").children.length) CK.stale(true, "The last roll failed (see above).");
+      document.body.dataset.state = "error";
       return;
     }
     const d = r.data;
+    CK.stale(false);
     $("#notes").replaceChildren(...CK.noteList(d.notes || []));
     if (!$("#seed").value.trim()) $("#seed").value = String(d.seed);
     $("#status").textContent = `seed ${d.seed}` + (d.stream ? `, stream "${d.stream}"` : "");

@@ -19,10 +19,12 @@
     const r = await api("/api/table", body);
     if (!r.ok) {
       $("#error").replaceChildren(errorBox(r.data.error || { message: "error" }));
-      $("#status").textContent = ""; document.body.dataset.state = "error";
+      $("#status").textContent = ""; if (result) CK.stale(true, "Building the table failed (see above).");
+      document.body.dataset.state = "error";
       return;
     }
     result = r.data;
+    CK.stale(false);
     $("#notes").replaceChildren(...CK.noteList(r.data.notes || []));
     $("#status").textContent = `built in ${num(r.data.elapsed_ms, 1)} ms`;
     render();
@@ -67,6 +69,8 @@
   window.addEventListener("afterprint", () => document.body.classList.remove("printing-sheet"));
   document.querySelectorAll("input[name=source]").forEach((i) => i.addEventListener("change", syncSource));
   $("#build").addEventListener("click", build);
+  $("#png").addEventListener("click", () => result && CKChart.exportPNG($("#chart"), name()));
+  $("#svg").addEventListener("click", () => result && CKChart.exportSVG($("#chart"), name()));
   $("#notation").addEventListener("keydown", (e) => { if (e.key === "Enter") build(); });
   syncSource();
   build();

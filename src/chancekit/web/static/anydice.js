@@ -1,0 +1,208 @@
+// AnyDice page: a program in, every output as one series on the chart (the Dice page's modes
+// and exports), errors placed at their line, a share link that holds the program
+"use strict";
+(() => {
+  const { el, $, api, pct, num, download, errorBox } = CK;
+  const MODES = { normal: ["p", "p_exact", "probability"], atleast: ["ge", "ge_exact", "at least"],
+                  atmost: ["le", "le_exact", "at most"] };
+  let result = null;       // the last successful API answer
+  let controller = null;   // aborts the running request (Stop, or a newer request)
+  let badLine = null;      // the line of the last error, marked in the gutter
+  let note = "";           // e.g. a share link made with another chancekit version
+
+  const mode = () => document.querySelector("input[name=mode]:checked").value;
+  const view = () => ({ program: $("#program").value, mode: mode(), transpose: $("#transpose").checked,
+                        log: $("#log").checked, bars: $("#bars").checked });
+  const stale = (on, why) => { if (typeof CK.stale === "function") CK.stale(on, why); };
+
+  // line numbers beside the editor; the line of an error is marked
+  function gutter() {
+    const n = $("#program").value.split("\n").length;
+    const kids = [];
+    for (let i = 1; i <= n; i++) {
+      kids.push(i === badLine ? el("span", { class: "bad", "data-line": i }, String(i)) : String(i));
+      if (i < n) kids.push("\n");
+    }
+    $("#gutter").replaceChildren(...kids);
+    $("#gutter").scrollTop = $("#program").scrollTop;
+  }
+
+  function showError(err) {
+    badLine = Number.isInteger(err.line) ? err.line : null;
+    const box = errorBox(badLine && err.source !== null && err.source !== undefined && err.column
+      ? { message: err.message, problem: err.problem || err.message, text: err.source, column: err.column }
+      : { message: err.problem || err.message, limit: err.limit }, { where: badLine ? `line ${badLine}: ` : "" });
+    box.dataset.line = badLine ?? "";
+    if (badLine) {          // a click on the message puts the cursor on the line
+      box.style.cursor = "pointer";
+      box.addEventListener("click", () => select(badLine, err.column || 1));
+    }
+    $("#error").replaceChildren(box);
+    gutter();
+  }
+  function select(line, column) {
+    const ta = $("#program"), lines = ta.value.split("\n");
+    let at = 0;
+    for (let i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
+    at += Math.max(0, column - 1);
+    ta.focus(); ta.setSelectionRange(at, at);
+  }
+
+  async function run() {
+    const program = $("#program").value;
+    $("#error").replaceChildren(); $("#warnings").replaceChildren();
+    badLine = null; gutter();
+    if (!program.trim()) { $("#status").textContent = "write a program, e.g. output 3d6"; return; }
+    if (controller) controller.abort();
+    const mine = controller = new AbortController();
+    $("#stop").disabled = false; $("#run").disabled = true;
+    $("#status").textContent = "computing…";
+    document.body.dataset.state = "busy";
+    try {
+      const r = await api("/api/anydice", { program }, { signal: mine.signal });
+      if (mine !== controller) return;
+      if (!r.ok) {
+        showError(r.data.error || { message: "error" });
+        if (result) stale(true, "The last calculation failed (see above).");
+        $("#status").textContent = "";
+        document.body.dataset.state = "error";
+        return;
+      }
+      result = r.data;
+      stale(false);
+      $("#warnings").replaceChildren(...(result.warnings || []).map((w) => el("p", { class: "note" }, w)));
+      $("#status").textContent = note + `${result.series.length} output${result.series.length === 1 ? "" : "s"} ` +
+        `computed in ${num(r.data.elapsed_ms, 1)} ms` + (r.data.cached ? " (cached)" : "") +
+        ` · round trip ${num(r.ms, 0)} ms`;
+      render();
+      document.body.dataset.state = "done";
+    } catch (e) {
+      if (e.name !== "AbortError") throw e;
+      if (mine === controller) {
+        $("#status").textContent = "stopped"; document.body.dataset.state = "stopped";
+        if (result) stale(true, "Stopped.");
+      }
+    } finally {
+      if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
+    }
+  }
+
+  function render() {
+    if (!result) return;
+    const [key, exactKey, modeName] = MODES[mode()];
+    const series = result.series;
+    $("#mode-name").textContent = `(${modeName})`;
+    const allNumeric = series.every((s) => s.rows.every((r) => r.x !== null));
+    const tipOf = (s, r) => `${s.label}\n${r.label}: ${pct(r[key])}` + (r[exactKey] ? `\nexactly ${r[exactKey]}` : "");
+    let chartSeries, categories;
+    if (!$("#transpose").checked) {
+      if (!allNumeric) categories = [...new Set(series.flatMap((s) => s.rows.map((r) => r.label)))];
+      chartSeries = series.map((s) => ({ name: s.label, points: s.rows.map((r) => ({
+        x: categories ? categories.indexOf(r.label) : r.x, label: r.label, y: r[key],
+        exact: r[exactKey], tip: tipOf(s, r) })) }));
+    } else {                 // series <-> outcomes: x is the output, one line per outcome
+      categories = series.map((s) => s.label);
+      const outcomes = [...new Set(series.flatMap((s) => s.rows.map((r) => r.label)))];
+      chartSeries = outcomes.slice(0, 200).map((o) => ({ name: o, points: series.flatMap((s, i) => {
+        const r = s.rows.find((row) => row.label === o);
+        return r ? [{ x: i, label: s.label, y: r[key], exact: r[exactKey], tip: tipOf(s, r) }] : [];
+      }) }));
+    }
+    CKChart.draw($("#chart"), { series: chartSeries, categories, log: $("#log").checked, percent: true,
+                                bars: $("#bars").checked,
+                                legend: chartSeries.length <= 24, integerX: false,
+                                xLabel: $("#transpose").checked ? "output" : "outcome",
+                                yLabel: modeName, title: `AnyDice outputs (${modeName})` });
+    const qs = ["0.05", "0.25", "0.5", "0.75", "0.95"];
+    $("#summary").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", { class: "l" }, "output"), el("th", {}, "mean"),
+        el("th", {}, "exact mean"), el("th", {}, "sd"), el("th", {}, "skew"), el("th", {}, "ex. kurtosis"),
+        el("th", {}, "min"), ...qs.map((q) => el("th", {}, q === "0.5" ? "median" : `${100 * q}%`)),
+        el("th", {}, "max"), el("th", {}, "outcomes"))),
+      el("tbody", {}, series.map((s) => el("tr", { "data-series": s.label },
+        el("td", { class: "l" }, s.label), el("td", { class: "mean" }, num(s.mean_float)),
+        el("td", { class: "mean-exact" }, s.mean ?? "–"), el("td", { class: "sd" }, num(s.sd)),
+        el("td", {}, num(s.skewness)), el("td", {}, num(s.kurtosis)), el("td", {}, s.min ?? "–"),
+        ...qs.map((q) => el("td", { class: `q q${q}` }, s.quantiles[q] ?? "–")), el("td", {}, s.max ?? "–"),
+        el("td", {}, s.outcomes)))));
+    const order = [], seen = new Map();
+    for (const s of series) for (const r of s.rows) if (!seen.has(r.label)) { seen.set(r.label, r.x); order.push(r.label); }
+    if (allNumeric) order.sort((a, b) => seen.get(a) - seen.get(b));
+    const idx = series.map((s) => new Map(s.rows.map((r) => [r.label, r])));
+    $("#outcomes").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", {}, "outcome"), series.slice(0, 100).map((s) => el("th", {}, s.label)))),
+      el("tbody", {}, order.slice(0, 3000).map((o) => el("tr", { "data-outcome": o }, el("td", {}, o),
+        idx.slice(0, 100).map((m, i) => {
+          const r = m.get(o);
+          return el("td", { "data-series": series[i].label, "data-exact": r ? r[exactKey] || "" : "0" },
+                    r ? pct(r[key]) : "–", r && r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
+        })))));
+    const hidden = series.filter((s) => s.hidden).map((s) => `${s.label}: ${s.hidden} outcomes below 1e-6 not shown`);
+    $("#hidden-note").textContent = hidden.join("; ");
+  }
+
+  function exportCSV() {
+    if (!result) return;
+    const q = (v) => (/[",\n]/.test(String(v ?? "")) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ""));
+    const out = ["output,outcome,probability,probability_exact,at_least,at_least_exact,at_most,at_most_exact"];
+    for (const s of result.series) for (const r of s.rows)
+      out.push([s.label, r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact].map(q).join(","));
+    download("chancekit-anydice.csv", out.join("\n") + "\n", "text/csv");
+  }
+  function exportJSON() {
+    if (result) download("chancekit-anydice.json", JSON.stringify({ program: $("#program").value, ...result }, null, 2),
+                         "application/json");
+  }
+  async function share() {
+    const link = await CK.shareLink(view());
+    history.replaceState(null, "", link);
+    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
+    const copied = await CK.copyText(link);
+    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
+  }
+  function apply(state) {
+    if (typeof state.program === "string") $("#program").value = state.program;
+    if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;
+    $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log;
+    $("#bars").checked = !!state.bars;
+    gutter();
+  }
+
+  const ta = $("#program");
+  ta.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); }
+    else if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey && !e.altKey) {   // indent, as an editor does
+      e.preventDefault();
+      const { selectionStart: a, selectionEnd: b } = ta;
+      ta.setRangeText("  ", a, b, "end"); gutter();
+    }
+  });
+  ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
+  ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
+  $("#run").addEventListener("click", run);
+  $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
+  document.querySelectorAll("input[name=mode], #transpose, #log, #bars").forEach((i) => i.addEventListener("change", render));
+  $("#csv").addEventListener("click", exportCSV);
+  $("#json").addEventListener("click", exportJSON);
+  $("#share").addEventListener("click", share);
+  if (typeof CKChart.exportPNG === "function") {   // the chart as an image, as on the Dice page
+    $("#png").addEventListener("click", () => result && CKChart.exportPNG($("#chart"), "chancekit-anydice"));
+    $("#svg").addEventListener("click", () => result && CKChart.exportSVG($("#chart"), "chancekit-anydice"));
+  } else { $("#png").hidden = true; $("#svg").hidden = true; }
+  gutter();
+  (async () => {
+    if (location.hash.length > 1) {
+      try {
+        const got = await CK.decodeState(location.hash);
+        if (got) {
+          apply(got.state);
+          if (got.version && got.version !== CK.version())
+            note = `link made with chancekit ${got.version}; this is ${CK.version()} · `;
+        }
+      } catch (e) {
+        $("#error").replaceChildren(errorBox({ message: "this share link is damaged: it could not be read" }));
+      }
+    }
+    run();
+  })();
+})();
