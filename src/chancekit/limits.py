@@ -83,6 +83,15 @@ MAX_DEPTH = 100
 #: dice one ``roll()`` may roll, rerolls and explosions included
 MAX_ROLLED = 10_000
 
+# -- AnyDice programs (chancekit.anydice)
+#: the total estimated work of one AnyDice program (all its outputs), in units of about
+#: UNIT_NS: about 5 s, AnyDice's own time limit
+MAX_ANYDICE_WORK = 250_000_000
+#: the largest "maximum function depth" an AnyDice program may set
+MAX_FUNCTION_DEPTH = 1_000
+#: the most numbers in one AnyDice sequence (``{1..N}``, ``{X:N}``)
+MAX_SEQUENCE = 1_000_000
+
 # -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
 #: one outcome of a distribution built in Python (a dict entry: about 100 ns)
 ENTRY_WORK = 5

@@ -1,0 +1,137 @@
+"""AnyDice programs, run exactly on chancekit's engine.
+
+``run(text)`` returns one ``(label, distribution)`` pair per ``output``, in order, with
+AnyDice's labels (``"output 1"``, … where unnamed). Dice are
+:class:`~chancekit.dice.Distribution` values, collections go through the pool engine, and
+the whole program shares one work budget (:data:`~chancekit.limits.MAX_ANYDICE_WORK`,
+about AnyDice's own 5 seconds), refused up front by estimates. An output of the empty die
+``d{}`` is :data:`EMPTY` (no outcomes; AnyDice prints an empty table).
+
+>>> from chancekit.anydice import run
+>>> text = 'output 3d6\\noutput [highest 3 of 4d6] named "stat"'
+>>> [(label, dist.mean()) for label, dist in run(text)]
+[('output 1', Fraction(21, 2)), ('stat', Fraction(15869, 1296))]
+>>> program = '''
+... function: explode N:n { if N = 6 { result: N + [explode d6] } result: N }
+... output [explode d6]
+... '''
+>>> run(program)[0][1].probability(7)
+Fraction(1, 36)
+
+Errors name the line, column and token, with a caret:
+
+>>> run("output 3d6 + ]")
+Traceback (most recent call last):
+...
+chancekit.anydice.errors.AnyDiceError: expected a value but found ']' at line 1, column 14
+  output 3d6 + ]
+               ^
+
+Programs that hit a known AnyDice defect get the exact answer and a warning
+(:class:`AnyDiceWarning`; :func:`run_program` returns them as ``.warnings``).
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from chancekit.anydice.errors import AnyDiceError, AnyDiceWarning
+from chancekit.dice import Distribution
+from chancekit.errors import LimitError
+from chancekit.limits import MAX_ANYDICE_WORK, evaluation
+
+__all__ = ["EMPTY", "AnyDiceError", "AnyDiceResult", "AnyDiceWarning", "Empty", "run",
+           "run_program"]
+
+
+class Empty:
+    """The output of the empty die ``d{}``: no outcomes (``weights`` is empty, ``len`` 0).
+    Statistics of it are undefined; test for it with ``len(dist) == 0`` or ``dist is
+    EMPTY``."""
+
+    __slots__ = ()
+    weights: Mapping[Any, int] = MappingProxyType({})
+    total = 0
+
+    def __len__(self) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def items(self) -> tuple[()]:
+        return ()
+
+    def outcomes(self) -> tuple[()]:
+        return ()
+
+    def __repr__(self) -> str:
+        return "EMPTY"
+
+
+#: the one :class:`Empty` value
+EMPTY = Empty()
+
+
+class AnyDiceResult:
+    """What :func:`run_program` returns: ``outputs`` (``(label, Distribution | EMPTY)``
+    pairs, in order) and ``warnings`` (known AnyDice defects the program hit, where
+    AnyDice's own answer differs from this exact one, and why)."""
+
+    __slots__ = ("outputs", "warnings")
+
+    def __init__(self, outputs: list[tuple[str, Distribution | Empty]],
+                 warnings: list[str]) -> None:
+        self.outputs = outputs
+        self.warnings = warnings
+
+    def __repr__(self) -> str:
+        return f"AnyDiceResult(outputs={len(self.outputs)}, warnings={self.warnings!r})"
+
+
+def _refuse(what: str, units: int) -> LimitError:
+    return LimitError(
+        f"{what} needs too much work: about {units:,} units in all is past the limit "
+        f"MAX_ANYDICE_WORK = {MAX_ANYDICE_WORK:,} (about 5 s, AnyDice's own limit); use "
+        "fewer or smaller dice, or fewer outcomes per function call",
+        limit="MAX_ANYDICE_WORK", value=units)
+
+
+def run_program(text: str) -> AnyDiceResult:
+    """Parse and run an AnyDice program; see :func:`run`. Cost: that of its outputs,
+    charged up front to one budget of :data:`~chancekit.limits.MAX_ANYDICE_WORK` units."""
+    from chancekit.anydice._interp import Interpreter
+    from chancekit.anydice._parse import parse
+    from chancekit.errors import InvalidTypeError
+
+    if not isinstance(text, str):
+        raise InvalidTypeError("text", text, "a str (an AnyDice program)")
+    program = parse(text)
+    interp = Interpreter(text, program)
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK", refuse=_refuse):
+        try:
+            interp.run()
+        except RecursionError:
+            raise LimitError("the program nests function calls or expressions too deeply "
+                             "for this interpreter; lower \"maximum function depth\"",
+                             limit="MAX_FUNCTION_DEPTH") from None
+    outputs = [(label, EMPTY if dist is None else dist) for label, dist in interp.outputs]
+    return AnyDiceResult(outputs, list(interp.warnings))
+
+
+def run(text: str) -> list[tuple[str, Distribution | Empty]]:
+    """Run an AnyDice program: one ``(label, Distribution)`` pair per ``output``, in order,
+    exact. Known AnyDice defects hit are issued as :class:`AnyDiceWarning`. Raises
+    :class:`AnyDiceError` (line, column, token) for a bad program and
+    :class:`~chancekit.errors.LimitError` for one that would run too long.
+
+    >>> run("X: 2d6\\noutput X > 7 named \\"over [X]\\"")[0][1].probability(1)
+    Fraction(5, 12)
+    """
+    result = run_program(text)
+    for message in result.warnings:
+        _warnings.warn(message, AnyDiceWarning, stacklevel=2)
+    return result.outputs

@@ -1,0 +1,438 @@
+"""Runs a parsed AnyDice program: statements, variables, functions and their parameter
+expansion, settings; the values and operators are :mod:`chancekit.anydice._values`, the
+built-in functions :mod:`chancekit.anydice.library`.
+
+Scoping is AnyDice's: a function runs in a copy of its caller's variables; during one
+expansion the body's own variables persist from one outcome to the next while its
+parameters are reset. A ``:n`` parameter given a die runs the body once per distinct
+outcome; a ``:s`` parameter given ``N`` dice runs it once per sorted roll (multiset, with
+its multinomial weight); the results are mixed by weight, empty results dropping out.
+
+Work: each block, loop and expansion charges (nodes x iterations x ``NODE_WORK``) to the
+evaluation budget before it starts, so a runaway program is refused up front.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from chancekit import limits
+from chancekit.anydice import _ast as A
+from chancekit.anydice import _values as V
+from chancekit.anydice import library
+from chancekit.anydice.errors import AnyDiceError
+from chancekit.dice import Distribution, constant
+from chancekit.errors import LimitError
+from chancekit.limits import MAX_FUNCTION_DEPTH, MAX_SEQUENCE
+
+__all__ = ["NODE_WORK", "Interpreter"]
+
+#: work units charged per syntax-tree node evaluated (about 1 us of interpretation)
+NODE_WORK = 50
+
+_DEFAULTS = {"position order": "highest first", "explode depth": 2,
+             "maximum function depth": 10}
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Interpreter:
+    def __init__(self, source: str, program: tuple[Any, ...]) -> None:
+        self.source = source
+        self.program = program
+        self.settings: dict[str, Any] = dict(_DEFAULTS)
+        self.funcs: dict[tuple[str | None, ...], A.FunctionDef] = {}
+        self.outputs: list[tuple[str, Distribution | None]] = []
+        self.warnings: list[str] = []
+        self.depth = 0
+        self._assigned: dict[int, frozenset[str]] = {}
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def error(self, problem: str, node: Any, token: str = "") -> AnyDiceError:
+        return AnyDiceError(problem, line=node.line, column=node.column, token=token,
+                            source=self.source)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    @property
+    def lowest_first(self) -> bool:
+        return self.settings["position order"] == "lowest first"
+
+    def charge(self, units: int, what: str) -> None:
+        limits.charge(units, what)
+
+    # -- statements -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        for stmt in self.program:
+            if isinstance(stmt, A.FunctionDef):
+                self.funcs[stmt.key] = stmt
+        self.charge(sum(s.size for s in self.program) * NODE_WORK, "running the program")
+        self.block(self.program, {})
+
+    def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
+        for stmt in stmts:
+            self.statement(stmt, env)
+
+    def statement(self, stmt: Any, env: dict[str, Any]) -> None:
+        t = type(stmt)
+        if t is A.Assign:
+            env[stmt.name] = self.eval(stmt.expr, env)
+        elif t is A.Result:
+            raise _Return(self.eval(stmt.expr, env))
+        elif t is A.If:
+            for cond, body in stmt.branches:
+                if self.truth(self.eval(cond, env), cond):
+                    self.charge(sum(s.size for s in body) * NODE_WORK, "an if block")
+                    self.block(body, env)
+                    return
+            if stmt.orelse is not None:
+                self.charge(sum(s.size for s in stmt.orelse) * NODE_WORK, "an else block")
+                self.block(stmt.orelse, env)
+        elif t is A.Loop:
+            value = self.eval(stmt.expr, env)
+            if isinstance(value, V.Die):
+                raise self.error("a loop runs over a sequence or a number, not a die", stmt.expr)
+            items = (value,) if isinstance(value, int) else value
+            body_size = sum(s.size for s in stmt.body)
+            self.charge(len(items) * body_size * NODE_WORK,
+                        f"a loop of {len(items)} rounds over {body_size} steps")
+            for x in items:
+                env[stmt.name] = x
+                self.block(stmt.body, env)
+        elif t is A.Output:
+            value = self.eval(stmt.expr, env)
+            n = len(self.outputs) + 1
+            label = self.label(stmt.name, env, stmt) if stmt.name is not None else f"output {n}"
+            self.outputs.append((label, self.output_dist(value)))
+        elif t is A.Set:
+            self.set(stmt, env)
+        elif t is A.FunctionDef:
+            pass
+        else:  # pragma: no cover
+            raise AssertionError(stmt)
+
+    def truth(self, value: Any, node: Any) -> bool:
+        if isinstance(value, int):
+            return value != 0
+        raise self.error(f"a condition must be a number, not {describe(value)} (AnyDice: "
+                         "\"Boolean values can only be numbers\"; use a function to "
+                         "test each outcome)", node)
+
+    def output_dist(self, value: Any) -> Distribution | None:
+        if isinstance(value, int):
+            return constant(value)
+        if isinstance(value, tuple):
+            value = V.make_die(value)
+        if value.empty:
+            return None
+        return value.dist
+
+    def label(self, text: str, env: dict[str, Any], node: Any) -> str:
+        out = []
+        i = 0
+        while i < len(text):
+            j = text.find("[", i)
+            if j < 0:
+                out.append(text[i:])
+                break
+            k = text.find("]", j)
+            name = text[j + 1:k] if k > 0 else ""
+            if k > 0 and name and all(c.isupper() or c == "_" for c in name):
+                out.append(text[i:j])
+                if name not in env:
+                    raise self.error(f"no variable named {name} (in the output's name)", node, name)
+                out.append(render(env[name]))
+                i = k + 1
+            else:
+                out.append(text[i:j + 1])
+                i = j + 1
+        return "".join(out)
+
+    def set(self, stmt: A.Set, env: dict[str, Any]) -> None:
+        name = stmt.setting
+        value = stmt.value if isinstance(stmt.value, str) else self.eval(stmt.value, env)
+        if name == "position order":
+            if value not in ("highest first", "lowest first"):
+                raise self.error('"position order" can only be set to "highest first" or '
+                                 '"lowest first"', stmt, str(value))
+            self.settings[name] = value
+        elif name in ("explode depth", "maximum function depth"):
+            if isinstance(value, tuple):
+                value = sum(value)
+            if not isinstance(value, int) or value < 1:
+                raise self.error(f'"{name}" can only be set to a positive integer',
+                                 stmt, str(value))
+            if name == "maximum function depth" and value > MAX_FUNCTION_DEPTH:
+                raise LimitError(f'"maximum function depth" {value} is past the limit '
+                                 f"{MAX_FUNCTION_DEPTH}", limit="MAX_FUNCTION_DEPTH",
+                                 value=value)
+            if name == "explode depth" and value > limits.MAX_EXPLODE_DEPTH:
+                raise LimitError(f'"explode depth" {value} is past MAX_EXPLODE_DEPTH = '
+                                 f"{limits.MAX_EXPLODE_DEPTH}", limit="MAX_EXPLODE_DEPTH",
+                                 value=value)
+            self.settings[name] = value
+        else:
+            raise self.error(f"unknown setting \"{name}\" (valid: \"position order\", "
+                             "\"explode depth\", \"maximum function depth\")", stmt, name)
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def eval(self, node: Any, env: dict[str, Any]) -> Any:
+        t = type(node)
+        if t is A.Num:
+            return node.value
+        if t is A.Var:
+            try:
+                return env[node.name]
+            except KeyError:
+                raise self.error(f"no variable named {node.name}", node, node.name) from None
+        if t is A.Binary:
+            op = node.op
+            left = self.eval(node.left, env)
+            right = self.eval(node.right, env)
+            try:
+                if op == "d":
+                    return V.dice(left, right)
+                if op == "@":
+                    if isinstance(left, V.Die):
+                        return self.at_die(left, right)
+                    return V.at(left, right, self.lowest_first)
+                if op == "<=" and isinstance(left, V.Die) and isinstance(right, tuple):
+                    self.warn("AnyDice reads DIE <= SEQUENCE as DIE > SEQUENCE (a known "
+                              "defect); chancekit compares the die with the sequence's sum")
+                if (op in ("+", "|") and isinstance(left, V.Die) and left.empty
+                        and isinstance(right, tuple)):
+                    self.warn("AnyDice gives d{} + SEQUENCE and d{} | SEQUENCE as the empty "
+                              "die (a known defect); chancekit reads d{} as 0 here, as it does "
+                              "for SEQUENCE + d{}")
+                return V.binary(op, left, right)
+            except (ArithmeticError, OverflowError) as e:
+                raise self.error(f"{op}: {e}", node, op) from None
+        if t is A.Unary:
+            value = self.eval(node.operand, env)
+            if node.op == "d":
+                return V.make_die(value)
+            return V.unary(node.op, value)
+        if t is A.SeqLit:
+            return self.sequence(node, env)
+        if t is A.Call:
+            return self.call(node, env)
+        raise AssertionError(node)  # pragma: no cover
+
+    def at_die(self, left: V.Die, right: Any) -> Any:
+        """``DIE @ value``: the die's outcomes as positions, each evaluated once."""
+        if left.empty:
+            return V.EMPTY
+        return V.mix([(V.at(p, right, self.lowest_first), w) for p, w in left.dist.items()])
+
+    def sequence(self, node: A.SeqLit, env: dict[str, Any]) -> tuple[int, ...]:
+        out: list[int] = []
+        for item in node.items:
+            value = self.eval(item.value, env)
+            if item.stop is not None:
+                lo = self.number(value, item.value)
+                hi = self.number(self.eval(item.stop, env), item.stop)
+                part: tuple[int, ...] | list[int] = range(lo, hi + 1) if lo <= hi else ()
+            else:
+                part = V.to_seq(value)
+            times = 1
+            if item.repeat is not None:
+                times = self.number(self.eval(item.repeat, env), item.repeat)
+                times = max(times, 0)
+            size = len(part) * times
+            if len(out) + size > MAX_SEQUENCE:
+                raise LimitError(f"a sequence of {len(out) + size} numbers is past the limit "
+                                 f"MAX_SEQUENCE = {MAX_SEQUENCE}", limit="MAX_SEQUENCE",
+                                 value=len(out) + size)
+            self.charge(size * limits.ENTRY_WORK, "building a sequence")
+            out.extend(list(part) * times)
+        return tuple(out)
+
+    def number(self, value: Any, node: Any) -> int:
+        if isinstance(value, tuple):
+            return sum(value)
+        if isinstance(value, int):
+            return value
+        raise self.error(f"expected a number here, not {describe(value)}", node)
+
+    # -- functions ------------------------------------------------------------------------
+
+    def call(self, node: A.Call, env: dict[str, Any]) -> Any:
+        if self.depth >= self.settings["maximum function depth"]:
+            return V.EMPTY
+        args = [self.eval(a, env) for a in node.args]
+        func = self.funcs.get(node.key)
+        if func is not None:
+            kinds = [p.kind for p in func.params]
+        else:
+            entry = library.BUILTINS.get(node.key)
+            if entry is None:
+                shown = " ".join(w if w is not None else "?" for w in node.key)
+                raise self.error(f"no function matches [{shown}]", node, "[")
+            kinds = list(entry.kinds)
+            fast = entry.fast(self, args) if entry.fast is not None else NotImplemented
+            if fast is not NotImplemented:
+                return fast
+        bound, expansion = self.bind(kinds, args)
+        if bound is None:
+            return V.EMPTY
+        if func is None:
+            return self.run_builtin(entry, bound, expansion)
+        return self.run_function(func, bound, expansion, env)
+
+    def bind(self, kinds: list[str | None], args: list[Any]) -> tuple[Any, Any]:
+        bound: list[Any] = []
+        expansion: list[tuple[int, list[tuple[Any, int]]]] = []
+        for i, (kind, arg) in enumerate(zip(kinds, args, strict=True)):
+            if kind == "n":
+                if isinstance(arg, tuple):
+                    expansion.append((i, [(sum(arg), 1)]))
+                    arg = sum(arg)
+                elif isinstance(arg, V.Die):
+                    if arg.empty:
+                        return None, None
+                    expansion.append((i, list(arg.dist.items())))
+            elif kind == "d":
+                if not isinstance(arg, V.Die):
+                    arg = V.as_die(arg)
+            elif kind == "s":
+                if isinstance(arg, int):
+                    arg = (arg,)
+                elif isinstance(arg, V.Die):
+                    if arg.empty:
+                        return None, None
+                    if arg.count == 1:
+                        expansion.append((i, [((x,), w) for x, w in arg.base.items()]))
+                    else:
+                        expansion.append((i, self.rolls(arg)))
+            bound.append(arg)
+        return bound, expansion
+
+    def rolls(self, die: V.Die) -> list[tuple[tuple[int, ...], int]]:
+        import math
+
+        n, faces = die.count, len(die.base)
+        count = math.comb(n + faces - 1, n)
+        self.charge(count * (n + 4) * limits.TUPLE_WORK,
+                    f"enumerating the {count:,} sorted rolls of {n} dice")
+        return V.multisets(die.base, n, self.lowest_first)
+
+    def combos(self, expansion: list[tuple[int, list[tuple[Any, int]]]],
+               body_size: int) -> Any:
+        total = 1
+        for _, items in expansion:
+            total *= len(items)
+        self.charge(total * (body_size + len(expansion)) * NODE_WORK,
+                    f"a function expanded over {total:,} outcomes")
+        # the first parameter varies fastest
+        for combo in itertools.product(*(items for _, items in reversed(expansion))):
+            yield combo[::-1]
+
+    def run_function(self, func: A.FunctionDef, bound: list[Any],
+                     expansion: list[tuple[int, list[tuple[Any, int]]]],
+                     env: dict[str, Any]) -> Any:
+        names = [p.name for p in func.params]
+        first = {}
+        for i, name in enumerate(names):
+            first.setdefault(name, i)
+        local = dict(env)  # a copy of the caller's variables
+        self.depth += 1
+        try:
+            if not expansion:
+                for i, name in enumerate(names):
+                    if first[name] == i:
+                        local[name] = bound[i]
+                return self.body(func, local)
+            body_size = func.size
+            results = []
+            n_iter = 0
+            for combo in self.combos(expansion, body_size):
+                for i, name in enumerate(names):
+                    if first[name] == i:
+                        local[name] = bound[i]
+                weight = 1
+                for (i, _), (value, w) in zip(expansion, combo, strict=True):
+                    weight *= w
+                    if first[names[i]] == i:
+                        local[names[i]] = value
+                results.append((self.body(func, local), weight))
+                n_iter += 1
+            if n_iter > 1 and self.writes_params(func):
+                self.warn(f"the function at line {func.line} assigns to its own parameter "
+                          "while expanded over several outcomes: AnyDice keeps such writes "
+                          "from one outcome to the next (a known defect), so its answer "
+                          "differs from this exact one")
+            return V.mix(results)
+        finally:
+            self.depth -= 1
+
+    def body(self, func: A.FunctionDef, local: dict[str, Any]) -> Any:
+        try:
+            self.block(func.body, local)
+        except _Return as r:
+            return r.value
+        return V.EMPTY
+
+    def writes_params(self, func: A.FunctionDef) -> bool:
+        got = self._assigned.get(id(func))
+        if got is None:
+            got = self._assigned[id(func)] = frozenset(_assigned(func.body))
+        return any(p.name in got for p in func.params)
+
+    def run_builtin(self, entry: Any, bound: list[Any],
+                    expansion: list[tuple[int, list[tuple[Any, int]]]]) -> Any:
+        if not expansion:
+            return entry.func(self, *bound)
+        results = []
+        args = list(bound)
+        for combo in self.combos(expansion, 4):
+            weight = 1
+            for (i, _), (value, w) in zip(expansion, combo, strict=True):
+                weight *= w
+                args[i] = value
+            results.append((entry.func(self, *args), weight))
+        return V.mix(results)
+
+
+def _assigned(stmts: tuple[Any, ...]) -> set[str]:
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, A.Assign):
+            out.add(s.name)
+        elif isinstance(s, A.Loop):
+            out.add(s.name)
+            out |= _assigned(s.body)
+        elif isinstance(s, A.If):
+            for _, b in s.branches:
+                out |= _assigned(b)
+            if s.orelse:
+                out |= _assigned(s.orelse)
+    return out
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, int):
+        return f"the number {value}"
+    if isinstance(value, tuple):
+        return "a sequence"
+    return "the empty die" if value.empty else "a die"
+
+
+def render(value: Any) -> str:
+    """A value in an output's name (``[X]``): numbers as digits; others as AnyDice shows
+    them only roughly (``{?}``, ``d{?}``)."""
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, tuple):
+        return "{?}" if value else "{}"
+    if value.empty:
+        return "d{}"
+    return "d{?}" if value.count == 1 else f"{value.count}d{{?}}"

@@ -1,0 +1,429 @@
+"""AnyDice's three kinds of value and every operator's meaning on them.
+
+A value is an ``int`` (a number), a ``tuple`` of ints (a sequence) or a :class:`Die`: a
+collection of ``count`` dice like ``base`` (a :class:`~chancekit.dice.Distribution`), the
+empty die ``d{}`` (``base`` None), or one die (``count`` 1). Arithmetic reads a collection
+as its sum (``Distribution.repeat_sum``, cached); ``@`` reads it by position, through the
+pool engine (:func:`chancekit.dice.keep_sum`, :func:`chancekit.dice.evaluate_pool`).
+Outcome-by-outcome operators go through ``Distribution`` (``+``/``-`` as polynomial
+products, the rest pair by pair), so the limits and the work budget are chancekit's.
+
+>>> from chancekit.dice import d
+>>> binary("/", Die.single(d(6)), 2).dist.weights
+mappingproxy({0: 1, 1: 2, 2: 2, 3: 1})
+>>> binary(">", (1, 5, 6), 4)
+2
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from chancekit import limits
+from chancekit.dice import Distribution, FaceRule, constant, evaluate_pool, keep_sum
+from chancekit.dice.pool import Decided
+from chancekit.errors import LimitError
+
+__all__ = ["EMPTY", "Die", "as_die", "at", "binary", "dice", "make_die", "to_seq", "unary"]
+
+#: the integer AnyDice gives for 0 raised to a negative power
+NEG_POWER_SENTINEL = -(2**63)
+
+
+class Die:
+    """``count`` dice like ``base`` (a Distribution), or the empty die (``base`` None)."""
+
+    __slots__ = ("_dist", "base", "count")
+
+    def __init__(self, base: Distribution | None, count: int = 1) -> None:
+        self.base = base
+        self.count = count if base is not None else 0
+        self._dist = base if count == 1 else None
+
+    @classmethod
+    def single(cls, dist: Distribution) -> Die:
+        return cls(dist, 1)
+
+    @property
+    def empty(self) -> bool:
+        return self.base is None
+
+    @property
+    def dist(self) -> Distribution:
+        """The collection summed (one die); only for a non-empty die."""
+        if self._dist is None:
+            assert self.base is not None
+            self._dist = self.base.repeat_sum(self.count) if self.count else constant(0)
+        return self._dist
+
+    def __repr__(self) -> str:
+        if self.base is None:
+            return "Die(empty)"
+        return f"Die({self.count} x {dict(self.base.weights)})"
+
+
+EMPTY = Die(None)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _power(a: int, b: int) -> int:
+    if b < 0:
+        if a == 0:
+            return NEG_POWER_SENTINEL
+        if a == 1:
+            return 1
+        if a == -1:
+            return -1 if b % 2 else 1
+        return 0
+    if abs(a) > 1 and b * a.bit_length() > 4096:
+        raise LimitError(f"{a} ^ {b} has more than 4096 bits; AnyDice works with 64-bit "
+                         "numbers", limit="power bits", value=b)
+    return a**b
+
+
+_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": _trunc_div,
+    "^": _power,
+    "&": lambda a, b: int(bool(a) and bool(b)),
+    "|": lambda a, b: int(bool(a) or bool(b)),
+    "=": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b),
+    "<": lambda a, b: int(a < b),
+    "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b),
+    ">=": lambda a, b: int(a >= b),
+}
+_ADDITIVE = ("+", "-", "|")
+CMP = ("=", "!=", "<", "<=", ">", ">=")
+
+
+def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    if op == "+" and isinstance(a, Distribution):
+        return a + b
+    if op == "-" and isinstance(a, Distribution):
+        return a - b
+    f = _OPS[op]
+    if not isinstance(a, Distribution):
+        assert isinstance(b, Distribution)
+        return b.map(lambda y: f(a, y))
+    if not isinstance(b, Distribution):
+        return a.map(lambda x: f(x, b))
+    return a._combine(b, f, op)
+
+
+def binary(op: str, left: Any, right: Any) -> Any:
+    """``left op right`` for ``+ - * / ^ & |`` and the comparisons, with AnyDice's rules:
+    sequences are summed (compared to a number they count matches; compared to a sequence
+    they compare left to right), a collection is summed, an empty die is 0 for ``+ - |``
+    and empties the rest."""
+    if op in CMP:
+        return _compare(op, left, right)
+    le = isinstance(left, Die) and left.empty
+    re_ = isinstance(right, Die) and right.empty
+    if le and re_:
+        return EMPTY
+    if isinstance(left, tuple):
+        left = sum(left)
+    if isinstance(right, tuple):
+        right = sum(right)
+    if le or re_:
+        if op not in _ADDITIVE:
+            return EMPTY
+        if le:
+            left = 0
+        else:
+            right = 0
+    return _apply(op, left, right)
+
+
+def _apply(op: str, left: Any, right: Any) -> Any:
+    if isinstance(left, int) and isinstance(right, int):
+        return _OPS[op](left, right)
+    a = left.dist if isinstance(left, Die) else left
+    b = right.dist if isinstance(right, Die) else right
+    return Die.single(_pairwise(op, a, b))
+
+
+def _compare(op: str, left: Any, right: Any) -> Any:
+    if (isinstance(left, Die) and left.empty) or (isinstance(right, Die) and right.empty):
+        return EMPTY
+    f = _OPS[op]
+    if isinstance(left, tuple) and isinstance(right, tuple):
+        return int(_TUPLE_CMP[op](left, right))
+    if isinstance(left, tuple):
+        if isinstance(right, int):
+            return sum(f(x, right) for x in left)
+        left = sum(left)
+    if isinstance(right, tuple):
+        if isinstance(left, int):
+            return sum(f(left, y) for y in right)
+        right = sum(right)
+    return _apply(op, left, right)
+
+
+_TUPLE_CMP: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
+    "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def unary(op: str, value: Any) -> Any:
+    """Prefix ``- + ! #`` (``d`` is :func:`make_die`)."""
+    if op == "+":
+        return value
+    if op == "#":
+        if isinstance(value, int):
+            return len(str(abs(value)))
+        if isinstance(value, tuple):
+            return len(value)
+        return value.count
+    if op == "-":
+        if isinstance(value, tuple):
+            return -sum(value)
+        if isinstance(value, int):
+            return -value
+        if value.empty:
+            return EMPTY
+        return Die(-value.base, value.count)
+    if op == "!":
+        if isinstance(value, tuple):
+            value = sum(value)
+        if isinstance(value, int):
+            return int(not value)
+        if value.empty:
+            return EMPTY
+        return Die.single(value.dist.map(lambda x: int(not x)))
+    raise AssertionError(op)
+
+
+def standard_die(sides: int) -> Distribution:
+    """``dN``: 1..N; a negative N gives N..-1; d0 always shows 0."""
+    if sides == 0:
+        return constant(0)
+    lo, hi = (1, sides) if sides > 0 else (sides, -1)
+    if hi - lo + 1 > limits.MAX_SIDES:
+        raise LimitError(f"a die with {abs(sides)} sides is past MAX_SIDES = "
+                         f"{limits.MAX_SIDES}", limit="MAX_SIDES", value=sides)
+    limits.charge((hi - lo + 1) * limits.ENTRY_WORK, "building a die", limit=limits.MAX_WORK,
+                  name="MAX_WORK")
+    return Distribution._raw(dict.fromkeys(range(lo, hi + 1), 1), reduced=True)
+
+
+def make_die(value: Any) -> Die:
+    """Unary ``d``: a number N -> dN, a sequence -> a die with those faces (``d{}`` is the
+    empty die), a die stays as it is."""
+    if isinstance(value, Die):
+        return value
+    if isinstance(value, int):
+        return Die.single(standard_die(value))
+    if not value:
+        return EMPTY
+    if len(value) > limits.MAX_SIDES:
+        raise LimitError(f"a die with {len(value)} faces is past MAX_SIDES = "
+                         f"{limits.MAX_SIDES}", limit="MAX_SIDES", value=len(value))
+    return Die.single(Distribution._raw(dict(Counter(value))))
+
+
+def as_die(value: Any) -> Die:
+    """A value as one die: a number -> that constant, a sequence -> its sum."""
+    if isinstance(value, Die):
+        return value
+    if isinstance(value, tuple):
+        value = sum(value)
+    return Die.single(constant(value))
+
+
+def dice(count: Any, faces: Any) -> Die:
+    """Binary ``NdX``: N (a sequence is summed; a die: each of its outcomes, mixed) dice
+    like X. ``0dX`` is 0, ``(-N)dX`` is ``Nd(-X)``."""
+    die = make_die(faces)
+    if isinstance(count, tuple):
+        count = sum(count)
+    if isinstance(count, Die):
+        if count.empty or die.empty:
+            return EMPTY
+        one = die.dist
+        parts, weights = [], []
+        for n, w in count.dist.items():
+            parts.append(dice(n, Die.single(one)).dist)
+            weights.append(w)
+        return Die.single(Distribution.mixture(parts, weights))
+    if die.empty:
+        return EMPTY
+    if count == 1:
+        return die
+    if count == 0:
+        return Die.single(constant(0))
+    base = die.dist
+    if count < 0:
+        count, base = -count, -base
+    if count > limits.MAX_DICE:
+        raise LimitError(f"{count} dice is past MAX_DICE = {limits.MAX_DICE}; use fewer "
+                         "dice", limit="MAX_DICE", value=count)
+    return Die(base, count)
+
+
+def to_seq(value: Any) -> tuple[int, ...]:
+    """A value as sequence items: a number -> itself, a die -> its distinct outcomes in
+    increasing order (a collection: of its sum)."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, int):
+        return (value,)
+    if value.empty:
+        return ()
+    return tuple(value.dist.outcomes())
+
+
+def digits(number: int, lowest_first: bool) -> list[int]:
+    sign = -1 if number < 0 else 1
+    ds = [sign * int(c) for c in str(abs(number))]
+    return ds[::-1] if lowest_first else ds
+
+
+def at(left: Any, right: Any, lowest_first: bool) -> Any:
+    """``positions @ value``: digits of a number, elements of a sequence, or the dice of a
+    collection sorted (highest first unless ``lowest_first``); the selected values are
+    summed and a position that does not exist gives 0."""
+    positions = (left,) if isinstance(left, int) else left
+    if isinstance(right, int):
+        ds = digits(right, lowest_first)
+        return sum(ds[p - 1] for p in positions if 1 <= p <= len(ds))
+    if isinstance(right, tuple):
+        return sum(right[p - 1] for p in positions if 1 <= p <= len(right))
+    if right.empty:
+        return EMPTY
+    n = right.count
+    # ranks counted from the highest die (1 = highest), with their multiplicity
+    ranks = Counter((p if not lowest_first else n + 1 - p) for p in positions if 1 <= p <= n)
+    if not ranks:
+        return 0
+    return Die.single(select(right.base, n, ranks))
+
+
+def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
+    """The sum of the dice at ``ranks`` (1 = highest; a rank counted as often as it is
+    listed) of ``n`` dice like ``base``: a plain sum, keep-highest/keep-lowest through
+    :func:`keep_sum`, else one face walk of :func:`evaluate_pool`."""
+    if n == 1:
+        return base.map(lambda x: x * ranks[1]) if ranks[1] != 1 else base
+    if all(v == 1 for v in ranks.values()):
+        k = len(ranks)
+        if k == n:
+            return base.repeat_sum(n)
+        if set(ranks) == set(range(1, k + 1)):
+            return keep_sum(n * [base], highest=k)
+        if set(ranks) == set(range(n - k + 1, n + 1)):
+            return keep_sum(n * [base], lowest=k)
+    return evaluate_pool(_RankRule(tuple(sorted(ranks.items()))), n * [base])
+
+
+#: one rule object per rank pattern, so the pool engine's memo cache (keyed by rule
+#: identity) is reused across calls
+_RANK_RULES: dict[tuple[tuple[int, int], ...], _RankRule] = {}
+
+
+class _RankRule(FaceRule):
+    """Sum of faces at given ranks (highest first), each with a multiplicity."""
+
+    def __new__(cls, ranks: tuple[tuple[int, int], ...]) -> _RankRule:  # one rule per key
+        rule = _RANK_RULES.get(ranks)
+        if rule is None:
+            rule = _RANK_RULES[ranks] = super().__new__(cls)
+        return rule
+
+    def __init__(self, ranks: tuple[tuple[int, int], ...]) -> None:
+        super().__init__(initial=(0, 0), order="descending")
+        self.mult = dict(ranks)
+        self.last = max(self.mult)
+
+    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        seen, total = state
+        c = counts[0]
+        if not c:
+            return state
+        m = sum(self.mult.get(r, 0) for r in range(seen + 1, seen + c + 1))
+        seen += c
+        total += m * face
+        if seen >= self.last:
+            return Decided(total)
+        return (seen, total)
+
+    def final(self, state: Any) -> Any:
+        return state[1]
+
+    def state_bound(self, faces: Any, dice: int) -> int:
+        span = max(faces) - min(faces) + 1
+        return self.last * (sum(self.mult.values()) * span + 1)
+
+
+def mix(results: list[tuple[Any, int]]) -> Die:
+    """The die of results reached with integer weights (an expansion): each result is a
+    number, a sequence (summed) or a die (its collection summed); empty dice drop out and
+    the rest are renormalised. All empty: the empty die."""
+    parts: list[Distribution] = []
+    weights: list[int] = []
+    for value, w in results:
+        if isinstance(value, Die):
+            if value.empty:
+                continue
+            parts.append(value.dist)
+        else:
+            parts.append(constant(sum(value) if isinstance(value, tuple) else value))
+        weights.append(w)
+    if not parts:
+        return EMPTY
+    if len(parts) == 1:
+        return Die.single(parts[0])
+    if all(len(p) == 1 for p in parts):
+        out: dict[int, int] = {}
+        for p, w in zip(parts, weights, strict=True):
+            x = next(iter(p))
+            out[x] = out.get(x, 0) + w
+        return Die.single(Distribution._raw(out))
+    return Die.single(Distribution.mixture(parts, weights))
+
+
+def fraction_weights(d: Distribution) -> dict[int, Fraction]:
+    t = d.total
+    return {k: Fraction(v, t) for k, v in d.items()}
+
+
+def multisets(base: Distribution, n: int, lowest_first: bool) -> list[tuple[tuple[int, ...], int]]:
+    """Every sorted roll of ``n`` dice like ``base`` with its weight (multinomial times
+    face weights), in AnyDice's order: highest first (rolls sorted high to low) by default,
+    else low to high."""
+    faces = list(base.items())  # increasing
+    out: list[tuple[tuple[int, ...], int]] = []
+    fact = math.factorial
+
+    def rec(i: int, left: int, roll: list[int], weight: int, denom: int) -> None:
+        if i == len(faces) - 1:
+            f, w = faces[i]
+            full = roll + [f] * left
+            out.append((tuple(full), weight * w**left * fact(n) // (denom * fact(left))))
+            return
+        f, w = faces[i]
+        for k in range(left, -1, -1):
+            rec(i + 1, left - k, roll + [f] * k, weight * w**k, denom * fact(k))
+
+    rec(0, n, [], 1, 1)
+    if lowest_first:
+        out.sort()
+    else:
+        out = [(r[::-1], w) for r, w in out]
+        out.sort(key=lambda rw: rw[0], reverse=True)
+    return out
