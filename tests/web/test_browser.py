@@ -115,6 +115,18 @@ def _brute(dice: list[list[int]], f: Any) -> dict[int, Fraction]:
     return {x: Fraction(c, n) for x, c in out.items()}
 
 
+def _convolve(dice: list[dict[int, Fraction]]) -> dict[int, Fraction]:
+    """The sum of independent dice given as {value: probability}, by direct convolution."""
+    out = {0: Fraction(1)}
+    for die in dice:
+        nxt: dict[int, Fraction] = {}
+        for a, p in out.items():
+            for b, q in die.items():
+                nxt[a + b] = nxt.get(a + b, 0) + p * q
+        out = nxt
+    return out
+
+
 D6, D20, D10, DF = list(range(1, 7)), list(range(1, 21)), list(range(1, 11)), [-1, 0, 1]
 #: what each help example of the Dice page says it means, computed without chancekit
 HELP_MEANS: dict[tuple[str, str], dict[int, Fraction]] = {
@@ -123,6 +135,10 @@ HELP_MEANS: dict[tuple[str, str], dict[int, Fraction]] = {
     ("1d20+5 >= 15", "avrae"): _brute([D20], lambda r: int(r[0] + 5 >= 15)),
     ("10d10>=8", "roll20"): {k: Fraction(math.comb(10, k) * 3**k * 7 ** (10 - k), 10**10)
                              for k in range(11)},
+    ("10d10cs>=8", "avrae"): {k: Fraction(math.comb(10, k) * 3**k * 7 ** (10 - k), 10**10)
+                               for k in range(11)},
+    ("10d10cs>=8df1", "avrae"): _convolve([{1: Fraction(3, 10), -1: Fraction(1, 10),
+                                            0: Fraction(6, 10)}] * 10),
     ("4d6k3", "roll20"): _brute([D6] * 4, lambda r: sum(sorted(r)[1:])),
     ("4dF", "avrae"): _brute([DF] * 4, sum),
 }
@@ -140,7 +156,7 @@ def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> No
     wait(page)
     examples = page.locator("#examples button.ex").evaluate_all(
         "bs => bs.map(b => [b.dataset.text, b.dataset.dialect])")
-    assert len(examples) >= 7
+    assert len(examples) >= 9
     for text, dialect in examples:
         page.evaluate("document.body.dataset.state = ''")
         page.click(f'#examples button.ex[data-text="{text}"]')

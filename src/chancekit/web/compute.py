@@ -230,6 +230,8 @@ def summary(d: Any) -> dict[str, Any]:
         out["kurtosis"] = finite(s["kurtosis_float"])
         if s["kurtosis"] is not None:
             out["kurtosis_exact"] = fraction_text(s["kurtosis"])
+        # False past SHAPE_WORK: sd, skewness, kurtosis are certified rounded floats
+        out["moments_exact"] = s.get("exact", True)
         out["sd"] = finite(math.sqrt(s["variance"]))  # last: past 1e308 it raises
     except (ChancekitError, TypeError, ValueError, OverflowError, ArithmeticError):
         pass
