@@ -43,6 +43,7 @@ from chancekit.limits import (
     MAX_STREAMS,
     MAX_SYSTEMS,
 )
+from chancekit.web.anydice import parse_anydice
 from chancekit.web.compute import TEST_HOOKS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
@@ -431,7 +432,7 @@ def _static(name: str) -> bytes:
 
 
 _PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
-          "/roll": "roll.html", "/docs": "api.html"}
+          "/roll": "roll.html", "/docs": "api.html", "/anydice": "anydice.html"}
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 # no external resources anywhere: the browser is told so too
@@ -572,6 +573,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         Route("/api/openapi.json", openapi, methods=["GET"]),
         Route("/api/dist", endpoint("dist", parse_dist, always), methods=["POST"]),
         Route("/api/table", endpoint("table", parse_table, always), methods=["POST"]),
+        Route("/api/anydice", endpoint("anydice", parse_anydice, always), methods=["POST"]),
         Route("/api/fairness", endpoint("fairness", parse_fairness, always),
               methods=["POST"]),
         Route("/api/roll", endpoint("roll", parse_roll, never), methods=["POST"]),

@@ -408,11 +408,19 @@ def sleep_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     return {"slept": True}
 
 
+def _anydice_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """``POST /api/anydice`` (:mod:`chancekit.web.anydice`, imported when first used)."""
+    from chancekit.web.anydice import anydice_job
+
+    return anydice_job(req, progress)
+
+
 #: the test hooks are routed only when this environment variable is "1"
 TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
 
 JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "dist": dist_job,
+    "anydice": _anydice_job,
     "table": table_job,
     "fairness": fairness_job,
     "tune": tune_job,

@@ -1,0 +1,207 @@
+"""The AnyDice page and ``POST /api/anydice``: every output is a series (exact, checked
+against brute-force enumeration), errors carry their line and column and are placed at
+the line on the page, bad requests are clean 4xx JSON, runaway programs are refused
+(LimitError), and the share link holds the program."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import call
+
+pytest.importorskip("chancekit.anydice")
+
+PROGRAM = """function: attack ROLL:n vs AC:n {
+  if ROLL = 20 { result: 2 }
+  if ROLL + 5 >= AC { result: 1 }
+  result: 0
+}
+output [attack d20 vs 15] named "hits vs AC 15"
+output [highest 1 of 2d6] named "best of two"
+output d{} named "nothing"
+"""
+
+
+def brute(dice: list[list[int]], f: Any) -> dict[int, Fraction]:
+    """P(f(roll)) over every roll of ``dice``: the test's own reference."""
+    c = Counter(f(r) for r in itertools.product(*dice))
+    n = sum(c.values())
+    return {k: Fraction(v, n) for k, v in c.items()}
+
+
+D20, D6 = list(range(1, 21)), list(range(1, 7))
+WANT = {"hits vs AC 15": brute([D20], lambda r: 2 if r[0] == 20 else int(r[0] + 5 >= 15)),
+        "best of two": brute([D6, D6], max)}
+
+
+# -- the API --------------------------------------------------------------------------------
+def test_every_output_is_an_exact_series(server_url: str) -> None:
+    status, doc = call(server_url, "/api/anydice", {"program": PROGRAM})
+    assert status == 200, doc
+    assert [s["label"] for s in doc["series"]] == ["hits vs AC 15", "best of two", "nothing"]
+    assert doc["warnings"] == [] and doc["outputs"] == 3
+    for s in doc["series"][:2]:
+        want = WANT[s["label"]]
+        assert {r["outcome"]: Fraction(r["p_exact"]) for r in s["rows"]} == want
+        for r in s["rows"]:
+            assert Fraction(r["ge_exact"]) == sum(p for k, p in want.items()
+                                                  if k >= r["outcome"])
+        assert Fraction(s["mean"]) == sum(k * p for k, p in want.items())
+    empty = doc["series"][2]   # d{}: no outcomes, no figures
+    assert empty["rows"] == [] and empty["outcomes"] == 0 and empty["mean"] is None
+
+
+def test_a_program_error_names_its_line_column_and_token(server_url: str) -> None:
+    status, doc = call(server_url, "/api/anydice",
+                       {"program": "X: 3\noutput X\noutput 2 + }\n"})
+    assert status == 422
+    err = doc["error"]
+    assert err["type"] == "AnyDiceError"
+    assert err["line"] == 3 and err["source"] == "output 2 + }"
+    assert err["source"][err["column"] - 1] == "}" and err["token"] == "}"
+
+
+@pytest.mark.parametrize("program,limit_words", [
+    ("output 1000d1000000", "MAX_OUTCOMES"),
+    ("loop I over {1..100000000} { output I }", "MAX_SEQUENCE"),
+    ("output [highest 50 of 10000d1000]", "MAX_WORK"),
+])
+def test_runaway_programs_are_refused(server_url: str, program: str,
+                                      limit_words: str) -> None:
+    status, doc = call(server_url, "/api/anydice", {"program": program})
+    assert status == 422 and doc["error"]["type"] == "LimitError"
+    assert limit_words in doc["error"]["detail"]
+
+
+@pytest.mark.parametrize("body,status,words", [
+    ({}, 400, "'program' is required"),
+    ({"program": ""}, 400, "empty"),
+    ({"program": "   \n"}, 400, "empty"),
+    ({"program": 3}, 400, "must be a string"),
+    ({"program": ["output 1"]}, 400, "must be a string"),
+    ({"program": "output 1d6\u0000"}, 400, "NUL"),
+    ({"program": "output 1d6" + " " * 61_000}, 400, "too long"),
+    ({"program": "x" * 70_000}, 413, "larger than"),
+])
+def test_bad_requests_are_clean_json_errors(server_url: str, body: dict[str, Any],
+                                            status: int, words: str) -> None:
+    got, doc = call(server_url, "/api/anydice", body)
+    assert got == status and words in doc["error"]["message"], doc
+
+
+def test_odd_unicode_survives_the_round_trip(server_url: str) -> None:
+    label = "🎲 ünïcødé ‮rtl‬ 骰子 \ud800"[:-1]
+    status, doc = call(server_url, "/api/anydice",
+                       {"program": f'output 1d2 named "{label}"\r\n'})
+    assert status == 200 and doc["series"][0]["label"] == label
+
+
+def test_openapi_lists_the_endpoint_and_the_page_is_served(server_url: str) -> None:
+    import urllib.request
+
+    status, doc = call(server_url, "/api/openapi.json")
+    assert "/api/anydice" in doc["paths"]
+    example = doc["paths"]["/api/anydice"]["post"]["requestBody"]["content"][
+        "application/json"]["example"]
+    status, answer = call(server_url, "/api/anydice", example)   # the example works
+    assert status == 200 and answer["series"]
+    with urllib.request.urlopen(server_url.rstrip("/") + "/anydice") as resp:
+        html = resp.read().decode()
+        assert resp.headers["Content-Security-Policy"].startswith("default-src 'self'")
+    assert 'src="/static/anydice.js"' in html and 'src="/static/chart.js"' in html
+
+
+# -- the page ---------------------------------------------------------------------------------
+def _wait(page: Any, value: str = "done") -> None:
+    page.wait_for_function(f"document.body.dataset.state === {value!r}")
+
+
+def _calculate(page: Any, program: str, value: str = "done") -> None:
+    page.fill("#program", program)
+    page.evaluate("document.body.dataset.state = ''")
+    page.click("#run")
+    _wait(page, value)
+
+
+def _points(page: Any) -> dict[str, dict[int, Fraction]]:
+    raw = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '#chart svg g.series')].map(g => [g.dataset.series, [...g.querySelectorAll(
+        'circle.pt, rect.bar')].map(c => [c.dataset.x, c.dataset.exact])]))""")
+    return {k: {int(x): Fraction(e) for x, e in v} for k, v in raw.items()}
+
+
+@pytest.mark.browser
+def test_page_outputs_on_one_chart_modes_and_exports(page: Any, server_url: str,
+                                                     tmp_path: Path) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)                        # the example program runs on load
+    _calculate(page, PROGRAM)
+    points = _points(page)
+    assert set(points) == {"hits vs AC 15", "best of two"}   # d{} draws nothing
+    for name, want in WANT.items():
+        assert points[name] == want
+    cell = page.locator('#outcomes tr[data-outcome="6"] td[data-series="best of two"]')
+    assert Fraction(cell.get_attribute("data-exact")) == WANT["best of two"][6]
+    assert page.inner_text('#summary tr[data-series="best of two"] td.mean-exact') == "161/36"
+    page.check("input[name=mode][value=atleast]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(at least)'")
+    assert _points(page)["best of two"] == {
+        x: sum(p for k, p in WANT["best of two"].items() if k >= x) for x in range(1, 7)}
+    # CSV: one row per output and outcome, exact fractions
+    with page.expect_download() as got:
+        page.click("#csv")
+    rows = Path(got.value.path()).read_text().splitlines()
+    assert rows[0].startswith("output,outcome,probability,probability_exact")
+    assert "best of two,6,0.3055555555555556,11/36" in rows[1:][-1] or any(
+        r.startswith("best of two,6,") and ",11/36," in r for r in rows)
+    with page.expect_download() as got:
+        page.click("#json")
+    doc = json.loads(Path(got.value.path()).read_text())
+    assert doc["program"] == PROGRAM and len(doc["series"]) == 3
+
+
+@pytest.mark.browser
+def test_page_places_an_error_at_its_line(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, "X: 3\noutput X\noutput 2 + }\noutput 1d4\n", value="error")
+    box = page.locator("#error .error")
+    assert box.get_attribute("data-line") == "3"
+    assert page.inner_text("#error .msg").startswith("line 3: ")
+    src, caret = page.inner_text("#error .src"), page.inner_text("#error .caret")
+    assert src == "output 2 + }" and src[len(caret) - 1] == "}"
+    assert page.inner_text("#gutter .bad") == "3"          # the line is marked
+    box.click()                                           # and the cursor goes there
+    at = page.evaluate("document.querySelector('#program').selectionStart")
+    assert page.input_value("#program")[at] == "}"
+    _calculate(page, "output 1d4\n")                      # a good run clears the mark
+    assert page.locator("#gutter .bad").count() == 0 and page.inner_text("#error") == ""
+
+
+@pytest.mark.browser
+def test_share_link_holds_the_program(page: Any, browser: Any, server_url: str) -> None:
+    program = 'function: f X:n { result: X * 2 }\noutput [f d6] named "doubled 🎲"\n'
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, program)
+    page.check("input[name=mode][value=atmost]")
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+    link = page.input_value("#share-url")
+    other = browser.new_context(bypass_csp=True).new_page()
+    try:
+        other.goto(link)
+        _wait(other)
+        assert other.input_value("#program") == program
+        assert other.is_checked("input[name=mode][value=atmost]")
+        got = _points(other)["doubled 🎲"]
+        assert got == {2 * k: Fraction(k, 6) for k in range(1, 7)}   # at most
+    finally:
+        other.context.close()
