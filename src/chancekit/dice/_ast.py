@@ -35,6 +35,7 @@ __all__ = [
     "MAX_WEIGHT_BITS",
     "MAX_WORK",
     "Binary",
+    "Call",
     "Dice",
     "Group",
     "Node",
@@ -126,6 +127,16 @@ class Binary(Node):
     col: int
 
 
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    """A math function of the roll20 / foundry dialects: ``floor ceil round abs`` of one
+    argument, ``max min`` of one or more (independent) arguments."""
+
+    name: str
+    args: tuple[Node, ...]
+    col: int
+
+
 def walk(node: Node) -> list[Node]:
     """Every node of the tree under ``node`` (``node`` included), iteratively."""
     out: list[Node] = []
@@ -139,6 +150,8 @@ def walk(node: Node) -> list[Node]:
             stack.append(n.operand)
         elif isinstance(n, Binary):
             stack.extend((n.left, n.right))
+        elif isinstance(n, Call):
+            stack.extend(n.args)
         elif isinstance(n, VarDice):
             stack.extend(x for x in (n.count, n.sides) if isinstance(x, Node))
     return out

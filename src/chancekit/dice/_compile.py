@@ -15,6 +15,7 @@ notation                        API
 ``10d10>=8f1`` (roll20)         ``Pool(d(10), 10).count(at_least(8), fail=at_most(1))``
 ``{3d20+5}>21`` (roll20)        ``Pool.of([3 @ d(20) + 5]).count(at_least(21)).sum()``
 ``(1d4)d6``                     ``Distribution.mixture`` of ``Pool(d(6), n).sum()``
+``floor(x)`` (roll20, foundry)  ``x.map(math.floor)``; ``max(a, b)``: ``a.max(b)``
 ==============================  =================================================
 
 There is no other engine: the whole expression shares one work budget (``MAX_WORK``,
@@ -24,16 +25,19 @@ same limit decisions. Errors from the API are given the column of the node that 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
 
 from chancekit import limits
-from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, VarDice, walk
+from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice, walk
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
 from chancekit.limits import ENTRY_WORK, MAX_WORK
 
-__all__ = ["compile_tree"]
+__all__ = ["FUNCTIONS", "UNARY_FUNCTIONS", "call", "compile_tree"]
 
 _BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -41,6 +45,30 @@ _BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
     "==": Distribution.eq, "!=": Distribution.ne, "<": Distribution.lt,
     ">": Distribution.gt, "<=": Distribution.le, ">=": Distribution.ge,
 }
+
+
+#: the math functions of the roll20 and foundry dialects, on one value (docs/notation.md):
+#: ``round`` is JavaScript's ``Math.round`` and Roll20's documented rule, half toward +inf
+#: (``round(-5/2) == -2``); ``max``/``min`` take one or more arguments
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "floor": math.floor, "ceil": math.ceil, "abs": abs,
+    "round": lambda x: math.floor(x + Fraction(1, 2)),
+    "max": lambda *xs: max(xs), "min": lambda *xs: min(xs),
+}
+#: the functions of one argument (the others take one or more)
+UNARY_FUNCTIONS = ("floor", "ceil", "round", "abs")
+
+
+def call(name: str, args: list[Distribution]) -> Distribution:
+    """The exact distribution of ``name(*args)`` for independent ``args``: a map of the
+    one argument's outcomes (O(outcomes)), or max / min folded pairwise (O(pairs) each,
+    charged to the work budget by :meth:`Distribution.max`)."""
+    if name in UNARY_FUNCTIONS:
+        return args[0].map(FUNCTIONS[name])
+    out = args[0]
+    for a in args[1:]:
+        out = out.max(a) if name == "max" else out.min(a)
+    return out
 
 
 class _Ctx:
@@ -107,6 +135,10 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Unary):
         inner = _eval(node.operand, ctx)
         return inner if node.op == "+" else -inner
+    if isinstance(node, Call):
+        args = [_eval(a, ctx) for a in node.args]
+        ctx.col = node.col
+        return call(node.name, args)
     if isinstance(node, Binary):
         a = _eval(node.left, ctx)
         b = _eval(node.right, ctx)

@@ -4,7 +4,7 @@ and :func:`~chancekit.dice.notation.ambiguities` print when dialects disagree.
 
 from __future__ import annotations
 
-from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, VarDice
+from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice
 from chancekit.dice.selectors import Op, Selector
 
 __all__ = ["describe"]
@@ -64,7 +64,15 @@ def _op(op: Op) -> str:
     return "sorts the dice"
 
 
+_CALL = {"floor": "rounds {} down", "ceil": "rounds {} up",
+         "round": "rounds {} to the nearest whole number (halves up)",
+         "abs": "is the absolute value of {}", "max": "is the largest of {}",
+         "min": "is the smallest of {}"}
+
+
 def _node(n: Node) -> str:
+    if isinstance(n, Call):
+        return _CALL[n.name].format(", ".join(_short(a) for a in n.args))
     if isinstance(n, Binary) and n.op in _CMP:
         return f"is 1 if {_short(n.left)} is {_CMP[n.op]} {_short(n.right)}, else 0"
     if isinstance(n, Dice | VarDice):
@@ -90,6 +98,8 @@ def _children(n: Node) -> list[Node]:
         return [n.operand]
     if isinstance(n, Binary):
         return [n.left, n.right]
+    if isinstance(n, Call):
+        return list(n.args)
     return []
 
 
@@ -102,7 +112,8 @@ def describe(tree: Node, other: Node | None = None) -> str:
             mine = [o for o in a.ops if o not in b.ops]  # type: ignore[union-attr]
             return "; ".join(_op(o) for o in mine) or _node(a)
         ca, cb = _children(a), _children(b)
-        if isinstance(a, Binary) and isinstance(b, Binary) and a.op != b.op:
+        if (isinstance(a, Binary) and isinstance(b, Binary) and a.op != b.op) or (
+                isinstance(a, Call) and isinstance(b, Call) and a.name != b.name):
             break
         if len(ca) != len(cb):
             break

@@ -6,7 +6,9 @@ Grammar (whitespace is allowed between tokens, not inside a dice term)::
     additive   := term (("+" | "-") term)*
     term       := unary (("*" | "//" | "/" | "%") unary)*
     unary      := ("+" | "-") unary | atom
-    atom       := (number | dice | group) annotation*
+    atom       := (number | dice | group | call) annotation*
+    call       := NAME "(" expr ("," expr)* ")"   (roll20 / foundry: floor ceil round abs
+                                                    of one expr, max min of one or more)
     number     := DIGITS ["." DIGITS] | "." DIGITS
     dice       := [DIGITS] "d" (DIGITS | "%" | "F" | "{" face ("," face)* "}") dice_op* count*
     count      := ("cs" | "cf" | "df") compare     (success counting, last; also after sets)
@@ -40,6 +42,7 @@ from chancekit.dice._ast import (
     MAX_DICE,
     MAX_SIDES,
     Binary,
+    Call,
     Dice,
     Group,
     Node,
@@ -75,6 +78,9 @@ _AVRAE_BRACE_OPS = ("cs", "cf", "df", "k", "p", "d")
 #: the avrae dialect's count operators (success counting; docs/notation.md, "Dialects")
 _COUNT_OPS = ("cs", "cf", "df")
 _SIDES_START = "0123456789%F{("
+#: math functions of the roll20 and foundry dialects (docs/notation.md)
+_FUNCTIONS = ("floor", "ceil", "round", "abs", "max", "min")
+_ONE_ARGUMENT = ("floor", "ceil", "round", "abs")
 _R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7}
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
 
@@ -247,12 +253,54 @@ class _Parser:
             node = self.group(brace=True)
         elif ch and (ch in "0123456789." or ch in "dD"):
             node = self.number_or_dice()
+        elif ch.isascii() and ch.isalpha() and (
+                self.dialect != "avrae" or self.text.startswith(_FUNCTIONS, self.pos)):
+            node = self.call()
         else:
             raise self.unexpected(expected="a number, dice or '('")
         notes = self.annotations()
         if notes:
             node = _with_notes(node, notes)
         return node
+
+    def call(self) -> Call:
+        """``floor(x)``, ``ceil(x)``, ``round(x)``, ``abs(x)``, ``max(a, b, ...)``,
+        ``min(a, b, ...)``: the roll20 and foundry dialects' math functions."""
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos].isascii() and (
+                self.text[self.pos].isalpha()):
+            self.pos += 1
+        name = self.text[start:self.pos]
+        if name not in _FUNCTIONS:
+            raise self.fail(f"unknown name {name!r} (expected a number, dice or '('; the "
+                            f"roll20 and foundry dialects have the functions "
+                            f"{', '.join(_FUNCTIONS)})", start)
+        if self.dialect == "avrae":
+            instead = {"floor": ", or in avrae '//' to round down (8d6//2)",
+                       "max": ", or in avrae a set: (1d20, 10)kh1",
+                       "min": ", or in avrae a set: (1d20, 10)kl1"}.get(name, "")
+            raise self.fail(f"'{name}(...)' is roll20 and foundry notation, not avrae: use "
+                            f"dialect roll20 or foundry (--dialect roll20){instead}", start)
+        self.skip_ws()
+        if self.peek() != "(":
+            raise self.unexpected(expected=f"'(' after '{name}'")
+        self.pos += 1
+        self.enter()
+        args: list[Node] = []
+        while True:
+            args.append(self.comparison())
+            self.skip_ws()
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            if self.peek() == ")":
+                self.pos += 1
+                break
+            raise self.unexpected(expected=f"',' or ')' in {name}(...)")
+        self.depth -= 1
+        if name in _ONE_ARGUMENT and len(args) != 1:
+            raise self.fail(f"{name}() takes one argument, not {len(args)}", start)
+        return Call(name, tuple(args), start + 1)
 
     def annotations(self) -> tuple[str, ...]:
         notes: list[str] = []

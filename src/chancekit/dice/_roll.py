@@ -17,6 +17,7 @@ from chancekit.dice._ast import (
     EXPLODE_DEPTH,
     MAX_ROLLED,
     Binary,
+    Call,
     Dice,
     Group,
     Node,
@@ -117,6 +118,12 @@ class _Roller:
             return (-v if node.op == "-" else v), f"{node.op}{t}"
         if isinstance(node, Binary):
             return self.binary(node)
+        if isinstance(node, Call):
+            from chancekit.dice._compile import FUNCTIONS
+
+            parts = [self.eval(a) for a in node.args]
+            v = FUNCTIONS[node.name](*(p[0] for p in parts))
+            return _clean(v), f"{node.name}({', '.join(p[1] for p in parts)})"
         raise AssertionError(node)  # pragma: no cover
 
     def binary(self, node: Binary) -> tuple[Any, str]:

@@ -21,7 +21,9 @@ the dice showing 3, ``>`` compares totals), ``"roll20"`` (Roll20: ``k3`` keeps t
 highest, ``5d10>7`` counts the dice showing 7 or more, ``10d10>=8f1`` subtracts the 1s,
 ``!!`` compounds, ``!p`` penetrates, ``r`` rerolls every time), ``"foundry"`` (Foundry
 VTT: ``r`` rerolls once, ``rr`` every time, ``x``/``xo`` explode, ``cs``/``cf``/``df``
-count). :func:`ambiguities` says when a formula means something else in another dialect.
+count). Both read ``floor() ceil() round() abs() max() min()`` (``round`` halves toward
++infinity, as Roll20 and JavaScript). :func:`ambiguities` says when a formula means
+something else in another dialect.
 
 >>> from chancekit.dice.notation import dist, roll
 >>> d = dist("4d6kh3")
