@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from chancekit import PCG32
+from chancekit.rng.pcg32 import PurePCG32
 
+# the compiled core (when built) and the pure-Python one reproduce the same vectors
+CORES = pytest.mark.parametrize("cls", [PCG32, PurePCG32], ids=["compiled", "python"])
 DATA = Path(__file__).resolve().parents[1] / "data"
 NUMBERS, SUITS = "A23456789TJQK", "hcds"
 
@@ -38,8 +41,9 @@ def test_demo_file_has_five_complete_rounds():
             6, 65, 33, 52)
 
 
-def test_reference_demo_all_rounds():
-    rng = PCG32(42, 54)
+@CORES
+def test_reference_demo_all_rounds(cls):
+    rng = cls(42, 54)
     for expected in ROUNDS:
         assert [f"0x{rng.next_u32():08x}" for _ in range(6)] == expected["32bit"]
         assert ["H" if rng.randbelow(2) else "T" for _ in range(65)] == expected["Coins"]
@@ -49,9 +53,10 @@ def test_reference_demo_all_rounds():
         assert [NUMBERS[c // 4] + SUITS[c % 4] for c in cards] == expected["Cards"]
 
 
-def test_bulk_paths_reproduce_the_demo():
+@CORES
+def test_bulk_paths_reproduce_the_demo(cls):
     # The same demo, with u32_array for the words and randbelow_array for coins and rolls.
-    rng = PCG32(42, 54)
+    rng = cls(42, 54)
     for expected in ROUNDS:
         assert [f"0x{w:08x}" for w in rng.u32_array(6)] == expected["32bit"]
         assert ["H" if c else "T" for c in rng.randbelow_array(2, 65)] == expected["Coins"]
@@ -63,11 +68,12 @@ def test_bulk_paths_reproduce_the_demo():
 
 @pytest.mark.parametrize("state,inc", [(0, 1), (123, 77), (2**64 - 1, 2**64 - 1),
                                        (0xDEADBEEFCAFEF00D, 0x14057B7EF767814F)])
-def test_against_randomgen_c_pcg32(state, inc):
+@CORES
+def test_against_randomgen_c_pcg32(cls, state, inc):
     randomgen = pytest.importorskip("randomgen")
     oracle = randomgen.PCG32(0)
     oracle.state = {"bit_generator": "PCG32", "state": {"state": state, "inc": inc}}
-    ours = PCG32.from_state((state, inc))
+    ours = cls.from_state((state, inc))
     expected = oracle.random_raw(100_000).astype(np.uint32)
     assert np.array_equal(ours.u32_array(100_000), expected)
     assert ours.getstate() == (oracle.state["state"]["state"], inc)
@@ -76,14 +82,15 @@ def test_against_randomgen_c_pcg32(state, inc):
     assert ours.getstate().state == oracle.state["state"]["state"]
 
 
-def test_pinned_vectors_csv():
+@CORES
+def test_pinned_vectors_csv(cls):
     """Outputs frozen by docs/reproducibility.md: words, random(), randbelow of big bounds."""
     rows = (DATA / "pcg32-pinned.csv").read_text().splitlines()
     header = rows[0].split(",")
     assert header == ["seed", "stream", "method", "arg", "values"]
     for row in rows[1:]:
         seed, stream, method, arg, values = row.split(",", 4)
-        rng = PCG32(int(seed), int(stream))
+        rng = cls(int(seed), int(stream))
         want = values.split()
         n = len(want)
         if method == "next_u32":

@@ -17,8 +17,11 @@ import numpy as np
 import pytest
 
 from chancekit import PCG32, PCG32Random, Streams
+from chancekit.rng.pcg32 import PurePCG32
 
 THREADS = 8
+# the compiled core (when built) and the pure-Python one: the same guarantees
+CORES = pytest.mark.parametrize("cls", [PCG32, PurePCG32], ids=["compiled", "python"])
 
 
 @contextlib.contextmanager
@@ -53,9 +56,11 @@ def run_threads(target, n=THREADS):
     return results
 
 
-def test_u32_array_from_8_threads_hands_out_each_block_once():
-    calls, size = 6, 5000
-    shared = PCG32(2024, 7)
+@CORES
+@pytest.mark.parametrize("size", [5000, 70_000])  # 70_000: the C fill releases the GIL
+def test_u32_array_from_8_threads_hands_out_each_block_once(cls, size):
+    calls = 6 if size < 10_000 else 2
+    shared = cls(2024, 7)
     start = shared.getstate()
     chunks = [c for per in run_threads(lambda i: [shared.u32_array(size) for _ in range(calls)])
               for c in per]
@@ -73,8 +78,9 @@ def test_u32_array_from_8_threads_hands_out_each_block_once():
     assert shared.getstate() == after.getstate()
 
 
-def test_mixed_scalar_and_bulk_calls_lose_and_repeat_nothing():
-    shared = PCG32(99)
+@CORES
+def test_mixed_scalar_and_bulk_calls_lose_and_repeat_nothing(cls):
+    shared = cls(99)
     start = shared.getstate()
 
     def work(i):
@@ -94,8 +100,9 @@ def test_mixed_scalar_and_bulk_calls_lose_and_repeat_nothing():
     assert shared.getstate() == after.getstate()
 
 
-def test_random_takes_two_consecutive_words_atomically():
-    shared = PCG32(5)
+@CORES
+def test_random_takes_two_consecutive_words_atomically(cls):
+    shared = cls(5)
     start = shared.getstate()
     floats = [x for per in run_threads(lambda i: [shared.random() for _ in range(500)])
               for x in per]
@@ -114,13 +121,15 @@ def test_pcg32random_shared_by_threads_counts_its_words():
     assert Counter(bits) == Counter(ref.getrandbits(64) for _ in range(len(bits)))
 
 
-def test_locks_do_not_break_pickle_or_copy():
-    g = PCG32(1, 2)
+@CORES
+def test_locks_do_not_break_pickle_or_copy(cls):
+    g = cls(1, 2)
     g.advance(10)
     for clone in (pickle.loads(pickle.dumps(g)), copy.copy(g), copy.deepcopy(g),
-                  PCG32.from_state(g.getstate())):
+                  cls.from_state(g.getstate())):
         assert clone == g and clone is not g
-        assert clone._lock is not g._lock
+        # the pure-Python core's lock is not shared (the compiled core has none: the GIL)
+        assert getattr(clone, "_lock", None) is None or clone._lock is not g._lock
         assert clone.next_u32() == PCG32.from_state(g.getstate()).next_u32()
 
 
@@ -168,9 +177,11 @@ def test_to_json_while_another_thread_creates_streams():
     assert len(final) == 20_000
 
 
-@pytest.mark.parametrize("method", ["shuffle", "getrandbits", "randbelow_big"])
-def test_longer_methods_are_atomic_too(method):
-    shared = PCG32(8)
+@CORES
+@pytest.mark.parametrize("method", ["shuffle", "getrandbits", "randbelow_big", "random_array",
+                                    "randbelow_array"])
+def test_longer_methods_are_atomic_too(cls, method):
+    shared = cls(8)
     start = shared.getstate()
 
     def work(i):
@@ -182,6 +193,10 @@ def test_longer_methods_are_atomic_too(method):
                 out.append(tuple(x))
             elif method == "getrandbits":
                 out.append(shared.getrandbits(200))
+            elif method == "random_array":
+                out.append(tuple(shared.random_array(3).tolist()))
+            elif method == "randbelow_array":
+                out.append(tuple(shared.randbelow_array(6, 5).tolist()))
             else:
                 out.append(shared.randbelow(1 << 100))
         return out
@@ -196,6 +211,10 @@ def test_longer_methods_are_atomic_too(method):
             expected.append(tuple(x))
         elif method == "getrandbits":
             expected.append(ref.getrandbits(200))
+        elif method == "random_array":
+            expected.append(tuple(ref.random() for _ in range(3)))
+        elif method == "randbelow_array":
+            expected.append(tuple(ref.randbelow(6) for _ in range(5)))
         else:
             expected.append(ref.randbelow(1 << 100))
     assert Counter(got) == Counter(expected)

@@ -8,10 +8,9 @@ words when the source lacks them), so tests can inject a scripted source.
 The reproducibility contract is in ``docs/reproducibility.md``.
 """
 
-from chancekit.rng._resolve import default_rng, resolve_rng
 from chancekit.rng.pcg32 import PCG32, PCG32State
 from chancekit.rng.pyrandom import PCG32Random
-from chancekit.rng.source import BitSource, as_source
+from chancekit.rng.source import BitSource, as_source, default_rng, resolve_rng
 from chancekit.rng.streams import Streams, derive_stream
 
 __all__ = ["PCG32", "BitSource", "PCG32Random", "PCG32State", "Streams", "as_source",

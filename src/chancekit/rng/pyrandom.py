@@ -61,7 +61,7 @@ class PCG32Random(random.Random):
             a = int.from_bytes(os.urandom(8), "little")
         fresh = PCG32(a, getattr(self, "_stream", 0))
         if getattr(self, "_rng", None) is None:
-            self._rng = fresh
+            self._bind(fresh)
         else:  # in place: whoever holds ``generator`` follows the reseed
             self._rng.setstate(fresh.getstate())
         self.gauss_next = None
@@ -70,6 +70,16 @@ class PCG32Random(random.Random):
         # pickle and copy: a cheap constructor call (no os.urandom), then setstate
         return (self.__class__, (0,), self.getstate())
 
+    def _bind(self, rng: PCG32) -> None:
+        """Run on ``rng``: its own ``random`` and ``getrandbits`` (C methods when the
+        compiled core is built) become this instance's, so ``r.random()`` and every
+        inherited method calling ``self.random`` reach them with no Python frame between."""
+        self._rng = rng
+        self.random = rng.random  # type: ignore[method-assign]
+        self.getrandbits = rng.getrandbits  # type: ignore[method-assign]
+
+    # The class-level methods are what random.Random inspects (__init_subclass__ picks
+    # the getrandbits-based randrange); each instance calls its generator's bound methods.
     def random(self) -> float:
         """PCG32's 53-bit float (see :meth:`chancekit.PCG32.random`)."""
         return self._rng.random()
@@ -98,7 +108,7 @@ class PCG32Random(random.Random):
                 f"PCG32Random gauss_next must be a finite float or None, not {quote(gauss_next)}")
         checked = PCG32.from_state(PCG32State(s, inc))  # validates: StateError
         if getattr(self, "_rng", None) is None:
-            self._rng = checked
+            self._bind(checked)
         else:  # in place, as seed() does
             self._rng.setstate(checked.getstate())
         self._stream = checked.getstate().inc >> 1  # the stream seed() reseeds on

@@ -28,19 +28,40 @@ convention) and wraps a source without ``randbelow`` so that it has one.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+import os
+import threading
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, quote
-from chancekit.rng._resolve import default_rng
 from chancekit.rng.pcg32 import PCG32
 
-__all__ = ["BitSource", "as_source", "randbelow", "randbelow_array", "random_float",
-           "u32_array"]
+if TYPE_CHECKING:  # numpy is imported by the bulk helpers only (a cold roll needs none)
+    import numpy as np
+
+__all__ = ["BitSource", "as_source", "default_rng", "randbelow", "randbelow_array",
+           "random_float", "resolve_rng", "u32_array"]
 
 _U32 = 1 << 32
+_default: PCG32 | None = None
+_default_lock = threading.Lock()
+
+
+def default_rng() -> PCG32:
+    """The process-wide generator used when ``rng=None``: a :class:`PCG32` seeded once
+    from the operating system's entropy (``os.urandom``). Not reproducible by design —
+    pass ``rng=`` (a ``PCG32`` or a named stream) for reproducible draws.
+
+    >>> default_rng() is default_rng()
+    True
+    """
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                raw = int.from_bytes(os.urandom(16), "little")
+                _default = PCG32(raw & ((1 << 64) - 1), raw >> 64)
+    return _default
 
 
 @runtime_checkable
@@ -90,6 +111,11 @@ def as_source(rng: Any) -> Any:
         "named stream (chancekit.Streams(seed)['name']), a chancekit.PCG32Random or any "
         "object with next_u32()"
     )
+
+
+#: the old name of :func:`as_source` (kept for existing callers; ``chancekit.rng._resolve``
+#: re-exports it)
+resolve_rng = as_source
 
 
 class DerivedSource:
@@ -170,6 +196,8 @@ def u32_array(source: Any, n: int) -> np.ndarray:
     method = getattr(source, "u32_array", None)
     if method is not None:
         return method(n)  # type: ignore[no-any-return]
+    import numpy as np
+
     n = require_int("n", n, lo=0)
     nxt = source.next_u32
     return np.fromiter((nxt() for _ in range(n)), dtype=np.uint32, count=n)
@@ -187,6 +215,8 @@ def randbelow_array(source: Any, bound: int, n: int) -> np.ndarray:
     method = getattr(source, "randbelow_array", None)
     if method is not None:
         return method(bound, n)  # type: ignore[no-any-return]
+    import numpy as np
+
     bound = require_int("bound", bound, lo=1)
     n = require_int("n", n, lo=0)
     if bound > _U32:
