@@ -68,6 +68,10 @@ MAX_OUTCOMES = 1_000_000
 MAX_WEIGHT_BITS = 2**31
 #: outcome pairs visited by one pairwise combination (``*``, ``/``, ``%``, max, ``==``...)
 MAX_PAIRS = 2_000_000
+#: estimated work (units) of the exact moments of one distribution (``dice.stats.shape``:
+#: the CLI's summary line, the web's summary row), about half a second; past it they are
+#: certified floats instead (docs/limits.md, "Summary statistics"): not a refusal
+SHAPE_WORK = 25_000_000
 #: ``depth`` of explode and reroll
 MAX_EXPLODE_DEPTH = 10_000
 #: dice in all the pools of one face-by-face evaluation

@@ -99,3 +99,80 @@ def test_the_bounded_form_has_sixteen_correct_digits(n: int, m: int) -> None:
         ctx.Emax, ctx.Emin = 10**6, -(10**6)
         exact = Decimal(n) / Decimal(m)
     assert abs(shown - exact) <= abs(exact) * Decimal("1e-15")
+
+
+# issue #23 item 2: the exact moments of huge weights over a huge common denominator took
+# 51 s (the CLI's summary line) where dist() took 0.4 s
+SLOW_SUMMARY = "5/1D914!<-4e>1ro1"
+
+
+def test_costly_moments_are_estimated_and_rounded() -> None:
+    from chancekit.cli._dice import _figures_line, summary_figures
+    from chancekit.dice.stats import shape, shape_work
+    from chancekit.limits import SHAPE_WORK
+
+    d = dist(SLOW_SUMMARY)
+    assert shape_work(d) > 100 * SHAPE_WORK
+    s = shape(d)
+    assert s["exact"] is False and s["kurtosis"] is None
+    # the exact path's values (computed once, in 51 s): the same correctly rounded floats
+    assert (s["skewness"], s["kurtosis_float"]) == (518.5294118207705, 332193.5901094426)
+    assert s["variance"] == 4.935917525044961e-05
+    assert s["mean"] == d.mean()  # the mean stays exact
+    f = summary_figures(d)
+    assert f["exact"] is False and "rounded floats" in _figures_line(f)
+
+
+def test_cheap_moments_stay_exact() -> None:
+    from chancekit.dice.stats import shape, shape_work
+    from chancekit.limits import SHAPE_WORK
+
+    for text in ("3d6", "10000d6", "4d6kh3/7", "1000d6/7"):
+        d = dist(text)
+        assert shape_work(d) <= SHAPE_WORK, text
+        assert shape(d)["exact"] is True
+
+
+def _exact_and_rounded(d):  # type: ignore[no-untyped-def]
+    from chancekit.dice import stats
+
+    exact = stats.shape(d)
+    assert exact["exact"]
+    rounded = stats._rounded_shape(d)
+    return exact, rounded
+
+
+@pytest.mark.parametrize("text", ["3d6", "d6!/3", "4d6kh3/7", "d20-d4*3", "1d{1,10000000000}",
+                                  "d6/7+d5/11", "3d6-11", "2d6!<2/5"])
+def test_rounded_moments_are_the_exact_ones_rounded(text: str) -> None:
+    exact, rounded = _exact_and_rounded(dist(text))
+    assert rounded["mean"] == exact["mean"]
+    assert rounded["variance"] == float(exact["variance"])
+    assert rounded["skewness"] == exact["skewness"]
+    assert rounded["kurtosis_float"] == exact["kurtosis_float"]
+
+
+def test_rounded_moments_of_random_laws() -> None:
+    from fractions import Fraction
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from chancekit.dice import Distribution
+
+    outcome = st.one_of(st.integers(-10**6, 10**6),
+                        st.fractions(min_value=-1000, max_value=1000, max_denominator=97))
+    weights = st.dictionaries(outcome, st.integers(1, 2**200), min_size=2, max_size=12)
+
+    @settings(max_examples=150, deadline=None)
+    @given(weights)
+    def check(w: dict[Fraction | int, int]) -> None:
+        d = Distribution(w)
+        if len(d) < 2:
+            return
+        exact, rounded = _exact_and_rounded(d)
+        assert rounded["variance"] == float(exact["variance"])
+        assert rounded["skewness"] == exact["skewness"]
+        assert rounded["kurtosis_float"] == exact["kurtosis_float"]
+
+    check()

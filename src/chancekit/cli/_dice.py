@@ -249,7 +249,7 @@ def summary_figures(d: Any) -> dict[str, Any]:
     v = _float(s["variance"])
     out.update(mean=s["mean"], sd=None if v is None else math.sqrt(v),
                skewness=s.get("skewness"), kurtosis=s.get("kurtosis"),
-               kurtosis_float=s.get("kurtosis_float"))
+               kurtosis_float=s.get("kurtosis_float"), exact=s.get("exact", True))
     return out
 
 
@@ -296,8 +296,11 @@ def _figures_line(f: dict[str, Any]) -> str:
     if not f["numeric"]:
         return "(mean, sd, skewness and kurtosis: n/a, the outcomes are not numbers)"
     mean = f["mean"]
+    # past SHAPE_WORK the moments after the mean are certified floats (dice.stats.shape)
+    rounded = "" if f.get("exact", True) else " (sd, skewness, kurtosis: rounded floats)"
     return (f"mean {_fmt(_float(mean))}{_exactly(mean)}, sd {_fmt(f['sd'])}, skewness "
-            f"{_fmt_small(f['skewness'])}, excess kurtosis {_fmt_small(f['kurtosis_float'])}")
+            f"{_fmt_small(f['skewness'])}, excess kurtosis {_fmt_small(f['kurtosis_float'])}"
+            f"{rounded}")
 
 
 def _fmt_small(x: float | None) -> str:

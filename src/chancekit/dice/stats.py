@@ -42,8 +42,9 @@ from typing import Any
 from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution, _big_gcd, _coprime_fraction
 from chancekit.errors import InvalidTypeError, InvalidValueError
+from chancekit.limits import ENTRY_WORK, SHAPE_WORK
 
-__all__ = ["central_moment", "ks_distance", "kurtosis", "shape", "skewness",
+__all__ = ["central_moment", "ks_distance", "kurtosis", "shape", "shape_work", "skewness",
            "tv_distance"]
 
 
@@ -191,32 +192,214 @@ def kurtosis(d: Distribution, *, exact: bool = False) -> float | Fraction:
     return _signed_ratio(n, m)
 
 
+def shape_work(d: Distribution) -> int:
+    """Estimated work (units of about 20 ns, :mod:`chancekit.limits`) of the exact
+    :func:`shape` of ``d``, made before it starts in O(outcomes) bit-length reads: per
+    outcome the four products ``t *= y`` of the power sums, each (digits of ``t``) x
+    (digits of ``y``) 30-bit digit products (about 1.8 ns each, measured) where ``t``
+    grows from the weight's bits by the bits of ``y`` (the outcome times the outcomes'
+    common denominator, bounded by the sum of the distinct denominators' bits).
+
+    >>> from chancekit.dice import d
+    >>> shape_work(3 @ d(6)) < 10_000 < shape_work(d(1000) / d(1000))
+    True
+    """
+    items = d.weights
+    n = len(items)
+    if not n:
+        return 0
+    wbits = sum(w.bit_length() for w in items.values()) // n + 1
+    outs = d.outcomes()
+    if all(type(x) is int for x in (outs[0], outs[-1])) and d._int:
+        ybits = max(abs(outs[0]), abs(outs[-1])).bit_length() + 1
+    else:
+        dens: set[int] = set()
+        top = 0
+        for x in outs:
+            den = getattr(x, "denominator", 1)
+            num = getattr(x, "numerator", 0)
+            if isinstance(den, int) and isinstance(num, int):
+                dens.add(den)
+                top = max(top, abs(num).bit_length() - den.bit_length())
+        ybits = top + sum(q.bit_length() for q in dens) + 2
+    yd = ybits // 30 + 1
+    digit_products = sum(((wbits + j * ybits) // 30 + 1) * yd for j in range(4))
+    return n * (6 * ENTRY_WORK + digit_products * 9 // 100)
+
+
 def shape(d: Distribution) -> dict[str, Any]:
     """Mean, variance, skewness and excess kurtosis from **one** pass over the outcomes
     (the four power sums, in integers): ``{"mean": Fraction, "variance": Fraction,
     "skewness": float | None, "kurtosis": Fraction | None, "kurtosis_float": float |
-    None}`` (``None`` for a constant, where they are undefined). A distribution over
-    anything but numbers raises :class:`~chancekit.errors.InvalidValueError`. 10000d6 in
-    about 0.3 s.
+    None, "exact": bool}`` (``None`` for a constant, where they are undefined). A
+    distribution over anything but numbers raises
+    :class:`~chancekit.errors.InvalidValueError`. 10000d6 in about 0.3 s.
+
+    The cost of the exact moments is estimated first (:func:`shape_work`); past
+    :data:`chancekit.limits.SHAPE_WORK` (about half a second: huge weights over outcomes
+    with a huge common denominator took 51 s for ``5/1D914!<-4e>1ro1``) only the mean is
+    exact and the rest is computed in fixed point with a proven error bound, the
+    precision doubled until each float is certain: ``variance`` is then a float,
+    ``skewness`` and ``kurtosis_float`` are the same correctly rounded floats, the exact
+    ``kurtosis`` is None and ``exact`` is False (docs/limits.md, "Summary statistics").
 
     >>> from chancekit.dice import d
     >>> s = shape(3 @ d(6))
-    >>> s["mean"], s["variance"], s["skewness"], s["kurtosis"]
-    (Fraction(21, 2), Fraction(35, 4), 0.0, Fraction(-74, 175))
+    >>> s["mean"], s["variance"], s["skewness"], s["kurtosis"], s["exact"]
+    (Fraction(21, 2), Fraction(35, 4), 0.0, Fraction(-74, 175), True)
     """
     d = _check("d", d)
+    if shape_work(d) > SHAPE_WORK:
+        return _rounded_shape(d)
     den, sums = _power_sums(d, 4)
     t = sums[0]
     a = _central_numerators(sums)
     out: dict[str, Any] = {
         "mean": _fraction(sums[1], t * den),
         "variance": _fraction(a[2], t ** 3 * den * den),
-        "skewness": None, "kurtosis": None, "kurtosis_float": None}
+        "skewness": None, "kurtosis": None, "kurtosis_float": None, "exact": True}
     if a[2]:
         n, m = _kurtosis(t, a)
         out["skewness"] = _skewness(t, a)
         out["kurtosis"] = _fraction(n, m)
         out["kurtosis_float"] = _signed_ratio(n, m)
+    return out
+
+
+# ---------------------------------------------------------------- certified floats
+class _Iv:
+    """A closed interval of rationals [lo, hi] (exact Fraction endpoints) with the few
+    operations the central moments need."""
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, lo: Fraction, hi: Fraction | None = None) -> None:
+        self.lo, self.hi = lo, lo if hi is None else hi
+
+    def __add__(self, o: _Iv) -> _Iv:
+        return _Iv(self.lo + o.lo, self.hi + o.hi)
+
+    def __sub__(self, o: _Iv) -> _Iv:
+        return _Iv(self.lo - o.hi, self.hi - o.lo)
+
+    def __mul__(self, o: _Iv) -> _Iv:
+        ps = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
+        return _Iv(min(ps), max(ps))
+
+    def scale(self, c: int) -> _Iv:
+        return _Iv(self.lo * c, self.hi * c) if c >= 0 else _Iv(self.hi * c, self.lo * c)
+
+    def div(self, o: _Iv) -> _Iv | None:
+        """self / o, or None when o may be 0."""
+        if o.lo <= 0 <= o.hi:
+            return None
+        return self * _Iv(1 / o.hi, 1 / o.lo)
+
+
+def _one_float(iv: _Iv | None) -> float | None:
+    """The float both ends round to (Fraction -> float rounds correctly), else None."""
+    if iv is None:
+        return None
+    try:
+        lo, hi = float(iv.lo), float(iv.hi)
+    except OverflowError:
+        return None
+    return lo if lo == hi else None
+
+
+def _fractions(d: Distribution) -> list[tuple[int, int, int]]:
+    """``(numerator, denominator, weight)`` of every outcome (ints; O(outcomes))."""
+    out = []
+    for x, w in d.items():
+        if type(x) is int:
+            out.append((x, 1, w))
+        else:
+            q = _numeric(Distribution._raw({x: 1}))[0][0] if not isinstance(
+                x, numbers.Rational) or isinstance(x, bool) else x
+            out.append((int(q.numerator), int(q.denominator), w))
+    return out
+
+
+def _exact_mean(items: list[tuple[int, int, int]], total: int) -> Fraction:
+    """The exact mean as a Fraction by a balanced tree of exact rational sums (C gcds),
+    whatever the outcomes' common denominator."""
+    from chancekit import _exact as flint
+
+    fmpq = flint.fmpq
+    terms = [fmpq(w * a, b) for a, b, w in items]
+    while len(terms) > 1:
+        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    q = terms[0] / total
+    return _fraction(int(q.p), int(q.q))
+
+
+def _rounded_shape(d: Distribution) -> dict[str, Any]:
+    """:func:`shape` past SHAPE_WORK: the mean exact; the central moments in fixed point
+    with proven error bounds (probabilities to ``prec`` bits, outcomes about the mean to
+    ``prec`` bits), the precision doubled until the variance, skewness squared and
+    kurtosis each round to one float (at most 4096 bits: then the nearest estimate).
+    O(outcomes) small-integer products per precision."""
+    items = _fractions(d)
+    total = d.total
+    mean = _exact_mean(items, total)
+    out: dict[str, Any] = {"mean": mean, "variance": None, "skewness": None,
+                           "kurtosis": None, "kurtosis_float": None, "exact": False}
+    n = len(items)
+    cn = round(mean * 2**64)  # c = cn / 2**64, a dyadic close to the mean
+    c = Fraction(cn, 2**64)
+    # y = x - c = (a * 2**64 - cn * b) / (b * 2**64) for x = a / b
+    ys = [((a << 64) - cn * b, b << 64, w) for a, b, w in items]
+    amax = max(-(-abs(p) // q) for p, q, _ in ys) + 1  # >= every |y|
+    prec = 128
+    while True:
+        ps = rs = prec  # bits of the probabilities, bits of the outcomes
+        sums = [0] * 5
+        for p, q, w in ys:
+            t = (w << ps) // total  # the probability in [t, t + 1) / 2**ps
+            a = (p << rs) // q  # y in [a, a + 1) / 2**rs
+            t *= a
+            sums[1] += t
+            t *= a
+            sums[2] += t
+            t *= a
+            sums[3] += t
+            sums[4] += t * a
+        # M_j = sum p y**j within err_j: the probabilities' floor (n terms of amax**j /
+        # 2**ps) and the outcomes' floor (j amax**(j-1) / 2**rs, as the p sum to 1)
+        ms = [_Iv(Fraction(1))]
+        for j in range(1, 5):
+            mid = Fraction(sums[j], 1 << (ps + j * rs))
+            err = Fraction(n * amax**j, 1 << ps) + Fraction(j * amax**(j - 1), 1 << rs)
+            ms.append(_Iv(mid - err, mid + err))
+        dl = ms[1]  # the true mean minus c
+        mu2 = ms[2] - dl * dl
+        mu3 = ms[3] - (dl * ms[2]).scale(3) + (dl * dl * dl).scale(2)
+        mu4 = (ms[4] - (dl * ms[3]).scale(4) + (dl * dl * ms[2]).scale(6)
+               - (dl * dl * dl * dl).scale(3))
+        var = _one_float(mu2)
+        skew2 = (mu3 * mu3).div(mu2 * mu2 * mu2)
+        kurt = mu4.div(mu2 * mu2)
+        kurt = None if kurt is None else kurt - _Iv(Fraction(3))
+        s2, k = _one_float(skew2), _one_float(kurt)
+        sign_known = mu3.lo > 0 or mu3.hi < 0
+        if (var is not None and s2 is not None and k is not None
+                and (sign_known or s2 == 0.0)) or prec >= 4096:
+            break
+        prec *= 2
+    del c
+    if mu2.hi <= 0:  # a constant: nothing past the mean
+        out["variance"] = 0.0
+        return out
+    out["variance"] = var if var is not None else float((mu2.lo + mu2.hi) / 2)
+    if s2 is None and skew2 is not None:
+        s2 = float((skew2.lo + skew2.hi) / 2)
+    if s2 is not None:
+        root = math.sqrt(max(0.0, s2))
+        out["skewness"] = -root if mu3.hi < 0 else root
+    if k is None and kurt is not None:
+        k = float((kurt.lo + kurt.hi) / 2)
+    out["kurtosis_float"] = k
     return out
 
 
