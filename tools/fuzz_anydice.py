@@ -1,0 +1,363 @@
+"""Robustness run of the AnyDice language on real programs (docs/fuzzing.md).
+
+    .venv/bin/python tools/fuzz_anydice.py PROGRAMS [PROGRAMS ...] [--sample N] [--seed S]
+        [--timeout 5] [--clock cpu|wall] [--memory-mb 1024] [--jobs 2] [--report run.json]
+        [--crashes DIR]
+
+PROGRAMS is a folder (every ``*.txt`` / ``*.dice`` file under it, e.g. a checkout's
+``anydice.com/program/``), a tar file (``.tar``, ``.tar.gz``: every regular member), a
+JSON-lines file (one object a line with ``program`` and optionally ``id``: the form of
+../shared/anydice/corpus-dev.jsonl), or a git repository of posita/anydice-data given as
+``git:PATH`` (its ``anydice.com/program/`` files at HEAD, read with ``git cat-file``; the
+``fetch`` tool's mirror is such a repository). The programs are not part of chancekit.
+
+Every program runs through :func:`chancekit.anydice.run_program` in a worker process whose
+address space is capped (``RLIMIT_AS``, ``--memory-mb``, default 1 GB). Outcomes:
+
+- ``ok``: outputs returned (``warned``: with at least one warning);
+- ``error``: a clean :class:`~chancekit.errors.ChancekitError` other than a limit, whose
+  message's first line is one line of at most 300 characters (``unclean-error`` if not);
+- ``refused``: a :class:`~chancekit.errors.LimitError` (work past a limit, refused);
+- ``crash``: any other exception (its type, message and innermost frames are kept);
+- ``killed``: the worker died (a signal, the memory cap hit outside Python's reach);
+- ``timeout``: no answer within ``--timeout`` seconds (the worker is killed). The clock
+  is the worker's CPU time by default (``--clock cpu``: on a machine shared with other
+  jobs, wall-clock time measures the neighbours too; a starved worker is still stopped
+  at 6x the timeout of wall-clock time); ``--clock wall`` counts wall-clock time. Each
+  timeout and kill is run again alone (unless ``--no-confirm``) and only a repeat counts.
+
+Each result records both the wall-clock and the CPU seconds of the program.
+
+Crashes, kills and timeouts are the failures (exit status 1). ``--crashes DIR`` writes
+each failing program to ``DIR/<id>.dice`` with its cause beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import select
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+WORKER = r'''
+import json, os, resource, sys, time, traceback
+cap = int(sys.argv[1])
+if cap > 0:
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+import chancekit
+from chancekit.errors import ChancekitError, LimitError
+from chancekit.anydice import run_program
+sys.stdout.write(json.dumps({"ready": True}) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    req = json.loads(line)
+    t, c = time.perf_counter(), time.process_time()
+    res = {"id": req["id"]}
+    try:
+        r = run_program(req["program"])
+        res.update(outcome="ok", outputs=len(r.outputs), warnings=len(r.warnings),
+                   outcomes=sum(len(d) for _, d in r.outputs))
+    except LimitError as e:
+        res.update(outcome="refused", error=str(e).split("\n")[0][:300], type=type(e).__name__)
+    except ChancekitError as e:
+        first = str(e).split("\n")[0]
+        clean = bool(first.strip()) and len(first) <= 300
+        res.update(outcome="error" if clean else "unclean-error", error=first[:300],
+                   type=type(e).__name__)
+    except BaseException as e:  # a crash: anything that is not a documented error
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        tb = traceback.extract_tb(e.__traceback__)
+        res.update(outcome="crash", type=type(e).__name__, error=str(e)[:300],
+                   where=[f"{f.filename.rsplit('/src/', 1)[-1]}:{f.lineno} {f.name}"
+                          for f in tb[-4:]])
+    res["s"] = time.perf_counter() - t
+    res["cpu"] = time.process_time() - c
+    sys.stdout.write(json.dumps(res) + "\n"); sys.stdout.flush()
+'''
+
+
+@dataclass
+class Program:
+    id: str
+    text: str
+
+
+# -- reading programs -------------------------------------------------------------------------
+def read_programs(source: str) -> list[Program]:
+    """Programs from a folder, a tar file, a JSON-lines file or ``git:REPO``."""
+    if source.startswith("git:"):
+        return _from_git(Path(source[4:]))
+    path = Path(source)
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in (".txt", ".dice")
+                       and p.is_file())
+        return [Program(str(p.relative_to(path).with_suffix("")).replace("/", "-"),
+                        p.read_text("utf-8", "replace")) for p in files]
+    if path.suffix == ".jsonl" or path.name.endswith(".jsonl.gz"):
+        out = []
+        with path.open(encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                if line.strip():
+                    row = json.loads(line)
+                    out.append(Program(str(row.get("id", i)), row["program"]))
+        return out
+    if tarfile.is_tarfile(path):
+        out = []
+        with tarfile.open(path) as tar:
+            for m in tar:
+                if m.isfile():
+                    data = tar.extractfile(m)
+                    if data is not None:
+                        out.append(Program(m.name.rsplit("/", 1)[-1].rsplit(".", 1)[0],
+                                           data.read().decode("utf-8", "replace")))
+        return out
+    raise SystemExit(f"{source}: not a folder, .jsonl, tar file or git:REPO")
+
+
+def _from_git(repo: Path, under: str = "anydice.com/program") -> list[Program]:
+    listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "HEAD", under],
+                             capture_output=True, text=True, check=True).stdout
+    entries = []
+    for line in listing.splitlines():
+        meta, name = line.split("\t", 1)
+        if name.endswith(".txt"):
+            entries.append((name.rsplit("/", 1)[-1][:-4], meta.split()[2]))
+    out = []
+    with subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        assert cat.stdin is not None and cat.stdout is not None
+        for pid, sha in entries:
+            cat.stdin.write(sha.encode() + b"\n")
+            cat.stdin.flush()
+            size = int(cat.stdout.readline().split()[2])
+            data = cat.stdout.read(size)
+            cat.stdout.read(1)
+            out.append(Program(pid, data.decode("utf-8", "replace")))
+        cat.stdin.close()
+    return out
+
+
+# -- running ----------------------------------------------------------------------------------
+#: with ``--clock cpu``, a program is also stopped past this many times the timeout in
+#: wall-clock time (a worker starved of CPU by its neighbours still ends)
+WALL_BACKSTOP = 6
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Worker:
+    """One worker process, restarted after a kill or a timeout."""
+
+    def __init__(self, memory: int, clock: str = "cpu") -> None:
+        self.memory = memory
+        self.clock = clock
+        self.p: subprocess.Popen[str] | None = None
+        self.restarts = 0
+
+    def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(self.memory)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, env=env)
+        assert self.p.stdout is not None
+        ready = self.p.stdout.readline()  # imports done: not charged to the first program
+        if not ready:
+            raise SystemExit("the worker did not start: does `import chancekit.anydice` "
+                             "work under the memory cap?")
+        self.restarts += 1
+
+    def stop(self) -> None:
+        if self.p is not None:
+            self.p.kill()
+            self.p.wait()
+            self.p = None
+
+    def ask(self, prog: Program, timeout: float) -> dict[str, Any]:
+        if self.p is None or self.p.poll() is not None:
+            self.start()
+        assert self.p is not None and self.p.stdin is not None and self.p.stdout is not None
+        t0 = time.perf_counter()
+        try:
+            self.p.stdin.write(json.dumps({"id": prog.id, "program": prog.text}) + "\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            self.stop()
+            return {"id": prog.id, "outcome": "killed", "error": "the worker had died"}
+        cpu0 = _cpu_seconds(self.p.pid)
+        while True:
+            ready, _, _ = select.select([self.p.stdout], [], [], 0.05)
+            if ready:
+                break
+            wall = time.perf_counter() - t0
+            cpu = _cpu_seconds(self.p.pid) - cpu0
+            over = cpu > timeout if self.clock == "cpu" else wall > timeout
+            if over or wall > WALL_BACKSTOP * timeout:
+                self.stop()
+                return {"id": prog.id, "outcome": "timeout", "s": wall, "cpu": cpu,
+                        "error": f"no answer within {timeout:g} s of "
+                        f"{'CPU' if self.clock == 'cpu' and over else 'wall-clock'} time"}
+        line = self.p.stdout.readline()
+        if not line:
+            code = self.p.wait()
+            self.p = None
+            return {"id": prog.id, "outcome": "killed", "s": time.perf_counter() - t0,
+                    "error": f"the worker died (exit status {code})"}
+        return json.loads(line)
+
+
+def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
+            clock: str = "cpu", progress: bool = True) -> list[dict[str, Any]]:
+    """Every program through ``jobs`` workers (one thread each), in the given order."""
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import Empty, SimpleQueue
+
+    todo: SimpleQueue[int] = SimpleQueue()
+    for i in range(len(programs)):
+        todo.put(i)
+    results: list[dict[str, Any] | None] = [None] * len(programs)
+    done = [0]
+    t0 = time.perf_counter()
+
+    def loop() -> None:
+        w = Worker(memory, clock)
+        try:
+            while True:
+                try:
+                    i = todo.get_nowait()
+                except Empty:
+                    return
+                results[i] = w.ask(programs[i], timeout)
+                done[0] += 1
+                if progress and done[0] % 500 == 0:
+                    print(f"  {done[0]}/{len(programs)} in {time.perf_counter() - t0:.0f} s",
+                          file=sys.stderr, flush=True)
+        finally:
+            w.stop()
+
+    with ThreadPoolExecutor(jobs) as pool:
+        for f in [pool.submit(loop) for _ in range(jobs)]:
+            f.result()
+    return [r for r in results if r is not None]
+
+
+FAILURES = ("crash", "killed", "timeout", "unclean-error")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sources", nargs="+", metavar="PROGRAMS",
+                    help="a folder, a .tar(.gz), a .jsonl, or git:REPO")
+    ap.add_argument("--sample", type=int, default=None, metavar="N",
+                    help="run N programs drawn at random (--seed) instead of all")
+    ap.add_argument("--seed", type=int, default=20, help="seed of --sample (default 20)")
+    ap.add_argument("--timeout", type=float, default=5.0, help="seconds per program (5)")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="what --timeout measures: the worker's CPU time (default: fair on "
+                    "a shared machine; AnyDice's own limit and posita/anydice-data's "
+                    "harvest count CPU time too) or wall-clock time")
+    ap.add_argument("--memory-mb", type=int, default=1024,
+                    help="address-space cap of the worker, MB (1024; 0: none)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (2)")
+    ap.add_argument("--no-confirm", dest="confirm", action="store_false",
+                    help="do not re-run timeouts and kills alone")
+    ap.add_argument("--slowest", type=int, default=10, help="list the N slowest (10)")
+    ap.add_argument("--report", metavar="FILE.json", help="write every result as JSON")
+    ap.add_argument("--crashes", metavar="DIR", help="write each failing program there")
+    args = ap.parse_args(argv)
+
+    programs: list[Program] = []
+    for s in args.sources:
+        programs += read_programs(s)
+    total_read = len(programs)
+    if args.sample is not None and args.sample < len(programs):
+        programs = random.Random(args.seed).sample(programs, args.sample)
+    by_id = {p.id: p for p in programs}
+    memory = args.memory_mb * 1024 * 1024
+    print(f"# AnyDice robustness run — {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
+          f"UTC — {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}")
+    print(f"{len(programs)} programs (of {total_read} read), timeout {args.timeout:g} s "
+          f"({args.clock} time), "
+          f"address space {args.memory_mb} MB, {args.jobs} workers")
+    t0 = time.perf_counter()
+    results = run_all(programs, timeout=args.timeout, memory=memory, jobs=args.jobs,
+                      clock=args.clock)
+    wall = time.perf_counter() - t0
+    if args.confirm:
+        again = [r for r in results if r["outcome"] in ("timeout", "killed")]
+        if again:
+            print(f"re-running {len(again)} timeouts/kills alone to confirm", file=sys.stderr)
+            second = {r["id"]: r for r in run_all([by_id[r["id"]] for r in again],
+                                                  timeout=args.timeout, memory=memory,
+                                                  jobs=1, clock=args.clock,
+                                                  progress=False)}
+            for i, r in enumerate(results):
+                if r["id"] in second:
+                    results[i] = {**second[r["id"]], "first": r["outcome"]}
+    counts = Counter(r["outcome"] for r in results)
+    warned = sum(1 for r in results if r["outcome"] == "ok" and r.get("warnings"))
+    times = sorted(r["s"] for r in results if r.get("s") is not None)
+    print(f"\nwall time {wall:.0f} s; per program: median {1000 * statistics.median(times):.1f}"
+          f" ms, p95 {1000 * times[int(0.95 * (len(times) - 1))]:.0f} ms, max "
+          f"{times[-1]:.2f} s" if times else "")
+    print("\n| outcome | programs |\n|---|---:|")
+    for k in ("ok", "error", "refused", *FAILURES):
+        extra = f" ({warned} with a warning)" if k == "ok" and warned else ""
+        print(f"| {k} | {counts.get(k, 0)}{extra} |")
+    errors = Counter(r.get("error", "").split(" at line")[0][:70]
+                     for r in results if r["outcome"] in ("error", "refused"))
+    print("\nmost common errors:")
+    for msg, n in errors.most_common(12):
+        print(f"  {n:5d}  {msg}")
+    print(f"\n{args.slowest} slowest:")
+    print("| program | outcome | seconds | cpu |\n|---|---|---:|---:|")
+    for r in sorted(results, key=lambda r: -(r.get("s") or 0))[:args.slowest]:
+        cpu = f"{r['cpu']:.2f}" if r.get("cpu") is not None else "-"
+        print(f"| {r['id']} | {r['outcome']} | {r.get('s', 0):.2f} | {cpu} |")
+    bad = [r for r in results if r["outcome"] in FAILURES]
+    if bad:
+        print(f"\n{len(bad)} failures:")
+        for r in bad:
+            where = " <- ".join(reversed(r.get("where", [])))
+            print(f"  {r['id']}: {r['outcome']} {r.get('type', '')}: {r.get('error', '')}"
+                  f"{'  at ' + where if where else ''}")
+    if args.crashes and bad:
+        d = Path(args.crashes)
+        d.mkdir(parents=True, exist_ok=True)
+        for r in bad:
+            (d / f"{r['id']}.dice").write_text(by_id[r["id"]].text, encoding="utf-8")
+            (d / f"{r['id']}.cause.json").write_text(json.dumps(r, indent=1) + "\n")
+        print(f"failing programs written to {d}/")
+    if args.report:
+        Path(args.report).write_text(json.dumps(
+            {"programs": len(programs), "timeout": args.timeout, "memory_mb": args.memory_mb,
+             "counts": dict(counts), "results": results}, indent=1) + "\n")
+    print(f"\n{len(programs)} programs: {counts.get('ok', 0)} ok, {counts.get('error', 0)} "
+          f"clean errors, {counts.get('refused', 0)} refused, {len(bad)} failures")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
