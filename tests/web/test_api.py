@@ -188,6 +188,33 @@ def test_dialect_and_its_notes(server_url: str, text: str, dialect: str) -> None
                                                       dialect=dialect).total
 
 
+def test_estimate_is_reproducible_and_bounded(server_url: str) -> None:
+    """/api/estimate rolls each line with chancekit.roll from PCG32(seed, line): the same
+    counts as rolling here; every frequency lies in its 95 % interval; it also answers for
+    an expression the exact engine refuses."""
+    status, doc = call(server_url, "/api/estimate", {"expressions": ["3d6", "1000d6kh500"],
+                                                     "samples": 300, "seed": 11})
+    assert status == 200, doc
+    first, second = doc["series"]
+    assert first["estimate"] and first["complete"] and first["samples"] == 300
+    rng = chancekit.PCG32(11, 0)
+    counts: dict[int, int] = {}
+    for _ in range(300):
+        x = chancekit.roll("3d6", rng=rng).total
+        counts[x] = counts.get(x, 0) + 1
+    assert {r["outcome"]: r["count"] for r in first["rows"]} == counts
+    for s in (first, second):
+        assert all(r["lo"] <= r["p"] <= r["hi"] for r in s["rows"])
+        assert s["mean_lo"] <= s["mean"] <= s["mean_hi"]
+        assert sum(r["count"] for r in s["rows"]) == s["samples"] >= 64
+    assert 500 * 3.5 < second["mean"] < 500 * 6   # the 500 highest of 1000d6
+    with pytest.raises(chancekit.LimitError):
+        chancekit.dist("1000d6kh500")
+    # a line that cannot even be rolled says so, with its index
+    status, doc = call(server_url, "/api/estimate", {"expressions": ["1d6", "20000d6"]})
+    assert status == 422 and doc["error"]["index"] == 1
+
+
 def test_a_table_in_another_dialect(server_url: str) -> None:
     status, doc = call(server_url, "/api/table", {"notation": "4d6k3", "dialect": "roll20"})
     assert status == 200, doc
@@ -256,6 +283,19 @@ def test_time_limit_stops_the_work(strict_server_url: str) -> None:
     assert _status(strict_server_url)["killed"] == killed + 1
     # the replacement worker serves the next requests
     assert call(strict_server_url, "/api/dist", {"expressions": ["4d6kh3"]})[0] == 200
+
+
+def test_lines_that_finished_survive_the_time_limit(strict_server_url: str) -> None:
+    """The third line outlasts the time limit (a test hook that sleeps): the error keeps
+    the first two lines' results as 'partial', equal to the library's."""
+    status, doc = call(strict_server_url, "/api/dist",
+                       {"expressions": ["3d6", {"label": "stats", "text": "4d6kh3"}, "_sleep_"]})
+    assert status == 422 and doc["error"]["limit"] == "time_limit"
+    partial = doc["error"]["partial"]
+    assert [p["index"] for p in partial] == [0, 1]
+    assert partial[1]["series"]["label"] == "stats"
+    rows = {r["outcome"]: Fraction(r["p_exact"]) for r in partial[1]["series"]["rows"]}
+    assert rows == chancekit.dist("4d6kh3").pmf()
 
 
 def test_a_disconnect_stops_the_work(strict_server_url: str) -> None:

@@ -345,6 +345,41 @@ def test_notation_error_inline_with_caret(page: Any, server_url: str) -> None:
     assert f"limit: {refused.value.limit}" in page.inner_text("#error .error")
 
 
+def test_estimate_where_exact_work_is_refused(page: Any, server_url: str) -> None:
+    """A refused expression offers Estimate: a Monte Carlo estimate with error bars,
+    named as one, from a reported seed."""
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "1000d6kh500", value="error")
+    message = page.inner_text("#error .error")
+    assert "chancekit." not in message and "--" not in message.replace(" -- ", " ")
+    page.click("#estimate")
+    page.wait_for_function("document.body.dataset.estimate === 'done'")
+    assert "not exact" in page.inner_text("#estimate-card h2")
+    assert "Monte Carlo" in page.inner_text("#estimate-method")
+    bars = page.locator("#est-chart svg rect.bar").count()
+    assert bars > 5 and page.locator("#est-chart svg line.err").count() == bars
+    samples = page.inner_text('#est-summary tr[data-series="1000d6kh500"] td.samples')
+    assert int(samples.split()[0]) >= 64
+
+
+def test_finished_lines_survive_the_time_limit(browser: Any, strict_server_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)
+    context.set_default_timeout(30_000)
+    pg = context.new_page()
+    try:
+        pg.goto(strict_server_url)
+        wait(pg)
+        calculate(pg, "3d6\nstats: 4d6kh3\n_sleep_", value="error")
+        assert "line 3" in pg.inner_text("#error .error")
+        assert "shown below" in pg.inner_text("#error .error")
+        assert set(chart_points(pg)) == {"3d6", "stats"}
+        assert pg.evaluate("document.body.dataset.stale") == ""
+        assert pg.inner_text('#summary tr[data-series="stats"] td.mean-exact') == "15869/1296"
+    finally:
+        context.close()
+
+
 def test_stop_button(page: Any, server_url: str) -> None:
     page.goto(server_url)
     wait(page)

@@ -32,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker processes for computations (default: cores, 2 to 4)")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S",
                    help="seconds one computation may take before it is stopped "
-                   "(default 10)")
+                   "(default 10); tuning jobs get six times as long unless "
+                   "--tune-time-limit says otherwise")
+    p.add_argument("--tune-time-limit", type=float, default=None, metavar="S",
+                   help="seconds one tuning job (Fairness page, Tune) may take "
+                   "(default: 6 x --time-limit, so 60)")
     p.add_argument("--no-cache", action="store_true", help="recompute every request "
                    "(by default the last 256 distinct results are reused; for benchmarks)")
     p.add_argument("--access-log", action="store_true", help="log every request")
@@ -45,9 +49,11 @@ def run_serve(args: argparse.Namespace) -> int:
     require_int("--port", args.port, lo=0, hi=65535)
     if args.workers is not None:
         require_int("--workers", args.workers, lo=1, hi=64)
-    if not 0 < args.time_limit <= 3600:
-        raise ChancekitError(f"--time-limit must be between 0 and 3600 seconds, not "
-                             f"{args.time_limit}")
+    for option, value in (("--time-limit", args.time_limit),
+                          ("--tune-time-limit", args.tune_time_limit)):
+        if value is not None and not 0 < value <= 3600:
+            raise ChancekitError(f"{option} must be between 0 and 3600 seconds, not "
+                                 f"{value}")
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
@@ -63,7 +69,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         serve(args.host, args.port, open_browser=args.open, workers=args.workers,
               time_limit=args.time_limit, access_log=args.access_log, announce=announce,
-              cache=not args.no_cache)
+              cache=not args.no_cache, tune_time_limit=args.tune_time_limit)
     except OSError as exc:
         raise ChancekitError(f"cannot listen on {args.host}:{args.port}: "
                              f"{exc.strerror or exc}") from None

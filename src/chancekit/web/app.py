@@ -236,6 +236,22 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
     return {"expressions": exprs, "dialect": get_dialect(data)}
 
 
+#: most rolls of one estimate line (the time budget usually stops it first)
+MAX_ESTIMATE_SAMPLES = 1_000_000
+
+
+def parse_estimate(data: dict[str, Any]) -> dict[str, Any]:
+    """``/api/estimate``: the expressions as ``/api/dist`` takes them, ``samples`` (rolls
+    per line, default 10 000) and ``seed`` (drawn and reported when left out)."""
+    req = parse_dist(data)
+    seed = get_seed(data)
+    if not isinstance(seed, int):
+        raise ApiError(400, "'seed' must be a whole number here", field="seed")
+    req.update(samples=get_int(data, "samples", default=10_000, lo=1,
+                               hi=MAX_ESTIMATE_SAMPLES), seed=seed)
+    return req
+
+
 def get_dialect(data: dict[str, Any]) -> str:
     """``dialect``: how the notation is read (``chancekit.dice.notation.DIALECTS``;
     ``avrae`` when left out)."""
@@ -384,9 +400,10 @@ class WebApp:
     """State shared by the routes: the worker pool, the cache, the jobs."""
 
     def __init__(self, *, workers: int | None = None, time_limit: float = 10.0,
-                 job_time_limit: float = 60.0, cache: bool = True) -> None:
+                 job_time_limit: float | None = None, cache: bool = True) -> None:
         self.pool = WorkerPool(workers or default_workers(), time_limit=time_limit)
-        self.job_time_limit = job_time_limit
+        #: tuning jobs: six times the request limit unless told (60 s by default)
+        self.job_time_limit = 6 * time_limit if job_time_limit is None else job_time_limit
         self.cache = ResultCache(CACHE_ENTRIES if cache else 0)
         self.jobs: dict[str, Job] = {}
         self.requests = 0
@@ -442,7 +459,7 @@ _CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsaf
 
 
 def create_app(*, workers: int | None = None, time_limit: float = 10.0,
-               job_time_limit: float = 60.0, cache: bool = True,
+               job_time_limit: float | None = None, cache: bool = True,
                on_ready: Callable[[], None] | None = None) -> Starlette:
     """The ASGI application (run it with uvicorn; ``chancekit serve`` does). ``on_ready``
     is called once the worker pool has started."""
@@ -475,12 +492,20 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
             return await state.compute(request, kind, req, cacheable(req))
         return handler
 
+    async def estimate(request: Request) -> Response:
+        """Monte Carlo estimates, stopped after half the time limit (the rest is margin)."""
+        state.requests += 1
+        req = parse_estimate(await read_json(request))
+        req["budget_s"] = state.pool.time_limit / 2
+        return await state.compute(request, "estimate", req, False)
+
     async def version(request: Request) -> Response:
         return json_response({"version": __version__, "dialects": list(DIALECTS),
                               "limits": {"body_bytes": MAX_BODY,
                                          "expressions": MAX_EXPRESSIONS,
                                          "expression_chars": MAX_EXPRESSION_CHARS,
-                                         "time_limit_s": state.pool.time_limit}})
+                                         "time_limit_s": state.pool.time_limit,
+                                         "tune_time_limit_s": state.job_time_limit}})
 
     async def status(request: Request) -> Response:
         return json_response({"workers": state.pool.size, "busy": state.pool.busy,
@@ -572,6 +597,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         Route("/api/status", status, methods=["GET"]),
         Route("/api/openapi.json", openapi, methods=["GET"]),
         Route("/api/dist", endpoint("dist", parse_dist, always), methods=["POST"]),
+        Route("/api/estimate", estimate, methods=["POST"]),
         Route("/api/table", endpoint("table", parse_table, always), methods=["POST"]),
         Route("/api/anydice", endpoint("anydice", parse_anydice, always), methods=["POST"]),
         Route("/api/fairness", endpoint("fairness", parse_fairness, always),

@@ -15,6 +15,7 @@ error object. Only the public API is used (``chancekit.dist``, ``Distribution`` 
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from collections.abc import Callable
@@ -26,7 +27,9 @@ from chancekit.errors import ChancekitError, InvalidValueError, LimitError, Nota
 from chancekit.limits import MAX_FRACTION_CHARS, MAX_ROWS
 from chancekit.sampling import read_weight
 
-Progress = Callable[[int, int], None]
+#: ``progress(done, total)``, or ``progress(done, total, piece)`` to hand back a finished
+#: piece of the result (kept if the job is stopped by the time limit later)
+Progress = Callable[..., None]
 
 #: outcomes of more than this many rows hide those below ``HIDE_BELOW`` (as the CLI does)
 MANY_ROWS = 100
@@ -146,6 +149,8 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     for i, e in enumerate(exprs):
         t0 = time.perf_counter()
         try:
+            if e["text"] == "_sleep_" and os.environ.get(TEST_HOOKS) == "1":
+                sleep_job({"seconds": 60}, progress)  # test hook: outlasts any time limit
             d = chancekit.dist(e["text"], dialect=dialect)
             s = describe(d)
         except ChancekitError as exc:
@@ -157,10 +162,81 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
         dists.append(d)
-        progress(i + 1, len(exprs))
+        # each finished series goes back at once (but the last): if a later line hits
+        # the time limit, the page still shows the lines that finished
+        progress(i + 1, len(exprs), {"index": i, "series": s} if i + 1 < len(exprs) else None)
     return {"series": series, "dialect": dialect,
             "comparisons": [compare(dists[0], d, 0, i)
                             for i, d in enumerate(dists) if i]}
+
+
+#: the z value of the 95 % intervals of an estimate
+Z95 = 1.959963984540054
+
+
+def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """A Monte Carlo **estimate** of each expression's distribution, for work the exact
+    engine refuses: ``samples`` rolls of :func:`chancekit.roll` from the seeded stream
+    ``PCG32(seed, i)`` (line ``i``), stopped early when ``budget_s`` seconds (the app
+    gives half its time limit, shared by the lines) run out. Each outcome's frequency has
+    a 95 % Wilson interval, the mean a 95 % normal interval (1.96 standard errors). The
+    same seed and number of rolls give the same answer. O(samples x dice rolled)."""
+    seed, want, dialect = req["seed"], req["samples"], req.get("dialect") or "avrae"
+    exprs = req["expressions"]
+    per_line = float(req.get("budget_s", 5.0)) / len(exprs)
+    series = []
+    for i, e in enumerate(exprs):
+        rng = chancekit.PCG32(seed, i)
+        counts: dict[Any, int] = {}
+        total = total2 = Fraction(0)
+        t0 = time.perf_counter()
+        n = 0
+        try:
+            while n < want:
+                x = chancekit.roll(e["text"], rng=rng, dialect=dialect).total
+                counts[x] = counts.get(x, 0) + 1
+                total += x
+                total2 += x * x
+                n += 1
+                if n % 64 == 0 and time.perf_counter() - t0 > per_line:
+                    break
+        except ChancekitError as exc:
+            raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
+                                           expression=e["text"])) from None
+        mean = total / n
+        var = max(total2 / n - mean * mean, Fraction(0)) * n / max(n - 1, 1)
+        se = math.sqrt(var / n)
+        rows = []
+        for x in sorted(counts):
+            value, label, pos = outcome_value(x)
+            p = counts[x] / n
+            half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n))
+            mid = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
+            rows.append({"outcome": value, "label": label, "x": pos, "count": counts[x],
+                         "p": p, "lo": max(0.0, (mid - half / (1 + Z95 * Z95 / n))),
+                         "hi": min(1.0, (mid + half / (1 + Z95 * Z95 / n)))})
+        order = sorted(counts)
+        cum = 0
+        quantiles: dict[str, str] = {}
+        for x in order:
+            cum += counts[x]
+            for q in QUANTILES:
+                if f"{q:g}" not in quantiles and cum >= q * n:
+                    quantiles[f"{q:g}"] = outcome_value(x)[1]
+        series.append({
+            "label": e.get("label") or e["text"], "text": e["text"], "estimate": True,
+            "seed": seed, "stream": i, "samples": n, "requested": want,
+            "complete": n == want, "rows": rows, "outcomes": len(rows),
+            "mean": finite(mean), "mean_se": finite(se),
+            "mean_lo": finite(float(mean) - Z95 * se), "mean_hi": finite(float(mean) + Z95 * se),
+            "sd": finite(math.sqrt(var)), "min": outcome_value(order[0])[1],
+            "max": outcome_value(order[-1])[1], "quantiles": quantiles,
+            "notes": notes(e["text"], dialect),
+            "elapsed_ms": round(1000 * (time.perf_counter() - t0), 3)})
+        progress(i + 1, len(exprs))
+    return {"series": series, "dialect": dialect, "seed": seed, "estimate": True,
+            "method": f"Monte Carlo: up to {want:,} rolls of each line with chancekit.roll "
+                      f"and PCG32({seed}, line); 95 % intervals"}
 
 
 def compare(a: Any, b: Any, i: int, j: int) -> dict[str, Any]:
@@ -420,6 +496,7 @@ TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
 
 JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "dist": dist_job,
+    "estimate": estimate_job,
     "anydice": _anydice_job,
     "table": table_job,
     "fairness": fairness_job,

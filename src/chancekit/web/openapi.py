@@ -72,6 +72,18 @@ def openapi_document() -> dict[str, Any]:
                 "of that line); work past a limit is a 422 LimitError.",
                 {"program": "output [highest 3 of 4d6] named \"stats\""},
                 {"program": {"type": "string", "maxLength": 60000}}, ["program"]),
+            "/api/estimate": _post(
+                "a Monte Carlo estimate (not exact)",
+                "For expressions the exact engine refuses: 'samples' rolls (default 10000) "
+                "of each line with chancekit.roll from PCG32(seed, line), stopped early "
+                "after half the server's time limit. Each outcome's frequency with a 95 % "
+                "Wilson interval (lo, hi) and count; mean with a 95 % interval (mean_lo, "
+                "mean_hi), sd, quantiles; 'samples' says how many rolls were made, "
+                "'complete' whether all that were asked. The same seed and samples give "
+                "the same answer; without a seed one is drawn and reported.",
+                {"expressions": ["1000d6kh500"], "samples": 10000, "seed": 7},
+                {"expressions": {"type": "array", "maxItems": 12}, "dialect": D,
+                 "samples": i, "seed": i}, ["expressions"]),
             "/api/table": _post(
                 "a two-dice tabletop table",
                 "TabletopTable.build from a notation or a loot list (name=weight lines): "

@@ -8,7 +8,9 @@ abandoned computation keeps a core busy.
 
 Each worker is a ``multiprocessing.Process`` holding one end of a ``Pipe``. It receives
 ``(kind, request)``, calls :data:`chancekit.web.compute.JOBS[kind]`, and sends back
-``("progress", done, total)`` messages then one ``("ok", result, ms)`` or
+``("progress", done, total)`` and ``("partial", piece)`` messages (the pieces of a result
+that are finished: a time-limit error hands them back as ``partial``, so a page keeps the
+expressions that finished) then one ``("ok", result, ms)`` or
 ``("error", status, body)``. The event loop never blocks on a pipe: it is told the result
 is ready by ``loop.add_reader`` on the pipe's file descriptor. Workers come from the
 ``forkserver`` start method with :mod:`chancekit.web.compute` preloaded (a new worker is
@@ -52,7 +54,9 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
 
     last = [0.0]
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int, partial: Any = None) -> None:
+        if partial is not None:  # a piece of the result, kept if the job is stopped later
+            conn.send(("partial", partial))
         now = time.monotonic()
         if now - last[0] >= 0.05 or done >= total:  # at most 20 messages a second
             last[0] = now
@@ -221,10 +225,14 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit
         ok = False
+        partials: list[Any] = []
         try:
             worker.conn.send((kind, request))
             while True:
                 msg = await self._receive(worker, cancel_task, deadline - loop.time())
+                if msg[0] == "partial":
+                    partials.append(msg[1])
+                    continue
                 if msg[0] == "progress":
                     if progress is not None:
                         progress(msg[1], msg[2])
@@ -234,10 +242,12 @@ class WorkerPool:
                     return msg[1], msg[2]
                 raise PoolError(msg[1], msg[2])
         except TimeoutError:
-            raise PoolError(422, {
-                "type": "LimitError", "limit": "time_limit",
-                "message": f"the computation took longer than the server's time limit of "
-                           f"{limit:g} s and was stopped; try a smaller expression"}) from None
+            body = {"type": "LimitError", "limit": "time_limit",
+                    "message": f"the computation took longer than the server's time limit "
+                               f"of {limit:g} s and was stopped; try a smaller expression"}
+            if partials:  # what finished before the limit: the pages still show it
+                body["partial"] = partials
+            raise PoolError(422, body) from None
         except (EOFError, OSError, BrokenPipeError):
             raise PoolError(500, {"type": "InternalError",
                                   "message": "the worker process died; try again"}) from None

@@ -103,6 +103,14 @@ const CKChart = (() => {
                                               transform: `rotate(-90 12 ${M.t + plotH / 2})` }, opts.yLabel));
     // data
     const n = series.length;
+    // an error bar (an estimate's interval, `lo` to `hi`) under a point or bar
+    const whisker = (g, x, p) => {
+      if (p.lo === undefined || p.hi === undefined || p.lo === null || p.hi === null) return;
+      const a = Y(opts.log ? Math.max(p.lo, 10 ** y0) : p.lo), b = Y(p.hi);
+      g.append(svg("line", { class: "err", x1: x, x2: x, y1: a, y2: b, "stroke-width": 1.2,
+                             "data-lo": p.lo, "data-hi": p.hi }));
+      for (const y of [a, b]) g.append(svg("line", { x1: x - 3, x2: x + 3, y1: y, y2: y, "stroke-width": 1.2 }));
+    };
     const slot = plotW * gap / (x1 - x0);
     series.forEach((s, k) => {
       const c = s.color || color(k, n);
@@ -120,6 +128,7 @@ const CKChart = (() => {
           r.addEventListener("mousemove", (e) => showTip(e, p.tip));
           r.addEventListener("mouseleave", hideTip);
           g.append(r);
+          whisker(g, x + bw / 2, p);
         }
       } else {
         // one polyline per run of neighbouring outcomes: no line across outcomes that
@@ -138,6 +147,7 @@ const CKChart = (() => {
           const dot = svg("circle", { class: "pt", cx: X(p.x).toFixed(2), cy: Y(p.y).toFixed(2), r,
                                       stroke: "none", "data-x": p.label, "data-y": p.y,
                                       "data-exact": p.exact || "" });
+          whisker(g, X(p.x), p);
           dot.append(svg("title", {}, p.tip));
           dot.addEventListener("mousemove", (e) => showTip(e, p.tip));
           dot.addEventListener("mouseleave", hideTip);

@@ -27,7 +27,7 @@
 
   async function run() {
     const expressions = parse($("#exprs").value);
-    $("#error").replaceChildren(); $("#notes").replaceChildren();
+    $("#error").replaceChildren(); $("#notes").replaceChildren(); $("#estimate-card").hidden = true;
     if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
     if (controller) controller.abort();
     const mine = controller = new AbortController();
@@ -39,11 +39,23 @@
       if (mine !== controller) return;
       if (!r.ok) {
         const err = r.data.error || { message: "error" };
+        const partial = Array.isArray(err.partial) ? err.partial : [];
+        if (err.index === undefined && err.limit === "time_limit") err.index = partial.length;
         const where = err.index !== undefined && lines[err.index] ? `line ${lines[err.index]}: ` : "";
-        $("#error").replaceChildren(errorBox(err, { where }));
+        const box = errorBox(err, { where });
+        if (partial.length) box.append(el("div", { class: "muted" },
+          `The ${partial.length === 1 ? "line" : `${partial.length} lines`} before it finished and ${partial.length === 1 ? "is" : "are"} shown below.`));
+        if (err.type === "LimitError" && expressions[err.index])
+          box.append(el("div", {}, el("button", { id: "estimate", class: "primary", type: "button",
+            onclick: () => estimate([expressions[err.index]]) }, "Estimate"),
+            " an estimate instead: random rolls with error bars (not exact)"));
+        $("#error").replaceChildren(box);
         $("#notes").replaceChildren(...CK.noteList((err.notes || []).map((t) => where + t)));
         $("#status").textContent = "";
-        if (result) CK.stale(true, "The last calculation failed (see above).");
+        if (partial.length) {      // keep what finished before the time limit
+          result = { series: partial.map((p) => p.series), comparisons: [], partial: true };
+          CK.stale(false); render();
+        } else if (result) CK.stale(true, "The last calculation failed (see above).");
         document.body.dataset.state = "error";
         return;
       }
@@ -142,6 +154,34 @@
         })))));
     const hidden = series.filter((s) => s.hidden).map((s) => `${s.label}: ${s.hidden} outcomes below 1e-6 not shown`);
     $("#hidden-note").textContent = hidden.join("; ");
+  }
+
+  // a Monte Carlo estimate of expressions the exact engine refused (or that ran too long)
+  async function estimate(exprs) {
+    $("#estimate-card").hidden = false;
+    $("#estimate-method").textContent = "rolling…";
+    document.body.dataset.estimate = "busy";
+    const r = await api("/api/estimate", { expressions: exprs, dialect: $("#dialect").value, samples: 10000 });
+    if (!r.ok) {
+      $("#estimate-method").replaceChildren(errorBox(r.data.error || {}));
+      document.body.dataset.estimate = "error"; return;
+    }
+    const d = r.data;
+    $("#estimate-method").textContent = `${d.method}. Computed in ${num(d.elapsed_ms / 1000, 2)} s.`;
+    const series = d.series.map((s) => ({ name: s.label, points: s.rows.map((row) => ({
+      x: row.x, label: row.label, y: row.p, lo: row.lo, hi: row.hi,
+      tip: `${s.label}\n${row.label}: ${pct(row.p, 3)} (95 %: ${pct(row.lo, 3)} to ${pct(row.hi, 3)}), ${row.count} of ${s.samples} rolls` })) }));
+    CKChart.draw($("#est-chart"), { series, percent: true, bars: true, legend: true, xLabel: "outcome",
+                                    yLabel: "estimated probability", title: "Monte Carlo estimate" });
+    $("#est-summary").replaceChildren(
+      el("thead", {}, el("tr", {}, ["series", "rolls", "mean", "95 % interval of the mean", "sd", "min", "median", "max", "seed"]
+        .map((h) => el("th", {}, h)))),
+      el("tbody", {}, d.series.map((s) => el("tr", { "data-series": s.label }, el("td", { class: "l" }, s.label),
+        el("td", { class: "samples" }, s.samples + (s.complete ? "" : ` of ${s.requested} (time budget)`)),
+        el("td", { class: "mean" }, num(s.mean)), el("td", {}, `${num(s.mean_lo)} to ${num(s.mean_hi)}`),
+        el("td", {}, num(s.sd)), el("td", {}, s.min), el("td", {}, s.quantiles["0.5"] ?? "–"), el("td", {}, s.max),
+        el("td", { class: "seed" }, `${s.seed} (stream ${s.stream})`)))));
+    document.body.dataset.estimate = "done";
   }
 
   function exportCSV() {
