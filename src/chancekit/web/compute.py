@@ -164,7 +164,10 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         dists.append(d)
         # each finished series goes back at once (but the last): if a later line hits
         # the time limit, the page still shows the lines that finished
-        progress(i + 1, len(exprs), {"index": i, "series": s} if i + 1 < len(exprs) else None)
+        if i + 1 < len(exprs):
+            progress(i + 1, len(exprs), {"index": i, "series": s})
+        else:
+            progress(i + 1, len(exprs))
     return {"series": series, "dialect": dialect,
             "comparisons": [compare(dists[0], d, 0, i)
                             for i, d in enumerate(dists) if i]}
