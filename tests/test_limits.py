@@ -144,6 +144,15 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: (lambda big: lambda: _sampling().ChanceTree({"a": big, "b": 1}))(2**(10**7)),
     # chancekit.rng
     ("MAX_CHILD_DEPTH", "chancekit.limits"): _deep_child,
+    # chancekit.markov (processes that count their states refuse before exploring)
+    ("MAX_MARKOV_STATES", "chancekit.limits"):
+        lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
+    ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
+        lambda: lambda: _markov().hp_race((300, 300), ("d100", "d100"), method="joint"),
+    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2000, "1d2"),
+    ("MAX_MARKOV_STEPS", "chancekit.limits"):
+        lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
+    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(900, "1d2"),
 }
 
 #: rows allowed more Python calls than MAX_CALLS before refusing, and why
@@ -174,11 +183,16 @@ def _sampling() -> Any:
     return importlib.import_module("chancekit.sampling")
 
 
+def _markov() -> Any:
+    return importlib.import_module("chancekit.markov")
+
+
 # --------------------------------------------------------------------------- measuring
 @pytest.mark.parametrize("key", sorted(CASES), ids=lambda k: f"{k[0]}@{k[1]}")
 def test_limit_refused_quickly(key: tuple[str, str]) -> None:
     name, module = key
-    for mod in ("chancekit.dice", "chancekit.fair", "chancekit.sampling", module):
+    for mod in ("chancekit.dice", "chancekit.fair", "chancekit.sampling", "chancekit.markov",
+                module):
         importlib.import_module(mod)  # imports are not part of the refusal
     call = CASES[key]()
     error, peak, calls = measure(call)

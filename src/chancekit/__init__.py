@@ -66,7 +66,7 @@ _LAZY: dict[str, str] = {
     "MaxStreak": "chancekit.sampling",
     "tabletop_sheet": "chancekit.sampling",
 }
-_SUBMODULES = ("rng", "dice", "sampling", "fair", "errors")
+_SUBMODULES = ("rng", "dice", "sampling", "fair", "markov", "errors")
 
 __all__ = [
     "ChancekitError",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import flint
 
-__all__ = ["fmpq", "fmpq_poly", "fmpz", "fmpz_poly"]
+__all__ = ["fmpq", "fmpq_mat", "fmpq_poly", "fmpz", "fmpz_poly"]
 
 #: integer polynomials: sums of dice are one power of the die's polynomial
 fmpz_poly = flint.fmpz_poly
@@ -23,6 +23,8 @@ fmpq_poly = flint.fmpq_poly
 #: arbitrary-size integers and rationals
 fmpz = flint.fmpz
 fmpq = flint.fmpq
+#: dense rational matrices (the exact solves of chancekit.markov)
+fmpq_mat = flint.fmpq_mat
 
 # The first product with multi-word coefficients sets up GMP/FLINT's big-integer memory
 # (about 0.25 ms, once per process); done here, at import, rather than inside the first

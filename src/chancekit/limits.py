@@ -259,6 +259,26 @@ MIN_PRD_P = 0.001
 #: about a second
 MAX_FAIR_WORK = 40_000_000
 
+# -- Markov chains (chancekit.markov)
+
+#: the most states one chain may reach from its start (counted as ``step`` is called)
+MAX_MARKOV_STATES = 200_000
+#: the most transitions (self-loops aside) of one explored chain (counted as it is explored)
+MAX_MARKOV_TRANSITIONS = 4_000_000
+#: the most states of one strongly connected component: each is one dense exact solve
+MAX_MARKOV_BLOCK = 1_000
+#: the most steps one ``steps(upto=..., tail=...)`` call walks
+MAX_MARKOV_STEPS = 100_000
+#: the most estimated work units (about UNIT_NS each) of one chain's solve: about 3 s
+MAX_MARKOV_WORK = 150_000_000
+#: work units of one transition in a pass (one or two exact fmpq operations, about 0.8 us)
+MARKOV_EDGE_WORK = 40
+#: work units of one transition in the mean-and-variance pass (four fmpq operations)
+MARKOV_MOMENT_WORK = 100
+#: work units of one transition in the integer passes of acyclic chains (plus one a
+#: 64-bit word of the common denominator)
+MARKOV_INT_WORK = 10
+
 # -- random streams (chancekit.rng)
 
 #: characters of one stream id or child name

@@ -695,6 +695,36 @@ class PityTimer(_SinceSuccess):
     def probabilities(self) -> tuple[float, ...]:
         return self._pair(self.chance(self._k))
 
+    def target(self) -> tuple[float, ...]:
+        """The long-run shares ``(miss, hit)``: the hit rate is 1 / the expected pulls per
+        hit, the survival summed until the chance reaches 1, or stops changing (then the
+        geometric rest in closed form). At most ``soft_start + 1/ramp`` terms.
+
+        >>> PityTimer(0.1).target()
+        (0.9, 0.1)
+        >>> [round(x, 4) for x in PityTimer(0.5, hard=2).target()]   # 1 / (1 + 1/2)
+        [0.3333, 0.6667]
+        """
+        flat = 1 if self.soft_start is None else (self.soft_start if not self.ramp else None)
+        tries, survive, k = 0.0, 1.0, 1
+        while survive > 0.0:
+            q = self.chance(k)
+            if q >= 1.0:
+                tries += survive
+                break
+            if flat is not None and k >= flat:  # q from here on until the hard pity
+                if self.hard is None:
+                    tries += survive / q
+                else:
+                    rest = (1.0 - q) ** (self.hard - k)
+                    tries += survive * ((1.0 - rest) / q + rest)
+                break
+            tries += survive
+            survive *= 1.0 - q
+            k += 1
+        r = 1.0 / tries
+        return (1.0 - r, r)
+
     def _k_max(self) -> float:
         return math.inf if self.hard is None else self.hard
 

@@ -1,0 +1,819 @@
+"""The exact engine of finite Markov chains whose steps are chancekit values.
+
+A chain is a function ``step(state)`` giving the next state: a
+:class:`~chancekit.Distribution` of next states, a dice-notation string (read with
+:func:`chancekit.dist`), or any other hashable value (the next state, for certain). A
+string is always notation: to move to a string state return ``constant("spent")``.
+States are any hashable values (numbers, tuples, strings). A state whose step returns
+itself with certainty is **absorbing** (icepool's convention); the chain is the part
+reachable from ``start``.
+
+- :func:`absorb` — the exact distribution of the absorbing state reached;
+- :func:`steps` — the number of steps to absorption: exact mean and variance, and its
+  distribution up to a step or a tail mass, with the mass beyond stated exactly;
+- :func:`stationary` — the exact long-run distribution (the share of time in each state).
+
+Everything is exact rational arithmetic (python-flint ``fmpq`` and ``fmpq_mat`` through
+:mod:`chancekit._exact`), never iteration to a tolerance. The reachable states are split
+into strongly connected components (Tarjan); components of one state (HP only goes down,
+a pity counter only goes up) are solved by substitution in topological order, one
+exact operation per transition; larger components by one dense ``fmpq_mat`` solve each.
+
+Cost: exploring calls ``step`` once per state (counted, at most
+:data:`~chancekit.limits.MAX_MARKOV_STATES` states and
+:data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions); the solve is estimated from
+the explored graph before it starts — about :data:`~chancekit.limits.MARKOV_EDGE_WORK`
+units a transition plus k**3 / 4 a dense component of k states — and refused past
+:data:`~chancekit.limits.MAX_MARKOV_WORK`, or when a component has more than
+:data:`~chancekit.limits.MAX_MARKOV_BLOCK` states.
+
+>>> from chancekit.markov import absorb, steps
+>>> from chancekit import constant, d
+>>> def usage(size):                     # a usage die: d6 -> d4 -> spent, down on 1-2
+...     return constant(size) if size == "spent" else d(size).map(
+...         lambda r: size if r > 2 else {6: 4, 4: "spent"}[size])
+>>> steps(usage, 6).mean                 # 6/2 + 4/2
+Fraction(5, 1)
+>>> absorb(usage, 6)
+Distribution({'spent': 1})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from chancekit import _exact as flint
+from chancekit import limits
+from chancekit.dice.distribution import Distribution
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
+from chancekit.limits import (
+    MARKOV_EDGE_WORK,
+    MARKOV_INT_WORK,
+    MARKOV_MOMENT_WORK,
+    MAX_MARKOV_BLOCK,
+    MAX_MARKOV_STATES,
+    MAX_MARKOV_STEPS,
+    MAX_MARKOV_TRANSITIONS,
+    MAX_MARKOV_WORK,
+)
+
+__all__ = ["Chain", "Steps", "absorb", "explore", "stationary", "steps", "upfront"]
+
+Step = Callable[[Any], Any]
+
+
+def _coerce(value: Any, state: Any, cache: dict[str, Distribution]) -> Distribution:
+    """A step's result as a Distribution: itself, notation read by ``dist``, or a
+    certain next state."""
+    if isinstance(value, Distribution):
+        return value
+    if isinstance(value, str):
+        out = cache.get(value)
+        if out is None:
+            from chancekit.dice.notation import dist
+            from chancekit.errors import NotationError
+            try:
+                out = cache[value] = dist(value)
+            except NotationError as e:
+                raise InvalidValueError(
+                    f"step({quote(state, limit=40)}) returned {quote(value, limit=40)}, read "
+                    f"as dice notation: {e.line}; to move to the state {quote(value, limit=40)}"
+                    f" return constant({quote(value, limit=40)})") from e
+        return out
+    try:
+        hash(value)
+    except TypeError:
+        raise InvalidTypeError(f"step({quote(state)})", value,
+                               "a Distribution, dice notation or a hashable next state"
+                               ) from None
+    return Distribution._raw({value: 1}, reduced=True)
+
+
+def _fraction(x: Any) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
+
+
+class Chain:
+    """The part of a chain reachable from ``start``, explored (see :func:`explore`).
+
+    ``states[i]`` is the i-th state found (``states[0]`` is ``start``); ``succ[i]`` and
+    ``weight[i]`` its successors other than itself and their integer weights; ``loop[i]``
+    the weight of staying; ``total[i]`` the sum of them all. Absorbing states have no
+    successors. Components (strongly connected, self-loops aside) are computed on demand.
+    """
+
+    __slots__ = ("_closed", "_comps", "index", "loop", "states", "succ", "total", "weight")
+
+    def __init__(self) -> None:
+        self.states: list[Any] = []
+        self.index: dict[Any, int] = {}
+        self.succ: list[tuple[int, ...]] = []
+        self.weight: list[tuple[int, ...]] = []
+        self.loop: list[int] = []
+        self.total: list[int] = []
+        self._comps: tuple[list[list[int]], list[int]] | None = None
+        self._closed: list[bool] | None = None
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @property
+    def transitions(self) -> int:
+        """Transitions other than self-loops."""
+        return sum(len(s) for s in self.succ)
+
+    def absorbing(self, i: int) -> bool:
+        return not self.succ[i]
+
+    def components(self) -> tuple[list[list[int]], list[int]]:
+        """Strongly connected components (iterative Tarjan), sinks first, and the
+        component number of each state."""
+        if self._comps is not None:
+            return self._comps
+        n = len(self.states)
+        succ = self.succ
+        order = [-1] * n
+        low = [0] * n
+        on = [False] * n
+        comp_of = [-1] * n
+        stack: list[int] = []
+        comps: list[list[int]] = []
+        counter = 0
+        for root in range(n):
+            if order[root] >= 0:
+                continue
+            work = [(root, 0)]
+            order[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on[root] = True
+            while work:
+                v, k = work[-1]
+                nbrs = succ[v]
+                if k < len(nbrs):
+                    work[-1] = (v, k + 1)
+                    w = nbrs[k]
+                    if order[w] < 0:
+                        order[w] = low[w] = counter
+                        counter += 1
+                        stack.append(w)
+                        on[w] = True
+                        work.append((w, 0))
+                    elif on[w] and order[w] < low[v]:
+                        low[v] = order[w]
+                    continue
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == order[v]:
+                    comp: list[int] = []
+                    while True:
+                        w = stack.pop()
+                        on[w] = False
+                        comp_of[w] = len(comps)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    comps.append(comp)
+        self._comps = (comps, comp_of)
+        return self._comps
+
+    def closed(self) -> list[bool]:
+        """For each component: no transition leaves it (an absorbing state, or a
+        recurrent class)."""
+        if self._closed is None:
+            comps, comp_of = self.components()
+            self._closed = [all(comp_of[j] == c for i in comp for j in self.succ[i])
+                            for c, comp in enumerate(comps)]
+        return self._closed
+
+    def solve_work(self, edge_work: int = MARKOV_EDGE_WORK) -> int:
+        """Estimated work units of one pass over the chain (substitution and dense
+        solves) at ``edge_work`` units a transition, made before the pass starts."""
+        comps, _ = self.components()
+        units = (self.transitions + len(self.states)) * edge_work
+        for comp in comps:
+            k = len(comp)
+            if k > 1:
+                if k > MAX_MARKOV_BLOCK:
+                    raise LimitError(
+                        f"the chain has {k:,} states that all reach each other (one "
+                        f"strongly connected component); the dense exact solve takes at most "
+                        f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
+                        "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
+                units += k**3 // 4 + k * k * 4
+        return units
+
+
+def explore(step: Step, start: Hashable) -> Chain:
+    """Explore the chain from ``start``: call ``step`` once per reachable state.
+
+    The step function is opaque, so its work is counted as it runs: past
+    :data:`~chancekit.limits.MAX_MARKOV_STATES` states or
+    :data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions a
+    :class:`~chancekit.errors.LimitError` stops it. Equal states (``1 == 1.0``) are one.
+
+    >>> chain = explore(lambda n: n if n == 0 else n - 1, 3)
+    >>> chain.states, chain.transitions
+    ([3, 2, 1, 0], 3)
+    """
+    if not callable(step):
+        raise InvalidTypeError("step", step,
+                               "a function state -> Distribution, dice notation or next state")
+    try:
+        hash(start)
+    except TypeError:
+        raise InvalidTypeError("start", start, "a hashable state") from None
+    chain = Chain()
+    states, index = chain.states, chain.index
+    states.append(start)
+    index[start] = 0
+    cache: dict[str, Distribution] = {}
+    edges = 0
+    i = 0
+    while i < len(states):
+        s = states[i]
+        nxt = _coerce(step(s), s, cache)
+        loop = 0
+        ss: list[int] = []
+        ww: list[int] = []
+        for x, q in nxt._w.items():
+            j = index.get(x)
+            if j is None:
+                j = len(states)
+                if j >= MAX_MARKOV_STATES:
+                    raise LimitError(
+                        f"the chain from {quote(start)} reaches more than MAX_MARKOV_STATES "
+                        f"= {MAX_MARKOV_STATES:,} states; keep in the state only what the "
+                        "next step depends on (cap counters, merge equivalent states)",
+                        limit="MAX_MARKOV_STATES", value=j + 1)
+                index[x] = j
+                states.append(x)
+            if j == i:
+                loop = q
+            else:
+                ss.append(j)
+                ww.append(q)
+        edges += len(ss)
+        if edges > MAX_MARKOV_TRANSITIONS:
+            raise LimitError(
+                f"the chain from {quote(start)} has more than MAX_MARKOV_TRANSITIONS = "
+                f"{MAX_MARKOV_TRANSITIONS:,} transitions; merge states or outcomes "
+                "(group a step's outcomes by the state they lead to)",
+                limit="MAX_MARKOV_TRANSITIONS", value=edges)
+        chain.succ.append(tuple(ss))
+        chain.weight.append(tuple(ww))
+        chain.loop.append(loop)
+        chain.total.append(nxt._total)
+        i += 1
+    return chain
+
+
+def _refuse(what: str, units: int) -> LimitError:
+    return LimitError(
+        f"{what} needs too much work: about {units:,} units in all is past the limit "
+        f"MAX_MARKOV_WORK = {MAX_MARKOV_WORK:,} (one unit is about {limits.UNIT_NS} ns); "
+        "keep in the state only what the next step depends on, or ask for less (a "
+        "smaller upto, a larger tail)", limit="MAX_MARKOV_WORK", value=units)
+
+
+def _budget() -> Any:
+    """The work budget of one chain query (joins an outer evaluation if one is open)."""
+    return limits.evaluation(limit=MAX_MARKOV_WORK, name="MAX_MARKOV_WORK", refuse=_refuse)
+
+
+def upfront(what: str, states: int, transitions: int, block: int = 0) -> None:
+    """Refuse a chain whose size is known before it is explored (a process that can
+    count its states): at most ``states`` states, ``transitions`` transitions and a
+    strongly connected component of ``block`` states. Raises the
+    :class:`~chancekit.errors.LimitError` of the first limit passed.
+
+    >>> upfront("a race of 1000 x 1000 HP", 10**6, 10**8)
+    Traceback (most recent call last):
+    ...
+    chancekit.errors.LimitError: a race of 1000 x 1000 HP has up to 1,000,000 states, ...
+    """
+    if states > MAX_MARKOV_STATES:
+        raise LimitError(
+            f"{what} has up to {states:,} states, more than MAX_MARKOV_STATES = "
+            f"{MAX_MARKOV_STATES:,}; keep in the state only what the next step depends on",
+            limit="MAX_MARKOV_STATES", value=states)
+    if transitions > MAX_MARKOV_TRANSITIONS:
+        raise LimitError(
+            f"{what} has up to {transitions:,} transitions, more than "
+            f"MAX_MARKOV_TRANSITIONS = {MAX_MARKOV_TRANSITIONS:,}; group outcomes first",
+            limit="MAX_MARKOV_TRANSITIONS", value=transitions)
+    if block > MAX_MARKOV_BLOCK:
+        raise LimitError(
+            f"{what} has up to {block:,} states that reach each other, more than "
+            f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} (one dense exact solve)",
+            limit="MAX_MARKOV_BLOCK", value=block)
+    units = transitions * MARKOV_EDGE_WORK + block**3 // 4
+    if units > MAX_MARKOV_WORK:
+        raise _refuse(what, units)
+
+
+def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK) -> None:
+    limits.charge(chain.solve_work(edge_work), what)
+
+
+def _dense(rows: list[list[Any]]) -> Any:
+    k = len(rows)
+    return flint.fmpq_mat(k, len(rows[0]) if k else 0, [x for r in rows for x in r])
+
+
+def _never_absorbs(chain: Chain, comp: list[int]) -> InvalidValueError:
+    shown = ", ".join(quote(chain.states[i], limit=40) for i in comp[:3])
+    more = f" and {len(comp) - 3:,} more" if len(comp) > 3 else ""
+    return InvalidValueError(
+        f"the chain never absorbs: from {quote(chain.states[0], limit=40)} it can reach "
+        f"states that only lead to each other ({shown}{more}) and none of them is "
+        "absorbing (a state whose step returns itself for certain); use stationary() "
+        "for the long run of such a chain")
+
+
+def _check_absorbing(chain: Chain) -> None:
+    comps, _ = chain.components()
+    for comp, shut in zip(comps, chain.closed(), strict=True):
+        if shut and len(comp) > 1:
+            raise _never_absorbs(chain, comp)
+
+
+def _flow(chain: Chain) -> tuple[list[Any], list[Any]]:
+    """Forward pass: ``(mass, visits)``. ``mass[i]``: the probability of ever entering
+    state i from outside its component (for a closed component: of reaching it);
+    ``visits[i]``: the expected number of steps taken from transient state i."""
+    comps, comp_of = chain.components()
+    closed = chain.closed()
+    n = len(chain.states)
+    zero = flint.fmpq(0)
+    mass = [zero] * n
+    visits = [zero] * n
+    mass[0] = flint.fmpq(1)
+    succ, weight, loop, total = chain.succ, chain.weight, chain.loop, chain.total
+    for c in range(len(comps) - 1, -1, -1):  # sources first
+        comp = comps[c]
+        if closed[c]:
+            continue
+        if len(comp) == 1:
+            i = comp[0]
+            m = mass[i]
+            if not m:
+                continue
+            out = total[i] - loop[i]
+            f = m / out
+            visits[i] = f * total[i]
+            for j, q in zip(succ[i], weight[i], strict=True):
+                mass[j] += f * q
+            continue
+        v = _block_visits(chain, comp, comp_of, c, [mass[i] for i in comp])
+        for a, i in enumerate(comp):
+            visits[i] = v[a]
+            f = v[a] / total[i]
+            for j, q in zip(succ[i], weight[i], strict=True):
+                if comp_of[j] != c:
+                    mass[j] += f * q
+    return mass, visits
+
+
+def _block_visits(chain: Chain, comp: list[int], comp_of: list[int], c: int,
+                  entering: list[Any]) -> list[Any]:
+    """Expected visits of a transient component's states: v (I - Q) = entering."""
+    k = len(comp)
+    local = {i: a for a, i in enumerate(comp)}
+    rows = [[flint.fmpq(0)] * k for _ in range(k)]  # rows[b][a] = (I - Q)[a][b]
+    for a, i in enumerate(comp):
+        t = chain.total[i]
+        rows[a][a] += 1
+        if chain.loop[i]:
+            rows[a][a] -= flint.fmpq(chain.loop[i], t)
+        for j, q in zip(chain.succ[i], chain.weight[i], strict=True):
+            if comp_of[j] == c:
+                rows[local[j]][a] -= flint.fmpq(q, t)
+    x = _dense(rows).solve(_dense([[e] for e in entering]))
+    return [x[a, 0] for a in range(k)]
+
+
+def _acyclic_scale(chain: Chain) -> tuple[int, int, int] | None:
+    """For a chain whose components are all single states (acyclic but for
+    self-loops): ``(L, height, bits)``: L the lcm of the leaving weights ``total - loop``,
+    height the most steps from ``start`` to absorption (counting a self-loop as none),
+    bits the size of L**height. Every probability of the passes below is then an integer
+    over L**height (a path of k steps multiplies k fractions over divisors of L), so they
+    run in exact integers, no gcd. None for other chains, or when L**height would pass
+    :data:`_SCALE_BITS` bits (the rational passes take over)."""
+    comps, _ = chain.components()
+    if len(comps) != len(chain.states):
+        return None
+    succ, loop, total = chain.succ, chain.loop, chain.total
+    lcm = 1
+    for i in range(len(chain.states)):
+        if succ[i]:
+            lcm = math.lcm(lcm, total[i] - loop[i])
+    height = [0] * len(chain.states)
+    for comp in comps:  # sinks first
+        i = comp[0]
+        if succ[i]:
+            height[i] = 1 + max(height[j] for j in succ[i])
+    bits = height[0] * lcm.bit_length()
+    if bits > _SCALE_BITS:
+        return None
+    return lcm, height[0], bits
+
+
+#: the largest common denominator (in bits) of the integer passes
+_SCALE_BITS = 200_000
+
+
+def _edge_work(base: int, bits: int) -> int:
+    """Work units of one transition on integers of ``bits`` bits."""
+    return base + bits // 64
+
+
+def _flow_int(chain: Chain, scale: int) -> list[int]:
+    """``_flow``'s masses times ``scale`` (= L**height), in integers, for an acyclic
+    chain: a transient state's scaled mass is a multiple of L, so ``// out`` is exact."""
+    comps, _ = chain.components()
+    succ, weight, loop, total = chain.succ, chain.weight, chain.loop, chain.total
+    mass = [0] * len(chain.states)
+    mass[0] = scale
+    for c in range(len(comps) - 1, -1, -1):  # sources first
+        i = comps[c][0]
+        m = mass[i]
+        if not m or not succ[i]:
+            continue
+        f = m // (total[i] - loop[i])
+        for j, q in zip(succ[i], weight[i], strict=True):
+            mass[j] += f * q
+    return mass
+
+
+def _moments_int(chain: Chain, lcm: int, scale: int) -> tuple[int, int]:
+    """E[T] * scale and E[T^2] * scale * L from ``start``, in integers, for an acyclic
+    chain (m1 of a state at height h is an integer over L**h, m2 over L**(h + 1))."""
+    comps, _ = chain.components()
+    succ, weight, loop, total = chain.succ, chain.weight, chain.loop, chain.total
+    n = len(chain.states)
+    x1 = [0] * n
+    x2 = [0] * n
+    for comp in comps:  # sinks first
+        i = comp[0]
+        if not succ[i]:
+            continue
+        s1 = s2 = 0
+        for j, q in zip(succ[i], weight[i], strict=True):
+            s1 += q * x1[j]
+            s2 += q * x2[j]
+        out = total[i] - loop[i]
+        a = (total[i] * scale + s1) // out
+        x1[i] = a
+        x2[i] = (total[i] * scale * lcm + 2 * lcm * (loop[i] * a + s1) + s2) // out
+    return x1[0], x2[0]
+
+
+def absorb(step: Step, start: Hashable) -> Distribution:
+    """The exact distribution of the absorbing state the chain reaches from ``start``.
+
+    Refused (:class:`~chancekit.errors.InvalidValueError`) when some reachable states
+    only lead to each other without an absorbing one (the chain may never absorb).
+    Cost: see the module docstring (one exact operation a transition on acyclic chains).
+
+    >>> from chancekit import d
+    >>> def duel(hp):                # (mine, theirs): I hit first, d6 each
+    ...     a, b = hp
+    ...     if a <= 0 or b <= 0:
+    ...         return hp
+    ...     return d(6).map(lambda x: (a, b - x) if b - x <= 0 else (a - 3, b - x))
+    >>> absorb(duel, (6, 7)).map(lambda s: s[0] > 0).probability(True)
+    Fraction(7, 12)
+    """
+    return _absorb(explore(step, start))
+
+
+def _absorb(chain: Chain) -> Distribution:
+    _check_absorbing(chain)
+    with _budget():
+        acyclic = _acyclic_scale(chain)
+        if acyclic is not None:
+            lcm, height, bits = acyclic
+            _charge(chain, "absorb()", _edge_work(MARKOV_INT_WORK, bits))
+            scale = lcm**height
+            ints = _flow_int(chain, scale)
+            out = {chain.states[i]: Fraction(ints[i], scale)
+                   for i in range(len(chain.states)) if chain.absorbing(i) and ints[i]}
+            return Distribution(out)
+        _charge(chain, "absorb()")
+        mass, _ = _flow(chain)
+    out = {chain.states[i]: _fraction(mass[i]) for i in range(len(chain.states))
+           if chain.absorbing(i) and mass[i]}
+    return Distribution(out)
+
+
+def _moments(chain: Chain) -> tuple[list[Any], list[Any]]:
+    """Backward pass: E[T] and E[T^2] from each state (T: steps to absorption)."""
+    comps, comp_of = chain.components()
+    n = len(chain.states)
+    zero = flint.fmpq(0)
+    m1 = [zero] * n
+    m2 = [zero] * n
+    succ, weight, loop, total = chain.succ, chain.weight, chain.loop, chain.total
+    for c, comp in enumerate(comps):  # sinks first
+        if len(comp) == 1:
+            i = comp[0]
+            if not succ[i]:
+                continue
+            s1 = s2 = zero
+            for j, q in zip(succ[i], weight[i], strict=True):
+                s1 += q * m1[j]
+                s2 += q * m2[j]
+            out = total[i] - loop[i]
+            a = (total[i] + s1) / out
+            m1[i] = a
+            m2[i] = (total[i] + 2 * (loop[i] * a + s1) + s2) / out
+            continue
+        k = len(comp)
+        local = {i: a for a, i in enumerate(comp)}
+        rows = [[flint.fmpq(0)] * k for _ in range(k)]
+        r1 = [flint.fmpq(1)] * k
+        r2 = [flint.fmpq(0)] * k
+        inner: list[list[tuple[int, Any]]] = []
+        for a, i in enumerate(comp):
+            t = total[i]
+            rows[a][a] += 1
+            mine: list[tuple[int, Any]] = []
+            if loop[i]:
+                p = flint.fmpq(loop[i], t)
+                rows[a][a] -= p
+                mine.append((a, p))
+            for j, q in zip(succ[i], weight[i], strict=True):
+                p = flint.fmpq(q, t)
+                if comp_of[j] == c:
+                    rows[a][local[j]] -= p
+                    mine.append((local[j], p))
+                else:
+                    r1[a] += p * m1[j]
+                    r2[a] += p * m2[j]
+            inner.append(mine)
+        mat = _dense(rows)
+        x1 = mat.solve(_dense([[e] for e in r1]))
+        v1 = [x1[a, 0] for a in range(k)]
+        rhs2 = []
+        for a in range(k):
+            qm = sum((p * v1[b] for b, p in inner[a]), zero)
+            rhs2.append(1 + 2 * (qm + r1[a] - 1) + r2[a])
+        x2 = mat.solve(_dense([[e] for e in rhs2]))
+        for a, i in enumerate(comp):
+            m1[i] = v1[a]
+            m2[i] = x2[a, 0]
+    return m1, m2
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The number of steps to absorption: exact ``mean`` and ``variance``; ``pmf`` (the
+    probability of each step count 0..``upto``, when asked for) and ``tail``, the exact
+    probability of needing more than ``upto`` steps (0 when ``pmf`` is complete)."""
+
+    mean: Fraction
+    variance: Fraction
+    pmf: tuple[Fraction, ...] = ()
+    tail: Fraction = Fraction(1)
+
+    @property
+    def upto(self) -> int:
+        """The last step count ``pmf`` covers (-1 when it is empty)."""
+        return len(self.pmf) - 1
+
+    @property
+    def distribution(self) -> Distribution | None:
+        """The exact distribution of the step count when ``pmf`` is complete (``tail ==
+        0``), else None (read ``pmf`` and ``tail``)."""
+        if self.tail:
+            return None
+        return Distribution({t: p for t, p in enumerate(self.pmf) if p})
+
+
+def _pmf(chain: Chain, upto: int | None, tail: Fraction | None) -> tuple[list[Fraction],
+                                                                      Fraction]:
+    """Step by step from ``start``: P(T = t) for t = 0, 1, ... until ``upto`` or until
+    the mass left is at most ``tail``; charged a step at a time before each step. The
+    masses after t steps are integers over L**t (L the lcm of the totals), so each step
+    is integer products and sums, no gcd."""
+    succ, weight, loop, total = chain.succ, chain.weight, chain.loop, chain.total
+    lcm = 1
+    for i in range(len(chain.states)):
+        if succ[i]:
+            lcm = math.lcm(lcm, total[i])
+    cur: dict[int, int] = {0: 1}
+    scale = 1
+    pmf: list[Fraction] = []
+    t = 0
+    while True:
+        done = sum(m for i, m in cur.items() if not succ[i])
+        live = [(i, m) for i, m in cur.items() if succ[i]]
+        pmf.append(Fraction(done, scale))
+        left = Fraction(sum(m for _, m in live), scale)
+        if not left or (upto is not None and t >= upto) or (
+                tail is not None and left <= tail):
+            return pmf, left
+        if t >= MAX_MARKOV_STEPS:
+            raise LimitError(
+                f"steps(): {t:,} steps leave {float(left):.3g} of the probability; "
+                f"MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,} is the most one call walks: ask "
+                "for a larger tail or a smaller upto", limit="MAX_MARKOV_STEPS", value=t)
+        limits.charge(sum(len(succ[i]) + 1 for i, _ in live)
+                      * _edge_work(MARKOV_INT_WORK, scale.bit_length()),
+                      f"steps(): step {t + 1}")
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for i, m in live:
+            f = m * (lcm // total[i])
+            if loop[i]:
+                nxt[i] = get(i, 0) + f * loop[i]
+            for j, q in zip(succ[i], weight[i], strict=True):
+                nxt[j] = get(j, 0) + f * q
+        cur = nxt
+        scale *= lcm
+        t += 1
+
+
+def _acyclic_depth(chain: Chain) -> int | None:
+    """The most steps to absorption when the chain is acyclic with no self-loops (then
+    the step count is bounded), else None."""
+    comps, _ = chain.components()
+    if any(len(c) > 1 for c in comps) or any(chain.loop[i] and chain.succ[i]
+                                             for i in range(len(chain.states))):
+        return None
+    depth = [0] * len(chain.states)
+    for comp in comps:  # sinks first
+        i = comp[0]
+        if chain.succ[i]:
+            depth[i] = 1 + max(depth[j] for j in chain.succ[i])
+    return depth[0]
+
+
+def steps(step: Step, start: Hashable, *, upto: int | None = None,
+          tail: Fraction | float | None = None) -> Steps:
+    """The number of steps from ``start`` to an absorbing state: exact mean and variance
+    (the fundamental matrix, solved exactly), and its distribution.
+
+    The distribution (``pmf``) is computed step by step up to step ``upto``, or until at
+    most ``tail`` of the probability is left; ``Steps.tail`` is the exact mass beyond.
+    With neither, it is given in full when the step count is bounded (an acyclic chain
+    without self-loops), else left empty. The mean and variance cost one exact operation
+    a transition (or a dense solve a component); each walked step costs one a
+    transition, charged before the step.
+
+    >>> s = steps(lambda n: n if n >= 3 else Distribution({n: 1, n + 1: 1}), 0)
+    >>> s.mean, s.variance                # three geometric waits: mean 2, variance 2
+    (Fraction(6, 1), Fraction(6, 1))
+    >>> r = steps(lambda n: n if n >= 3 else Distribution({n: 1, n + 1: 1}), 0, upto=4)
+    >>> [str(p) for p in r.pmf], r.tail
+    (['0', '0', '0', '1/8', '3/16'], Fraction(11, 16))
+    """
+    if upto is not None:
+        from chancekit._validate import require_int
+        upto = require_int("upto", upto, lo=0)
+        if upto > MAX_MARKOV_STEPS:
+            raise LimitError(f"steps(upto={upto:,}) walks more than MAX_MARKOV_STEPS = "
+                             f"{MAX_MARKOV_STEPS:,} steps; ask for a tail mass instead",
+                             limit="MAX_MARKOV_STEPS", value=upto)
+    if tail is not None:
+        if isinstance(tail, bool) or not isinstance(tail, (int, float, Fraction)) or not (
+                0 <= tail < 1):
+            raise InvalidValueError("tail", tail, "a probability 0 <= tail < 1")
+        tail = Fraction(tail)
+    return _steps(explore(step, start), upto, tail)
+
+
+def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
+    _check_absorbing(chain)
+    with _budget():
+        depth = _acyclic_depth(chain)
+        acyclic = _acyclic_scale(chain)
+        if depth is not None and (upto is None or upto >= depth) and tail is None:
+            if acyclic is not None:
+                return _steps_of(_pmf_acyclic(chain, depth, acyclic))
+            return _steps_of(_pmf(chain, depth, None)[0])
+        if acyclic is not None:
+            lcm, height, bits = acyclic
+            _charge(chain, "steps()", _edge_work(MARKOV_INT_WORK, bits) * 2)
+            scale = lcm**height
+            a, b = _moments_int(chain, lcm, scale)
+            mean = Fraction(a, scale)
+            var = Fraction(b, scale * lcm) - mean * mean
+        else:
+            _charge(chain, "steps()", MARKOV_MOMENT_WORK)
+            m1, m2 = _moments(chain)
+            mean = _fraction(m1[0])
+            var = _fraction(m2[0]) - mean * mean
+        if upto is None and tail is None:
+            return Steps(mean, var)
+        pmf, left = _pmf(chain, upto, tail)
+    return Steps(mean, var, tuple(pmf), left)
+
+
+def _steps_of(pmf: list[Fraction]) -> Steps:
+    """Steps from a complete distribution of the step count."""
+    mean = sum((t * p for t, p in enumerate(pmf)), Fraction(0))
+    second = sum((t * t * p for t, p in enumerate(pmf)), Fraction(0))
+    return Steps(mean, second - mean * mean, tuple(pmf), Fraction(0))
+
+
+def _pmf_acyclic(chain: Chain, depth: int, acyclic: tuple[int, int, int]) -> list[Fraction]:
+    """The full step-count distribution of an acyclic chain without self-loops, in one
+    pass in topological order: each state's arrival time as a polynomial (the
+    probability of arriving at step t the coefficient of x**t), in integers over
+    L**height (``fmpz_poly``; :func:`_acyclic_scale`)."""
+    lcm, height, bits = acyclic
+    limits.charge((chain.transitions + len(chain.states))
+                  * _edge_work(MARKOV_EDGE_WORK, bits) * (1 + depth // 32),
+                  "steps(): the step-count distribution")
+    comps, _ = chain.components()
+    succ, weight, total = chain.succ, chain.weight, chain.total
+    arrive: list[Any] = [None] * len(chain.states)
+    scale = lcm**height
+    arrive[0] = flint.fmpz_poly([scale])
+    x = flint.fmpz_poly([0, 1])
+    done = flint.fmpz_poly([])
+    for c in range(len(comps) - 1, -1, -1):  # sources first
+        i = comps[c][0]
+        a = arrive[i]
+        if a is None:
+            continue
+        arrive[i] = None
+        if not succ[i]:
+            done += a
+            continue
+        f = (a // total[i]) * x
+        for j, q in zip(succ[i], weight[i], strict=True):
+            g = f * q
+            arrive[j] = g if arrive[j] is None else arrive[j] + g
+    out = [Fraction(int(c), scale) for c in done.coeffs()]
+    return out + [Fraction(0)] * (depth + 1 - len(out))
+
+
+def stationary(step: Step, start: Hashable) -> Distribution:
+    """The exact long-run distribution of the chain from ``start``: the share of time
+    spent in each state over a long run (the Cesàro limit, so periodic chains have one
+    too). Transient states get 0 and are left out; when several closed classes can be
+    reached, each is weighted by the probability of ending in it.
+
+    Cost: one exact operation a transient transition, plus one dense ``fmpq_mat`` solve
+    per closed class (k**3 for k states).
+
+    >>> from chancekit import constant
+    >>> flip = lambda s: Distribution({"sun": 3, "rain": 1}) if s == "sun" else constant("sun")
+    >>> stationary(flip, "sun").pmf()
+    {'rain': Fraction(1, 5), 'sun': Fraction(4, 5)}
+    """
+    return _stationary(explore(step, start))
+
+
+def _stationary(chain: Chain) -> Distribution:
+    comps, comp_of = chain.components()
+    closed = chain.closed()
+    with _budget():
+        _charge(chain, "stationary()")
+        mass, _ = _flow(chain)
+        out: dict[Any, Fraction] = {}
+        for c, comp in enumerate(comps):
+            if not closed[c]:
+                continue
+            reach = sum((mass[i] for i in comp), flint.fmpq(0))
+            if not reach:
+                continue
+            if len(comp) == 1:
+                out[chain.states[comp[0]]] = _fraction(reach)
+                continue
+            for i, p in zip(comp, _block_stationary(chain, comp, comp_of, c), strict=True):
+                if p:
+                    out[chain.states[i]] = _fraction(reach * p)
+    return Distribution(out)
+
+
+def _block_stationary(chain: Chain, comp: list[int], comp_of: list[int], c: int
+                      ) -> list[Any]:
+    """pi (P - I) = 0 with sum(pi) = 1 on one closed class: (P - I)^T with its last
+    row replaced by ones."""
+    k = len(comp)
+    local = {i: a for a, i in enumerate(comp)}
+    rows = [[flint.fmpq(0)] * k for _ in range(k)]  # rows[b][a] = (P - I)[a][b]
+    for a, i in enumerate(comp):
+        t = chain.total[i]
+        rows[a][a] -= 1
+        if chain.loop[i]:
+            rows[a][a] += flint.fmpq(chain.loop[i], t)
+        for j, q in zip(chain.succ[i], chain.weight[i], strict=True):
+            rows[local[j]][a] += flint.fmpq(q, t)
+    rows[-1] = [flint.fmpq(1)] * k
+    rhs = [[flint.fmpq(0)] for _ in range(k)]
+    rhs[-1] = [flint.fmpq(1)]
+    x = _dense(rows).solve(_dense(rhs))
+    return [x[a, 0] for a in range(k)]
