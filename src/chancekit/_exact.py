@@ -5,6 +5,10 @@ Every module that needs exact polynomial or big-integer arithmetic imports this 
 dependency has one place: its version checks, and any future replacement, live here.
 ``tests/test_architecture.py`` fails if another module imports ``flint``.
 
+python-flint is imported on the first use of a name (module ``__getattr__``, about
+30 ms): a small ``dist("3d6")`` is pure Python integers and never loads it, nor does the
+command line's ``--help``.
+
 >>> from chancekit import _exact
 >>> (_exact.fmpz_poly([1, 1]) ** 2).coeffs()
 [1, 2, 1]
@@ -12,21 +16,30 @@ dependency has one place: its version checks, and any future replacement, live h
 
 from __future__ import annotations
 
-import flint
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flint import fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_poly
 
 __all__ = ["fmpq", "fmpq_mat", "fmpq_poly", "fmpz", "fmpz_poly"]
 
-#: integer polynomials: sums of dice are one power of the die's polynomial
-fmpz_poly = flint.fmpz_poly
-#: rational polynomials (the exponential generating functions of ``largest_set``)
-fmpq_poly = flint.fmpq_poly
-#: arbitrary-size integers and rationals
-fmpz = flint.fmpz
-fmpq = flint.fmpq
-#: dense rational matrices (the exact solves of chancekit.markov)
-fmpq_mat = flint.fmpq_mat
+# What each name is (bound on first use, by __getattr__ below):
+#   fmpz_poly   integer polynomials: sums of dice are one power of the die's polynomial
+#   fmpq_poly   rational polynomials (the exponential generating functions of largest_set)
+#   fmpz, fmpq  arbitrary-size integers and rationals
+#   fmpq_mat    dense rational matrices (the exact solves of chancekit.markov)
 
-# The first product with multi-word coefficients sets up GMP/FLINT's big-integer memory
-# (about 0.25 ms, once per process); done here, at import, rather than inside the first
-# calculation a user times (docs/performance.md, "Dialect mechanics").
-fmpz_poly([3, 1 << 70, 5]) ** 3
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'chancekit._exact' has no attribute {name!r}")
+    import flint
+
+    names = globals()
+    for each in __all__:
+        names[each] = getattr(flint, each)
+    # The first product with multi-word coefficients sets up GMP/FLINT's big-integer
+    # memory (about 0.25 ms, once per process); done here, with the import, rather than
+    # inside the first calculation a user times (docs/performance.md, "Dialect mechanics").
+    flint.fmpz_poly([3, 1 << 70, 5]) ** 3
+    return names[name]

@@ -20,7 +20,7 @@ DIALECT_ENV = "CHANCEKIT_DIALECT"
 
 def add_dialect_option(p: argparse.ArgumentParser) -> None:
     """``--dialect`` on a command that reads dice notation."""
-    from chancekit.dice._parse import DIALECTS
+    from chancekit.dice._dialects import DIALECTS
 
     p.add_argument("--dialect", choices=DIALECTS, default=None,
                    help=f"how to read the notation: avrae (default: Avrae's d20, k3 keeps the "
@@ -30,7 +30,7 @@ def add_dialect_option(p: argparse.ArgumentParser) -> None:
 
 def dialect_of(args: argparse.Namespace) -> str:
     """``--dialect``, else ``$CHANCEKIT_DIALECT``, else ``avrae``."""
-    from chancekit.dice._parse import DIALECTS
+    from chancekit.dice._dialects import DIALECTS
     from chancekit.errors import InvalidValueError
 
     chosen = getattr(args, "dialect", None)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from fractions import Fraction
 from typing import Any
 
 from chancekit.cli._common import add_rng_options
@@ -173,6 +172,8 @@ def plot_tables(tables: list[Any], path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    from fractions import Fraction
+
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(len(tables), 1, figsize=(8, 3.6 * len(tables)), squeeze=False)

@@ -11,6 +11,8 @@ from chancekit.limits import MAX_BOUND_BITS
 
 #: draws are made and written this many at a time, so memory stays bounded whatever -n is
 BLOCK = 1 << 16
+#: up to this many draws, scalar calls (no numpy import: a cold `chancekit stream` stays quick)
+SCALAR_UP_TO = 20_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,10 +96,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _blocks(rng: Any, n: int, bound: int | None) -> Any:
     """The ``n`` draws, :data:`BLOCK` at a time (lists of ints): the same values as drawing
-    them in one call, since the bulk methods equal that many scalar calls."""
+    them in one call, since the bulk methods equal that many scalar calls. Up to
+    :data:`SCALAR_UP_TO` draws are scalar calls (C calls with the compiled core), which is
+    quicker than importing numpy for the bulk methods."""
     for start in range(0, n, BLOCK):
         m = min(BLOCK, n - start)
-        if bound is None:
+        if n <= SCALAR_UP_TO:
+            draw = rng.next_u32 if bound is None else rng.randbelow
+            yield ([draw() for _ in range(m)] if bound is None
+                   else [draw(bound) for _ in range(m)])
+        elif bound is None:
             yield rng.u32_array(m).tolist()
         elif bound <= 1 << 32:
             yield rng.randbelow_array(bound, m).tolist()

@@ -7,7 +7,6 @@ can copy it and get the same output (all randomness is seeded).
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 
 # (title, one-line explanation, the command's arguments)
@@ -65,6 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+
     from chancekit import __version__
     from chancekit.cli.main import main
 
@@ -88,6 +89,7 @@ def _run_json(version: str) -> int:
     import contextlib
     import io
     import json
+    import shlex
 
     from chancekit.cli._output import print_json
     from chancekit.cli.main import main

@@ -17,43 +17,53 @@ operators):
 True
 """
 
-from chancekit.dice.cards import Deal, Deck, standard_deck
-from chancekit.dice.distribution import (
-    MAX_DICE,
-    MAX_OUTCOMES,
-    Distribution,
-    constant,
-    d,
-    faces,
-    fudge,
-)
-from chancekit.dice.notation import RollResult, dist, roll
-from chancekit.dice.pool import (
-    Decided,
-    FaceRule,
-    Pool,
-    clear_caches,
-    count_successes,
-    evaluate_pool,
-    keep_highest,
-    keep_lowest,
-    keep_sum,
-    largest_set,
-    longest_straight,
-    neon_city_overdrive,
-    risk_battle,
-)
-from chancekit.dice.stats import central_moment, ks_distance, kurtosis, skewness, tv_distance
-from chancekit.dice.symbols import (
-    GENESYS,
-    Symbols,
-    cancel,
-    genesys,
-    genesys_pool,
-    project,
-    symbol_die,
-    symbol_pool,
-)
+import importlib
+from typing import Any
+
+# name -> module that defines it, imported on first use (so that a first small dist()
+# loads neither cards nor symbols nor stats, and python-flint only when a calculation
+# needs it); one line per public name
+_LAZY: dict[str, str] = {
+    "Deal": "chancekit.dice.cards",
+    "Deck": "chancekit.dice.cards",
+    "standard_deck": "chancekit.dice.cards",
+    "MAX_DICE": "chancekit.dice.distribution",
+    "MAX_OUTCOMES": "chancekit.dice.distribution",
+    "Distribution": "chancekit.dice.distribution",
+    "constant": "chancekit.dice.distribution",
+    "d": "chancekit.dice.distribution",
+    "faces": "chancekit.dice.distribution",
+    "fudge": "chancekit.dice.distribution",
+    "RollResult": "chancekit.dice.notation",
+    "dist": "chancekit.dice.notation",
+    "roll": "chancekit.dice.notation",
+    "Decided": "chancekit.dice.pool",
+    "FaceRule": "chancekit.dice.pool",
+    "Pool": "chancekit.dice.pool",
+    "clear_caches": "chancekit.dice.pool",
+    "count_successes": "chancekit.dice.pool",
+    "evaluate_pool": "chancekit.dice.pool",
+    "keep_highest": "chancekit.dice.pool",
+    "keep_lowest": "chancekit.dice.pool",
+    "keep_sum": "chancekit.dice.pool",
+    "largest_set": "chancekit.dice.pool",
+    "longest_straight": "chancekit.dice.pool",
+    "neon_city_overdrive": "chancekit.dice.pool",
+    "risk_battle": "chancekit.dice.pool",
+    "central_moment": "chancekit.dice.stats",
+    "ks_distance": "chancekit.dice.stats",
+    "kurtosis": "chancekit.dice.stats",
+    "skewness": "chancekit.dice.stats",
+    "tv_distance": "chancekit.dice.stats",
+    "GENESYS": "chancekit.dice.symbols",
+    "Symbols": "chancekit.dice.symbols",
+    "cancel": "chancekit.dice.symbols",
+    "genesys": "chancekit.dice.symbols",
+    "genesys_pool": "chancekit.dice.symbols",
+    "project": "chancekit.dice.symbols",
+    "symbol_die": "chancekit.dice.symbols",
+    "symbol_pool": "chancekit.dice.symbols",
+}
 
 __all__ = [
     "GENESYS",
@@ -96,3 +106,16 @@ __all__ = [
     "symbol_pool",
     "tv_distance",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chancekit.dice' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

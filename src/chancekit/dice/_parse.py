@@ -52,15 +52,11 @@ from chancekit.dice._ast import (
     Unary,
     VarDice,
 )
+from chancekit.dice._dialects import DIALECTS
 from chancekit.errors import InvalidTypeError, LimitError, NotationError
 from chancekit.limits import MAX_DEPTH, MAX_LENGTH
 
 __all__ = ["DIALECTS", "MAX_DEPTH", "MAX_LENGTH", "parse"]
-
-#: the dialects of dice notation (docs/notation.md): ``avrae`` (Avrae's d20, the default),
-#: ``roll20`` (Roll20's dice reference; rpg-dice-roller where Roll20 is silent),
-#: ``foundry`` (Foundry VTT's dice modifiers)
-DIALECTS = ("avrae", "roll20", "foundry")
 
 
 _WS = " \t\r\n"

@@ -21,19 +21,40 @@ Fraction(1, 4)
 Fraction(3, 4)
 """
 
-from chancekit.sampling._weights import parse_weights, read_weight
-from chancekit.sampling.alias import AliasTable
-from chancekit.sampling.filters import MaxStreak, NoRepeat
-from chancekit.sampling.tabletop import (
-    TableReport,
-    TableRow,
-    TabletopTable,
-    TwoStageTable,
-    round_to_grid,
-    tabletop_sheet,
-)
-from chancekit.sampling.tree import ChanceTree, SwapFilter
+import importlib
+from typing import Any
+
+# name -> module that defines it, imported on first use (``chancekit sample`` loads the
+# alias table only; the tabletop tables, the tree and the filters when asked for)
+_LAZY: dict[str, str] = {
+    "parse_weights": "chancekit.sampling._weights",
+    "read_weight": "chancekit.sampling._weights",
+    "AliasTable": "chancekit.sampling.alias",
+    "MaxStreak": "chancekit.sampling.filters",
+    "NoRepeat": "chancekit.sampling.filters",
+    "TableReport": "chancekit.sampling.tabletop",
+    "TableRow": "chancekit.sampling.tabletop",
+    "TabletopTable": "chancekit.sampling.tabletop",
+    "TwoStageTable": "chancekit.sampling.tabletop",
+    "round_to_grid": "chancekit.sampling.tabletop",
+    "tabletop_sheet": "chancekit.sampling.tabletop",
+    "ChanceTree": "chancekit.sampling.tree",
+    "SwapFilter": "chancekit.sampling.tree",
+}
 
 __all__ = ["AliasTable", "ChanceTree", "MaxStreak", "NoRepeat", "SwapFilter", "TableReport",
            "TableRow", "TabletopTable", "TwoStageTable", "parse_weights", "read_weight",
            "round_to_grid", "tabletop_sheet"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chancekit.sampling' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
