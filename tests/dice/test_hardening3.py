@@ -176,3 +176,47 @@ def test_rounded_moments_of_random_laws() -> None:
         assert rounded["kurtosis_float"] == exact["kurtosis_float"]
 
     check()
+
+
+# issue #23 item 3: refused after 3.8 s of maps over a million outcomes; now priced from
+# the tree (dice/_estimate.py) before any step
+LATE = ["-+d999999\t/4\n-5\r\n%37", "-d999999/4-5", "d999999/3*7-1"]
+
+
+@pytest.mark.parametrize("text", LATE)
+def test_late_refusals_come_before_the_work(text: str) -> None:
+    dist("1d6")
+    error, peak, calls = measure(lambda: dist(text))
+    assert isinstance(error, LimitError) and error.limit == "MAX_WORK", error
+    assert "priced before any step" in str(error)
+    assert calls < MAX_CALLS and peak < PEAK_BYTES
+
+
+def test_the_tree_bound_is_a_lower_bound_of_the_charges() -> None:
+    """Never refuses what the steps would answer: on expressions that fit, the bound is
+    at most what the evaluation charged."""
+    from chancekit import limits
+    from chancekit.dice._estimate import lower_bound
+    from chancekit.dice._parse import parse
+
+    for text in ("3d6+4", "-d1000/4-5", "d6/2+d6", "10000d6", "9000d6+3", "d100*d100",
+                 "(d20+5)>=15", "2d6-d4*3", "100d6/7+1", "-(3d6)", "d{1,1,2}+d{3,5}"):
+        bound = lower_bound(parse(text, "avrae")).work
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            dist(text)
+        assert bound <= budget.estimated, (text, bound, budget.estimated)
+
+
+def test_adding_a_constant_is_one_map() -> None:
+    # issue #24 item 5: 9000d6+3 was refused (a polynomial product estimated as 200 M
+    # units) while 10000d6 was answered; adding a constant is one pass over the outcomes
+    from chancekit import limits
+
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as plain:
+        base = dist("9000d6")
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as shifted:
+        got = dist("9000d6+3")
+    assert got.weights[27003] == base.weights[27000]
+    extra = shifted.estimated - plain.estimated
+    assert extra <= 30 * len(base)  # one map: MAP_WORK a outcome, not a product
+    assert plain.counted <= 4 * plain.estimated and plain.estimated <= 4 * plain.counted

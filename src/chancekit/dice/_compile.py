@@ -32,6 +32,7 @@ from typing import Any
 
 from chancekit import limits
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice, walk
+from chancekit.dice._estimate import lower_bound
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
@@ -95,6 +96,8 @@ def compile_tree(node: Node, text: str) -> Distribution:
         # (thirty d1000000 in one set are refused at once, not after 2.6 GB)
         limits.charge(sum(len(n.faces) for n in walk(node) if isinstance(n, Dice))
                       * ENTRY_WORK, "building the dice")
+        # the steps the tree alone prices (dice/_estimate.py): refused before any of them
+        limits.check(lower_bound(node).work, "this expression (priced before any step)")
         try:
             return _eval(node, ctx)
         except LimitError as e:

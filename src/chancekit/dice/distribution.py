@@ -41,6 +41,8 @@ from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import (
+    FRACTION_MAP_WORK,
+    MAP_WORK,
     MAX_DICE,
     MAX_EXPLODE_DEPTH,
     MAX_FRACTION_WORK,
@@ -741,6 +743,9 @@ class Distribution:
         >>> d(6).map(lambda x: x % 2).weights
         mappingproxy({0: 1, 1: 1})
         """
+        work = len(self._w) * (MAP_WORK if self._int else FRACTION_MAP_WORK)
+        _charge(work, "mapping the outcomes")
+        limits.count(work)
         results = [(f(k), w) for k, w in self._w.items()]
         if any(isinstance(r, Distribution) for r, _ in results):
             return Distribution.mixture([r for r, _ in results], [w for _, w in results])
@@ -770,6 +775,23 @@ class Distribution:
             except TypeError as e:
                 raise InvalidTypeError(f"{name}: {e}") from None
         a, b = (other, self) if swap else (self, other)
+        if len(b._w) == 1 or len(a._w) == 1:  # one side a constant: one map, not pairs
+            (c, _), = (b if len(b._w) == 1 else a)._w.items()
+            many = a if len(b._w) == 1 else b
+            if not isinstance(c, int) and not many._int:
+                pass  # (Fractions either way: map charges the Fraction rate)
+            elif not isinstance(c, int) or (name == "/" and not _divides(c, many)):
+                # the results will be Fractions: charged as such before the map
+                _charge(len(many._w) * (FRACTION_MAP_WORK - MAP_WORK),
+                        f"combining a distribution with {name}")
+            try:
+                if len(b._w) == 1:
+                    return a.map(lambda x: op(x, c))
+                return b.map(lambda y: op(c, y))
+            except ZeroDivisionError:
+                raise InvalidValueError(f"{name}: division by zero") from None
+            except TypeError as e:
+                raise InvalidTypeError(f"{name}: {e}") from None
         if a._int and b._int and name in ("+", "-") and _dense(a) and _dense(b):
             return _poly_add(a, b if name == "+" else -b)
         pairs = len(a._w) * len(b._w)
@@ -1095,6 +1117,15 @@ def _reduce(w: dict[Any, int]) -> dict[Any, int]:
     if g > 1:
         return {k: v // g for k, v in w.items()}
     return w
+
+
+def _divides(c: Any, x: Distribution) -> bool:
+    """Whether the integer ``c`` divides every outcome of the integer distribution ``x``
+    (quotients stay ints), read from the lowest outcomes only: O(1) (a guess for the
+    charge of a division, which never depends on it for its result)."""
+    if not x._int or not c:
+        return False
+    return all(k % c == 0 for k in itertools.islice(x._w, 4))
 
 
 def _dense(x: Distribution) -> bool:
