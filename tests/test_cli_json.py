@@ -31,6 +31,7 @@ CASES: list[list[str]] = [
     ["dist", "d{1,1,2} + 1d4"],
     ["dist", "4d6kh3", "--compare", "3d6"],   # the compare object
     ["dist", "5", "--compare", "1d2/2"],      # a constant: no skewness or kurtosis
+    ["dist", "4d6kh3", "3d6", "1d2/2", "--at-least"],   # several: the more array
     ["nco", "3", "2"],
     ["anydice", str(DATA / "anydice" / "attack.dice")],   # several outputs, one empty (d{})
     ["nco", "0", "0"],

@@ -311,6 +311,8 @@ MAX_INT = 10**MAX_INT_DIGITS
 #: largest --bound: draws are printed in decimal, so they stay far below Python's
 #: 4300-digit conversion limit (2**4096 has 1234 digits)
 MAX_BOUND_BITS = 4096
+#: the most ``--max-work`` may ask: 10**15 units (about 230 days at 20 ns a unit)
+MAX_WORK_OPTION = 10**15
 
 # -- the web calculator (chancekit.web): input bounds
 
@@ -324,6 +326,8 @@ MAX_SPEC_CHARS = 200
 MAX_ROLLS = 100
 MAX_STREAMS = 8
 MAX_JOBS = 4                  #: tuning jobs running or waiting at once
+#: most rolls of one line of a Monte Carlo estimate (the time budget usually stops first)
+MAX_ESTIMATE_SAMPLES = 1_000_000
 #: at most this many rows per series are sent (the rest are counted in ``hidden``)
 MAX_ROWS = 5000
 #: an exact fraction longer than this is sent as null (the float stays)

@@ -15,7 +15,7 @@ from typing import Any
 
 from chancekit.errors import InvalidValueError
 from chancekit.limits import MAX_INT as _MAX_INT
-from chancekit.limits import MAX_INT_DIGITS
+from chancekit.limits import MAX_INT_DIGITS, MAX_WORK_OPTION
 
 #: integers on the command line: plain ASCII, optional sign, decimal (no leading zeros but
 #: "0"), 0x hex, 0o octal or 0b binary -- no spaces, underscores or other scripts' digits
@@ -58,6 +58,39 @@ def parse_int_text(option: str, text: str) -> int | None:
     raise InvalidValueError(option, text, "an integer in plain ASCII digits (no spaces, "
                             "underscores or other scripts' digits), or a name that does not "
                             "read as a number")
+
+
+def add_work_option(p: argparse.ArgumentParser, *, sub: bool = False) -> None:
+    """``--max-work N`` (on the top parser, and on each subcommand so it may follow the
+    command's arguments; a subcommand's copy leaves the top one alone unless given)."""
+    p.add_argument("--max-work", metavar="N", type=str,
+                   default=argparse.SUPPRESS if sub else None,
+                   help="raise (or lower) the work limit MAX_WORK of exact dice work for "
+                   "this one command to N units of about 20 ns (default 50000000, about "
+                   "a second; e.g. 4e8 for about 8 s); docs/limits.md")
+
+
+def work_budget(args: argparse.Namespace) -> Any:
+    """The work budget ``--max-work`` asks for, as a context manager: an outer
+    :func:`chancekit.limits.evaluation` with that limit, which every dice evaluation of
+    the command joins (so N is the total of the command); a no-op without the option."""
+    import contextlib
+
+    from chancekit import limits
+
+    text = getattr(args, "max_work", None)
+    if text is None:
+        return contextlib.nullcontext()
+    check_text("--max-work", text)
+    try:
+        value = float(text) if any(c in text for c in ".eE") else int(text, 10)
+    except ValueError:
+        raise InvalidValueError("--max-work", text, "a number of work units, e.g. "
+                                "400000000 or 4e8") from None
+    if not (isinstance(value, int) or value.is_integer()) or not 1 <= value <= MAX_WORK_OPTION:
+        raise InvalidValueError("--max-work", text, f"a whole number from 1 to "
+                                f"{MAX_WORK_OPTION:.0e}")
+    return limits.evaluation(limit=int(value), name="MAX_WORK")
 
 
 def add_rng_options(p: argparse.ArgumentParser) -> None:

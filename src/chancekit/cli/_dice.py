@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any
 
@@ -48,24 +49,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``dist`` and ``roll`` to ``sub``."""
     p = sub.add_parser(
         "dist",
-        help="exact distribution of a dice expression (e.g. 4d6kh3)",
+        help="exact distribution of dice expressions (e.g. 4d6kh3)",
         description="Print the exact distribution of a dice expression: each outcome with "
         "its probability, the chance of at least / at most it, and a bar; then the mean, "
         "standard deviation, skewness and excess kurtosis (from the exact moments). "
         "--compare EXPR also prints how far apart the two distributions are: the "
         "Kolmogorov-Smirnov distance (largest gap between the two CDFs) and the total "
         "variation distance (largest gap in the chance of any event), exactly and as "
-        "floats. Notation reference: docs/notation.md.",
+        "floats. Several expressions print one table each, and each one after the first "
+        "its distances from the first (as the web app's Dice page). --at-least / "
+        "--at-most draw the bars (and --plot) as the chance of at least / at most each "
+        "outcome. Notation reference: docs/notation.md.",
         epilog="examples:\n"
         '  chancekit dist "4d6kh3"\n'
         '  chancekit dist "4d6kh3" --compare "3d6"\n'
+        '  chancekit dist "4d6kh3" "3d6" "2d20kh1" --at-least\n'
         '  chancekit dist "1d20+5 >= 15" --json\n'
         '  chancekit dist "(1d8!, 1d6!)kh1" --plot savage.png\n'
         '  chancekit dist "10d10>=8f1" --dialect roll20',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
+    p.add_argument("notation", nargs="+", metavar="notation",
+                   help='dice expressions, e.g. "4d6kh3" "3d6" (quote each in the shell)')
     add_dialect_option(p)
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--at-least", dest="view", action="store_const", const="at_least",
+                      help="bars and --plot show the chance of at least each outcome")
+    view.add_argument("--at-most", dest="view", action="store_const", const="at_most",
+                      help="bars and --plot show the chance of at most each outcome")
     p.add_argument("--compare", metavar="EXPR", help="a second dice expression (same "
                    "dialect): print its mean, sd, skewness and kurtosis, and the KS and "
                    "total variation distances between the two (exact and as floats)")
@@ -99,7 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="roll a dice expression, with an Avrae-style breakdown",
         description="Roll a dice expression and print the breakdown, e.g. "
         "'4d6kh3 (5, 3, ~~1~~, 6) = 14' (dropped dice struck through, exploded dice "
-        "marked !). Reproducible with --seed (and --stream for a named stream).",
+        "marked !; on a terminal the dropped dice are dimmed and struck through with "
+        "terminal styles instead of ~~ marks, which pipes and files keep). Reproducible "
+        "with --seed (and --stream for a named stream); without --seed the seed drawn is "
+        "printed on stderr.",
         epilog="examples:\n"
         '  chancekit roll "4d6kh3" -n 6 --seed 42\n'
         '  chancekit roll "1d20+5" --seed 12345 --stream combat --json\n'
@@ -134,15 +148,19 @@ def run_dist(args: argparse.Namespace) -> int:
     from chancekit.dice.notation import ambiguities, dist
 
     dialect = dialect_of(args)
-    d = dist(args.notation, dialect=dialect)
-    notes = ambiguities(args.notation, dialect)
+    texts = list(args.notation)
+    # every expression is read (and refused) before anything is printed
+    dists = [dist(text, dialect=dialect) for text in texts]
+    notes: list[str] = []
+    for text in texts + ([args.compare] if args.compare is not None else []):
+        notes += [line for line in ambiguities(text, dialect) if line not in notes]
     other = None
-    if args.compare is not None:  # read (and refused) before anything is printed
+    if args.compare is not None:
         other = (args.compare, dist(args.compare, dialect=dialect))
-        notes += [line for line in ambiguities(args.compare, dialect) if line not in notes]
-    code = show_distribution(d, args.notation, args, {"notation": args.notation,
-                                                      "dialect": dialect, "notes": notes},
-                             "dist", compare=other)
+    code = show_distribution(dists[0], texts[0], args, {"notation": texts[0],
+                                                        "dialect": dialect, "notes": notes},
+                             "dist", compare=other, more=list(zip(texts[1:], dists[1:],
+                                                                  strict=True)))
     if not args.json:  # on stderr: under the table on a terminal, out of a pipe's data
         for line in notes:
             print(line, file=sys.stderr)
@@ -159,10 +177,13 @@ def run_nco(args: argparse.Namespace) -> int:
 
 def show_distribution(d: Any, title: str, args: argparse.Namespace,
                       head: dict[str, Any], command: str,
-                      compare: tuple[str, Any] | None = None) -> int:
+                      compare: tuple[str, Any] | None = None,
+                      more: list[tuple[str, Any]] | None = None) -> int:
     """Print a distribution as the `dist` command does (table, or --json, or --plot);
     ``head`` leads the ``--json`` document of ``command``. ``compare`` (``dist``
-    only: its document has the field): (expression, distribution) to measure against."""
+    only: its document has the field): (expression, distribution) to measure against.
+    ``more`` (``dist`` with several expressions): (expression, distribution) of each
+    further one, printed after the first with its distances from it."""
     from fractions import Fraction
 
     from chancekit.cli._output import bar, print_json, print_table
@@ -172,22 +193,36 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
     figures = summary_figures(d)
     versus = None if compare is None else (compare[0], summary_figures(compare[1]),
                                            distances(d, compare[1]))
+    column = {"at_least": 2, "at_most": 3}.get(getattr(args, "view", None) or "", 1)
+    extra = []
+    for text, other_d in more or ():
+        o_shown, o_hidden = shown_rows(other_d, args.all)
+        extra.append((text, other_d, o_shown, o_hidden, summary_figures(other_d),
+                      distances(d, other_d)))
     if args.json:
         doc = {**head, **distribution_fields(d, shown, hidden, figures)}
         if command == "dist":
             doc["compare"] = None if versus is None else {
                 "notation": versus[0], **_figures_json(versus[1]), **versus[2]}
+            doc["more"] = [{"notation": text, **distribution_fields(od, osh, ohid, ofig),
+                            **dist_}
+                           for text, od, osh, ohid, ofig, dist_ in extra]
         print_json(command, doc)
     else:
-        top = max(r[1] for r in shown)
-        rows = [(_label(x), f"{100 * p:.4f}%", f"{100 * al:.4f}%", f"{100 * am:.4f}%",
-                 bar(p / top if top else 0.0, 30))
-                for x, p, al, am in shown]
-        print_table(["outcome", "probability", "at least", "at most", ""], rows,
-                    title=title, align=["right", "right", "right", "right", "left"])
-        if hidden:
-            print(f"({hidden} outcomes below {_HIDE_BELOW:g} hidden; "
-                  f"--all shows them)")
+        def table(rows_: list[Any], hidden_: int, title_: str) -> None:
+            top = max(r[column] for r in rows_)
+            rows = [(_label(x), f"{100 * p:.4f}%", f"{100 * al:.4f}%", f"{100 * am:.4f}%",
+                     bar((p, al, am)[column - 1] / top if top else 0.0, 30))
+                    for x, p, al, am in rows_]
+            heads = ["outcome", "probability", "at least", "at most",
+                     {1: "", 2: "(at least)", 3: "(at most)"}[column]]
+            print_table(heads, rows, title=title_,
+                        align=["right", "right", "right", "right", "left"])
+            if hidden_:
+                print(f"({hidden_} outcomes below {_HIDE_BELOW:g} hidden; "
+                      f"--all shows them)")
+
+        table(shown, hidden, title)
         print(_figures_line(figures))
         if versus is not None:
             label, other, dist_ = versus
@@ -196,8 +231,19 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
                 f"{_fmt(dist_['ks_float'])}{_exactly(Fraction(dist_['ks']))}"
             print(f"KS distance {ks}, total variation distance "
                   f"{_fmt(dist_['tv_float'])}{_exactly(Fraction(dist_['tv']))}")
+        for text, _, o_shown, o_hidden, o_fig, dist_ in extra:
+            print()
+            table(o_shown, o_hidden, text)
+            print(_figures_line(o_fig))
+            ks = "n/a (needs numeric outcomes)" if dist_["ks"] is None else \
+                f"{_fmt(dist_['ks_float'])}{_exactly(Fraction(dist_['ks']))}"
+            print(f"vs {title}: KS distance {ks}, total variation distance "
+                  f"{_fmt(dist_['tv_float'])}{_exactly(Fraction(dist_['tv']))}")
     if args.plot:
-        _plot(title, [r[0] for r in shown], [r[1] for r in shown], args.plot)
+        _plot(title, [r[0] for r in shown], [r[column] for r in shown], args.plot,
+              more=[(text, [r[0] for r in osh], [r[column] for r in osh])
+                    for text, _, osh, *_rest in extra] or None,
+              ylabel={1: "probability", 2: "at least", 3: "at most"}[column])
     return 0
 
 
@@ -333,7 +379,8 @@ def _orderable(outcomes: Any) -> bool:
 
 
 def _plot(title: str, xs: list[Any], ps: list[float], path: str,
-          more: list[tuple[str, list[Any], list[float]]] | None = None) -> None:
+          more: list[tuple[str, list[Any], list[float]]] | None = None,
+          ylabel: str = "probability") -> None:
     """A bar chart of one distribution, saved to ``path``; with ``more`` (``(name, xs,
     ps)`` of further series, ``title`` then names the first), every series on one chart
     as lines with points and a legend (``chancekit anydice``'s several outputs)."""
@@ -362,7 +409,7 @@ def _plot(title: str, xs: list[Any], ps: list[float], path: str,
             ax.bar(fx, ps, width=0.8 * _step(fx), color="#4c72b0")
             ax.set_title(title)
         ax.set_xlabel("outcome")
-        ax.set_ylabel("probability")
+        ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
         fig.savefig(path, dpi=100)
@@ -394,8 +441,41 @@ def run_roll(args: argparse.Namespace) -> int:
                             "seed": seed, "stream": stream_value(args.stream),
                             "rolls": [r.to_dict() for r in results]})
     else:
+        styled = on_terminal(sys.stdout)
         for r in results:
-            print(r)
+            print(terminal_breakdown(str(r)) if styled else r)
         for line in notes:
             print(line, file=sys.stderr)
+        if args.seed is None:  # on stderr: stdout stays the rolls alone
+            again = f"--seed {seed}" + (f" --stream {args.stream}" if args.stream else "")
+            print(f"seed {seed} (drawn from the OS; {again} repeats these rolls)",
+                  file=sys.stderr)
     return 0
+
+
+def on_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal that shows styles (not a pipe or a file; not
+    ``NO_COLOR``; not ``TERM=dumb``)."""
+    try:
+        tty = bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+    return tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+_STYLES = ((re.compile(r"~~(.*?)~~"), "\x1b[2;9m", "\x1b[22;29m"),    # dropped: dim, struck
+           (re.compile(r"\*\*(.*?)\*\*"), "\x1b[1m", "\x1b[22m"),       # crit: bold
+           (re.compile(r"(?<![\w])_(-?\d+)_(?![\w])"), "\x1b[4m", "\x1b[24m"))  # fumble
+
+
+def terminal_breakdown(text: str) -> str:
+    r"""A roll's breakdown (markdown, as ``str(RollResult)`` writes it for chat bots) as a
+    terminal shows it: dropped dice dimmed and struck through, crits bold, fumbles
+    underlined, with ANSI styles instead of ``~~ ** _`` marks.
+
+    >>> terminal_breakdown("4d6kh3 (~~1~~, 5, 6, 6) = 17")
+    '4d6kh3 (\x1b[2;9m1\x1b[22;29m, 5, 6, 6) = 17'
+    """
+    for pattern, on, off in _STYLES:
+        text = pattern.sub(lambda m, on=on, off=off: f"{on}{m.group(1)}{off}", text)
+    return text

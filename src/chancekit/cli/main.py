@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from chancekit import __version__
-from chancekit.cli._common import check_output_files
+from chancekit.cli._common import add_work_option, check_output_files, work_budget
 from chancekit.errors import ChancekitError
 
 # Subcommand modules, in the order ``chancekit --help`` lists them.
@@ -38,9 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Start with: chancekit tour",
     )
     parser.add_argument("--version", action="version", version=f"chancekit {__version__}")
+    add_work_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for command in sub.choices.values():
+        add_work_option(command, sub=True)
     return parser
 
 
@@ -54,9 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         check_output_files(args)
-        return int(args.func(args) or 0)
+        with work_budget(args):
+            return int(args.func(args) or 0)
     except ChancekitError as exc:
         print(f"chancekit {args.command}: error: {exc}", file=sys.stderr)
+        if getattr(exc, "limit", None) == "MAX_WORK":
+            print(f"chancekit {args.command}: --max-work N raises this limit for one "
+                  "command (N work units of about 20 ns; docs/limits.md)", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `chancekit stream ... | head`
         return 0

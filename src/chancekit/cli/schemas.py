@@ -111,6 +111,19 @@ _COMPARE = _null(_obj({"notation": _STR, **_FIGURES,
                        "tv": _FRACTION, "tv_float": _PROB}))
 
 
+
+
+def _more() -> dict[str, Any]:
+    """``dist A B C``: each expression after the first, as one distribution with its
+    distances from the first (added within dist/2; empty with one expression)."""
+    one = _distribution_fields({"notation": _STR})
+    extra = {"ks": _null(_FRACTION), "ks_float": _null(_PROB), "tv": _FRACTION,
+             "tv_float": _PROB}
+    one["properties"].update(extra)
+    one["required"] += list(extra)
+    return _array(one)
+
+
 _ROLL = _obj({"notation": _STR, "total": {"anyOf": [_INT, _FRACTION]}, "breakdown": _STR,
               "text": _STR, "dice_rolled": _NAT, "dice": _array(_VALUE)})
 
@@ -154,7 +167,8 @@ _CANDIDATE = _obj({"family": _STR, "params": _array({"type": ["number", "string"
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dist": _distribution("dist", {"notation": _STR, "dialect": _STR,
-                                   "notes": _array(_STR)}, {"compare": _COMPARE}),
+                                   "notes": _array(_STR)},
+                          {"compare": _COMPARE, "more": _more()}),
     "nco": _distribution("nco", {"action": _NAT, "danger": _NAT}),
     "anydice": _obj({**_head("anydice"), "file": _STR,
                      "outputs": _array(_distribution_fields({"label": _STR})),

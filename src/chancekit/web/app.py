@@ -33,6 +33,7 @@ from chancekit import __version__
 from chancekit.dice.notation import DIALECTS
 from chancekit.limits import (
     MAX_BODY,
+    MAX_ESTIMATE_SAMPLES,
     MAX_EXPRESSION_CHARS,
     MAX_EXPRESSIONS,
     MAX_JOBS,
@@ -234,10 +235,6 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
             raise
         exprs.append({"label": label, "text": text})
     return {"expressions": exprs, "dialect": get_dialect(data)}
-
-
-#: most rolls of one estimate line (the time budget usually stops it first)
-MAX_ESTIMATE_SAMPLES = 1_000_000
 
 
 def parse_estimate(data: dict[str, Any]) -> dict[str, Any]:
