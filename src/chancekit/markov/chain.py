@@ -621,6 +621,8 @@ def _pmf(chain: Chain, upto: int | None, tail: Fraction | None) -> tuple[list[Fr
         left = Fraction(sum(m for _, m in live), scale)
         if not left or (upto is not None and t >= upto) or (
                 tail is not None and left <= tail):
+            if upto is not None:  # ended early: the rest of 0..upto has no mass
+                pmf += [Fraction(0)] * (upto + 1 - len(pmf))
             return pmf, left
         if t >= MAX_MARKOV_STEPS:
             raise LimitError(
@@ -698,9 +700,9 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
         depth = _acyclic_depth(chain)
         acyclic = _acyclic_scale(chain)
         if depth is not None and (upto is None or upto >= depth) and tail is None:
-            if acyclic is not None:
-                return _steps_of(_pmf_acyclic(chain, depth, acyclic))
-            return _steps_of(_pmf(chain, depth, None)[0])
+            pmf = (_pmf_acyclic(chain, depth, acyclic) if acyclic is not None
+                   else _pmf(chain, depth, None)[0])
+            return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))
         if acyclic is not None:
             lcm, height, bits = acyclic
             _charge(chain, "steps()", _edge_work(MARKOV_INT_WORK, bits) * 2)

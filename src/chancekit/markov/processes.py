@@ -118,7 +118,7 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
     (``order="simultaneous"``: both may go down together, ``"both"``) or the first
     before the second (``"alternating"``: a fighter down does not strike back). Damage is
     a Distribution of integers, notation or a number of sides; 0 or negative (healing)
-    outcomes are allowed.
+    outcomes are allowed (healing stops at the starting HP, the maximum).
 
     When every hit does at least 1 the two sides are independent processes: the
     race is read from each side's exact time to go down (``method="auto"``, O(hp x
@@ -141,7 +141,8 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
         times = _times(a, dmg) if method == "auto" else None
         if times is not None:
             return Race(None, _steps_of(times))
-        return Race(None, steps(lambda h: h if h <= 0 else dmg.map(lambda x: h - x), a))
+        return Race(None, steps(
+            lambda h: h if h <= 0 else dmg.map(lambda x: min(h - x, a)), a))
     if isinstance(hp, str | bytes) or not isinstance(hp, Sequence) or len(hp) != 2:
         raise InvalidValueError("hp", hp, "an int, or a pair (first, second)")
     if isinstance(damage, str | bytes) or not isinstance(damage, Sequence) or len(damage) != 2:
@@ -181,6 +182,8 @@ def _independent(ta: list[Fraction], tb: list[Fraction], order: str) -> Race:
         win["both"] += both
         rounds[t] = first + second + both
         sa, sb = sa_next, sb_next
+    while len(rounds) > 1 and not rounds[-1]:
+        rounds.pop()
     return Race(Distribution(win), _steps_of(rounds))
 
 
@@ -199,8 +202,9 @@ def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str) -> Ra
             if order == "alternating" and y2 <= 0:
                 out["first"] = out.get("first", 0) + w1 * db.total
                 continue
+            y2 = min(y2, b)  # healing stops at the starting HP
             for hit_a, w2 in wb:
-                x2 = x - hit_a
+                x2 = min(x - hit_a, a)
                 key: Any = ("both" if x2 <= 0 else "first") if y2 <= 0 else (
                     "second" if x2 <= 0 else (x2, y2))
                 out[key] = out.get(key, 0) + w1 * w2

@@ -1,0 +1,303 @@
+"""The exact chain engine against oracles that share none of its code: a plain Fraction
+Gaussian elimination written here, brute-force enumeration of paths to a depth with the
+tail bounded, simulation with error bars, and icepool's absorbing chains."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chancekit import constant, d
+from chancekit.dice import Distribution
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.markov import absorb, explore, stationary, steps
+from chancekit.markov.chain import upfront
+
+
+# --------------------------------------------------------------------------- oracles
+def _solve(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    """x with a x = b: Gauss-Jordan on Fractions (an oracle independent of flint)."""
+    n, m = len(a), len(b[0])
+    rows = [list(a[i]) + list(b[i]) for i in range(n)]
+    for col in range(n):
+        piv = next(r for r in range(col, n) if rows[r][col] != 0)
+        rows[col], rows[piv] = rows[piv], rows[col]
+        p = rows[col][col]
+        rows[col] = [x / p for x in rows[col]]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                f = rows[r][col]
+                rows[r] = [x - f * y for x, y in zip(rows[r], rows[col], strict=True)]
+    return [row[n:n + m] for row in rows]
+
+
+def _table(step, start):
+    """state -> {next: probability}, by a plain search (no engine code)."""
+    out, todo = {}, [start]
+    while todo:
+        s = todo.pop()
+        if s in out:
+            continue
+        nxt = step(s)
+        nxt = nxt if isinstance(nxt, Distribution) else constant(nxt)
+        out[s] = nxt.pmf()
+        todo += [t for t in out[s] if t not in out]
+    return out
+
+
+def _oracle_absorb(step, start):
+    table = _table(step, start)
+    absorbing = [s for s, p in table.items() if p == {s: 1}]
+    transient = [s for s in table if s not in absorbing]
+    if start in absorbing:
+        return {start: Fraction(1)}, Fraction(0)
+    idx = {s: i for i, s in enumerate(transient)}
+    n = len(transient)
+    a = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+    b = [[Fraction(0)] * (len(absorbing) + 1) for _ in range(n)]
+    for s in transient:
+        b[idx[s]][-1] = Fraction(1)  # expected steps: (I - Q) t = 1
+        for t, p in table[s].items():
+            if t in idx:
+                a[idx[s]][idx[t]] -= p
+            else:
+                b[idx[s]][absorbing.index(t)] += p
+    x = _solve(a, b)[idx[start]]
+    return {s: x[k] for k, s in enumerate(absorbing) if x[k]}, x[-1]
+
+
+def _oracle_stationary(step, start):
+    """For an irreducible chain: pi (P - I) = 0, sum pi = 1."""
+    table = _table(step, start)
+    states = list(table)
+    n = len(states)
+    a = [[table[states[j]].get(states[i], Fraction(0)) - (i == j) for j in range(n)]
+         for i in range(n)]
+    a[-1] = [Fraction(1)] * n
+    b = [[Fraction(0)] for _ in range(n)]
+    b[-1] = [Fraction(1)]
+    x = _solve(a, b)
+    return {s: x[i][0] for i, s in enumerate(states) if x[i][0]}
+
+
+def _brute(step, start, depth):
+    """P(absorbed at each state within ``depth`` steps), P(T = t), and the mass left."""
+    table = _table(step, start)
+    cur = {start: Fraction(1)}
+    ended: dict = {}
+    pmf = []
+    for _t in range(depth + 1):
+        done = {s: p for s, p in cur.items() if table[s] == {s: 1}}
+        pmf.append(sum(done.values(), Fraction(0)))
+        for s, p in done.items():
+            ended[s] = ended.get(s, 0) + p
+        nxt: dict = {}
+        for s, p in cur.items():
+            if s in done:
+                continue
+            for t, q in table[s].items():
+                nxt[t] = nxt.get(t, 0) + p * q
+        cur = nxt
+    return ended, pmf, sum(cur.values(), Fraction(0))
+
+
+# --------------------------------------------------------------------------- random chains
+@st.composite
+def chains(draw, cyclic: bool = True):
+    """A random chain on states 0..n-1 with absorbing states n, n+1: each transient state
+    has 1-3 successors with weights 1-5, and always some way forward (to an absorbing
+    state eventually: state i can move to i+1)."""
+    n = draw(st.integers(1, 7))
+    table = {}
+    for i in range(n):
+        w = {i + 1 if i + 1 < n else n + draw(st.integers(0, 1)): draw(st.integers(1, 5))}
+        for _ in range(draw(st.integers(0, 2))):
+            lo = 0 if cyclic else i
+            j = draw(st.integers(lo, n + 1))
+            w[j] = w.get(j, 0) + draw(st.integers(1, 5))
+        table[i] = Distribution(w)
+
+    def step(s):
+        return table.get(s, s)
+
+    return step
+
+
+@settings(max_examples=60)
+@given(chains())
+def test_absorb_and_mean_match_an_independent_solve(step):
+    got = absorb(step, 0)
+    want, mean = _oracle_absorb(step, 0)
+    assert got.pmf() == want
+    assert sum(got.pmf().values()) == 1
+    assert steps(step, 0).mean == mean
+
+
+@settings(max_examples=40)
+@given(chains(cyclic=False))
+def test_acyclic_chains_take_the_integer_passes_and_agree(step):
+    got = absorb(step, 0)
+    want, mean = _oracle_absorb(step, 0)
+    assert got.pmf() == want
+    assert steps(step, 0).mean == mean
+
+
+@settings(max_examples=40)
+@given(chains(), st.integers(0, 12))
+def test_step_distribution_matches_brute_force_to_a_depth(step, depth):
+    ended, pmf, left = _brute(step, 0, depth)
+    s = steps(step, 0, upto=depth)
+    assert list(s.pmf) == pmf
+    assert s.tail == left
+    full = absorb(step, 0).pmf()
+    for state, p in ended.items():  # absorbed by depth <= exact <= that + the tail left
+        assert p <= full[state] <= p + left
+
+
+@settings(max_examples=20)
+@given(chains())
+def test_variance_matches_the_second_moment_of_a_long_walk(step):
+    s = steps(step, 0)
+    walk = steps(step, 0, tail=Fraction(1, 10**30))
+    m1 = sum(t * p for t, p in enumerate(walk.pmf))
+    m2 = sum(t * t * p for t, p in enumerate(walk.pmf))
+    # the tail beyond is below 1e-30 and decays geometrically: its moments are tiny
+    assert abs(m1 - s.mean) < Fraction(1, 10**20)
+    assert abs((m2 - m1 * m1) - s.variance) < Fraction(1, 10**20)
+    assert s.variance >= 0
+
+
+def test_steps_mean_agrees_with_simulation():
+    table = {0: Distribution({0: 2, 1: 1, 3: 1}), 1: Distribution({0: 1, 2: 2}),
+             2: Distribution({1: 1, 3: 1, 4: 1})}
+    s = steps(lambda x: table.get(x, x), 0)
+    rng = random.Random(2026)
+    runs = 20_000
+    total = 0
+    for _ in range(runs):
+        x, t = 0, 0
+        while x in table:
+            w = table[x]
+            x = rng.choices(list(w.weights), list(w.weights.values()))[0]
+            t += 1
+        total += t
+    sd = float(s.variance) ** 0.5
+    assert abs(total / runs - float(s.mean)) < 5 * sd / runs**0.5
+
+
+def test_stationary_matches_an_independent_solve():
+    rng = random.Random(7)
+    for _ in range(10):
+        n = rng.randint(2, 8)
+        table = {i: Distribution({(i + 1) % n: rng.randint(1, 4),
+                                  rng.randrange(n): rng.randint(1, 4)}) for i in range(n)}
+        step = table.__getitem__
+        assert stationary(step, 0).pmf() == _oracle_stationary(step, 0)
+
+
+def test_stationary_with_transients_and_two_closed_classes():
+    # 0 -> (1, 2) loop or absorbing 3, each with probability 1/2
+    table = {0: Distribution({1: 1, 3: 1}), 1: constant(2), 2: constant(1), 3: constant(3)}
+    got = stationary(table.__getitem__, 0).pmf()
+    assert got == {1: Fraction(1, 4), 2: Fraction(1, 4), 3: Fraction(1, 2)}
+
+
+# --------------------------------------------------------------------------- closed forms
+def test_geometric_and_negative_binomial_closed_forms():
+    p = Fraction(1, 6)
+    s = steps(lambda n: n if n == 3 else Distribution({n: 5, n + 1: 1}), 0)
+    assert s.mean == 3 / p and s.variance == 3 * (1 - p) / p**2
+    assert s.distribution is None
+    walk = steps(lambda n: n if n == 1 else Distribution({0: 5, 1: 1}), 0, upto=5)
+    assert list(walk.pmf) == [0] + [(1 - p) ** (t - 1) * p for t in range(1, 6)]
+    assert walk.tail == (1 - p) ** 5
+
+
+def test_bounded_chains_give_the_full_distribution():
+    s = steps(lambda h: h if h <= 0 else d(6).map(lambda x: h - x), 6)
+    assert s.tail == 0 and sum(s.pmf) == 1
+    assert s.distribution is not None and s.distribution.mean() == s.mean
+
+
+def test_start_absorbing_and_notation_steps():
+    assert absorb(lambda s: s, 5) == constant(5)
+    assert steps(lambda s: s, 5).mean == 0
+    # a string is dice notation: from any state, roll a d4; 4 is absorbing
+    got = absorb(lambda s: 4 if s == 4 else "1d4", 0)
+    assert got == constant(4)
+
+
+# --------------------------------------------------------------------------- icepool
+def test_icepool_absorbing_results():
+    icepool = pytest.importorskip("icepool")
+
+    def ck(h):
+        return h if h <= 0 else (d(6) + d(6) - 4).map(lambda x: h - max(x, 0))
+
+    def ice(h):
+        return h if h <= 0 else (icepool.d6 + icepool.d6 - 4).map(lambda x: h - max(x, 0))
+
+    want = icepool.map(ice, 12, repeat="inf")
+    got = absorb(ck, 12)
+    assert got.pmf() == {k: Fraction(v, want.denominator()) for k, v in want.items()}
+    assert steps(ck, 12).mean == icepool.mean_time_to_absorb(ice, 12)
+
+
+# --------------------------------------------------------------------------- refusals
+def test_a_chain_that_never_absorbs_is_refused_clearly():
+    with pytest.raises(InvalidValueError, match="never absorbs"):
+        absorb(lambda s: (s + 1) % 3, 0)
+    with pytest.raises(InvalidValueError, match="never absorbs"):
+        steps(lambda s: Distribution({s: 1, (s + 1) % 2: 1}), 0)
+    # part of the chain absorbs, part loops forever: still refused
+    with pytest.raises(InvalidValueError, match="never absorbs"):
+        absorb(lambda s: {0: Distribution({1: 1, 9: 1}), 1: 2, 2: 1, 9: 9}[s], 0)
+
+
+def test_bad_steps_and_states():
+    with pytest.raises(InvalidTypeError, match="step"):
+        absorb(42, 0)
+    with pytest.raises(InvalidTypeError, match="start"):
+        absorb(lambda s: s, [1])
+    with pytest.raises(InvalidTypeError, match="hashable"):
+        absorb(lambda s: [s], 0)
+    with pytest.raises(InvalidValueError, match=r"constant\('spent'\)"):
+        absorb(lambda s: "spent", 0)
+    with pytest.raises(InvalidValueError, match="tail"):
+        steps(lambda s: s, 0, tail=1.5)
+
+
+def test_limits_are_counted_while_exploring_and_estimated_before_solving(monkeypatch):
+    from chancekit.markov import chain as engine
+
+    monkeypatch.setattr(engine, "MAX_MARKOV_STATES", 1000)  # the same check, sooner
+    monkeypatch.setattr(engine, "MAX_MARKOV_WORK", 10**6)
+    with pytest.raises(LimitError) as e:
+        explore(lambda n: n + 1, 0)  # an endless counter
+    assert e.value.limit == "MAX_MARKOV_STATES"
+    with pytest.raises(LimitError) as e:
+        upfront("x", 10, 10, block=5000)
+    assert e.value.limit == "MAX_MARKOV_BLOCK"
+    with pytest.raises(LimitError) as e:
+        upfront("x", 1000, 4_000_000, block=999)
+    assert e.value.limit == "MAX_MARKOV_WORK"
+    with pytest.raises(LimitError) as e:
+        steps(lambda n: n, 0, upto=100_001)
+    assert e.value.limit == "MAX_MARKOV_STEPS"
+    # a walk to a tiny tail is charged step by step: refused by the work it adds up to
+    with pytest.raises(LimitError) as e:
+        steps(lambda n: Distribution({n: 1, n + 1: 1}) if n < 2 else n, 0,
+              tail=Fraction(1, 2**200_000))
+    assert e.value.limit in ("MAX_MARKOV_WORK", "MAX_MARKOV_STEPS")
+
+
+def test_solve_work_is_estimated_from_the_explored_chain():
+    chain = explore(lambda s: Distribution({(s + 1) % 50: 1, s: 1}), 0)
+    assert len(chain) == 50 and chain.transitions == 50
+    comps, _ = chain.components()
+    assert len(comps) == 1
+    assert chain.solve_work() >= 50**3 // 4
