@@ -66,6 +66,11 @@ CASES: list[list[str]] = [
     ["fairness", "prd:0.25", "--samples", "6", "--trials", "200", "--seed", "7"],
     ["fairness", "deck", "--values", "3", "--samples", "2", "--trials", "1", "--seed", "7",
      "--stream", "x"],                  # one trial: standard errors are undefined -> null
+    ["markov", "usage-die", "d12", "d10", "d8", "d6", "d4"],
+    ["markov", "race", "30", "2d6", "25", "1d8+2", "--alternating"],
+    ["markov", "race", "10", "1d4-1"],     # a count with no bound: walked to a tail
+    ["markov", "pity", "gacha:0.006,74,0.06,90", "--upto", "5"],
+    ["markov", "until", "1d6", "--sequence", "6,6"],
     ["simulate", "deck", "--values", "4", "-n", "6", "--seed", "1"],
     ["simulate", "gdeck:1,6+no-repeat", "-n", "5", "--seed", "12345", "--stream", "level-1"],
     ["simulate", "prd:0.3", "-n", "5", "--seed", "9", "--stream", "2"],

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "chancekit.cli._pool",
     "chancekit.cli._sampling",
     "chancekit.cli._fair",
+    "chancekit.cli._markov",
     "chancekit.cli._stream",
     "chancekit.cli._schema",
     "chancekit.cli._serve",
@@ -50,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     _tolerate_unencodable_text()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # answered before the commands are built (argparse's words)
+        print(f"chancekit {__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -217,6 +217,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         # the exact evaluation's refusal when only --streaks could be computed (then every
         # fairness figure is null or empty); null otherwise
         "refused": _null(_STR)}),
+    "markov": _obj({
+        **_head("markov"), "kind": {"enum": ["usage-die", "race", "pity", "until"]},
+        "args": _array(_STR), "unit": _STR,
+        "mean": _FRACTION, "mean_float": _NUM, "variance": _FRACTION, "variance_float": _NUM,
+        "sd": _NUM,
+        "distribution": _array(_obj({"count": _NAT, "probability": _PROB,
+                                     "exact": _null(_FRACTION)})),
+        "upto": _INT, "tail": _FRACTION, "tail_float": _PROB,
+        "winner": _null(_array(_obj({"outcome": _STR, "probability": _PROB,
+                                     "exact": _null(_FRACTION)})))}),
     "simulate": _obj({**_head("simulate"), "system": _STR, "seed": _SEED, "stream": _STREAM,
                       "draws": _array(_VALUE)}),
     "stream": _obj({**_head("stream"), "seed": _SEED, "stream": _STREAM,

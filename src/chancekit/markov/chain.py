@@ -699,7 +699,7 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
     with _budget():
         depth = _acyclic_depth(chain)
         acyclic = _acyclic_scale(chain)
-        if depth is not None and (upto is None or upto >= depth) and tail is None:
+        if depth is not None and (upto is None or upto >= depth):  # bounded: all of it
             pmf = (_pmf_acyclic(chain, depth, acyclic) if acyclic is not None
                    else _pmf(chain, depth, None)[0])
             return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))

@@ -61,11 +61,13 @@ def _ints(die: Distribution, what: str) -> None:
 
 
 # --------------------------------------------------------------------------- usage die
-def usage_die(ladder: Sequence[Any], *, down: Iterable[int] = (1, 2)) -> Steps:
+def usage_die(ladder: Sequence[Any], *, down: Iterable[int] = (1, 2),
+              upto: int | None = None, tail: Fraction | float | None = None) -> Steps:
     """Uses of a usage die: roll the first die of ``ladder`` each use; on a face in
-    ``down`` it steps down to the next die, after the last it is spent. Exact steps
-    (mean, variance and full distribution are not bounded: ``upto``/``tail`` are not
-    taken here; the mean of a die of s sides with down {1, 2} is s/2 uses).
+    ``down`` it steps down to the next die, after the last it is spent. Exact mean and
+    variance (a die of s sides with down {1, 2} lasts s/2 uses on average); the count has
+    no bound, so its distribution is walked up to ``upto`` uses or a ``tail`` mass
+    (:func:`~chancekit.markov.steps`).
 
     >>> u = usage_die([12, 10, 8, 6, 4])
     >>> u.mean, u.variance                     # sum of s/2, sum of (s/2)(s/2 - 1)
@@ -86,7 +88,7 @@ def usage_die(ladder: Sequence[Any], *, down: Iterable[int] = (1, 2)) -> Steps:
                            i + 1: sum(w for x, w in die.items() if x in low)})
              for i, die in enumerate(dice)]
     last = len(dice)
-    return steps(lambda i: i if i == last else moves[i], 0)
+    return steps(lambda i: i if i == last else moves[i], 0, upto=upto, tail=tail)
 
 
 # --------------------------------------------------------------------------- HP races
@@ -109,7 +111,8 @@ def _times(hp: int, dmg: Distribution) -> list[Fraction] | None:
 
 
 def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
-            order: str = "simultaneous", method: str = "auto") -> Race:
+            order: str = "simultaneous", method: str = "auto", upto: int | None = None,
+            tail: Fraction | float | None = None) -> Race:
     """Rounds until hit points run out, and who wins a race of two.
 
     One side: ``hp_race(30, "2d6")``, the rounds until 30 HP are gone at 2d6 a round.
@@ -123,7 +126,8 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
     When every hit does at least 1 the two sides are independent processes: the
     race is read from each side's exact time to go down (``method="auto"``, O(hp x
     outcomes) each); otherwise, or with ``method="joint"``, the pair of HP is one chain
-    (O(a x b x outcomes^2)).
+    (O(a x b x outcomes^2)). The rounds' distribution is complete when their count is
+    bounded, else walked up to ``upto`` rounds or a ``tail`` mass.
 
     >>> hp_race(30, "2d6").rounds.mean > 4
     True
@@ -140,9 +144,10 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
         _ints(dmg, "damage")
         times = _times(a, dmg) if method == "auto" else None
         if times is not None:
-            return Race(None, _steps_of(times))
+            return Race(None, _cut(_steps_of(times), upto))
         return Race(None, steps(
-            lambda h: h if h <= 0 else dmg.map(lambda x: min(h - x, a)), a))
+            lambda h: h if h <= 0 else dmg.map(lambda x: min(h - x, a)), a,
+            upto=upto, tail=tail))
     if isinstance(hp, str | bytes) or not isinstance(hp, Sequence) or len(hp) != 2:
         raise InvalidValueError("hp", hp, "an int, or a pair (first, second)")
     if isinstance(damage, str | bytes) or not isinstance(damage, Sequence) or len(damage) != 2:
@@ -156,8 +161,17 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
     if method == "auto":
         ta, tb = _times(a, db), _times(b, da)  # rounds until first / second goes down
         if ta is not None and tb is not None:
-            return _independent(ta, tb, order)
-    return _joint(a, b, da, db, order)
+            race = _independent(ta, tb, order)
+            return Race(race.winner, _cut(race.rounds, upto))
+    return _joint(a, b, da, db, order, upto, tail)
+
+
+def _cut(s: Steps, upto: int | None) -> Steps:
+    """A complete count's distribution cut at ``upto`` (the rest stated as the tail)."""
+    if upto is None or upto >= s.upto:
+        return s
+    pmf = s.pmf[:upto + 1]
+    return Steps(s.mean, s.variance, pmf, 1 - sum(pmf, Fraction(0)))
 
 
 def _independent(ta: list[Fraction], tb: list[Fraction], order: str) -> Race:
@@ -187,7 +201,8 @@ def _independent(ta: list[Fraction], tb: list[Fraction], order: str) -> Race:
     return Race(Distribution(win), _steps_of(rounds))
 
 
-def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str) -> Race:
+def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str,
+           upto: int | None = None, tail: Fraction | float | None = None) -> Race:
     upfront(f"a race of {a:,} x {b:,} HP", a * b + 3, a * b * len(da) * len(db))
     ends = ("first", "second", "both")
     wa, wb = list(da.items()), list(db.items())
@@ -211,7 +226,7 @@ def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str) -> Ra
         return Distribution._raw(out)
 
     chain = explore(step, (a, b))
-    return Race(_absorb(chain), _steps(chain, None, None))
+    return Race(_absorb(chain), _steps(chain, upto, None if tail is None else Fraction(tail)))
 
 
 # --------------------------------------------------------------------------- roll until
