@@ -154,6 +154,9 @@ def run_dist(args: argparse.Namespace) -> int:
     notes: list[str] = []
     for text in texts + ([args.compare] if args.compare is not None else []):
         notes += [line for line in ambiguities(text, dialect) if line not in notes]
+    from chancekit.dice.caps import note  # explosions that reached their depth cap
+
+    notes += [line for text, d in zip(texts, dists, strict=True) for line in note(d, text)]
     other = None
     if args.compare is not None:
         other = (args.compare, dist(args.compare, dialect=dialect))

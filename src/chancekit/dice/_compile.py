@@ -33,6 +33,7 @@ from typing import Any
 from chancekit import limits
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice, walk
 from chancekit.dice._estimate import lower_bound
+from chancekit.dice.caps import combine, mixture, unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
@@ -65,10 +66,11 @@ def call(name: str, args: list[Distribution]) -> Distribution:
     one argument's outcomes (O(outcomes)), or max / min folded pairwise (O(pairs) each,
     charged to the work budget by :meth:`Distribution.max`)."""
     if name in UNARY_FUNCTIONS:
-        return args[0].map(FUNCTIONS[name])
+        return unary(args[0].map(FUNCTIONS[name]), args[0], name)
     out = args[0]
     for a in args[1:]:
-        out = out.max(a) if name == "max" else out.min(a)
+        out = combine(Distribution.max(out, a) if name == "max" else Distribution.min(out, a),
+                      out, a, name)
     return out
 
 
@@ -137,7 +139,7 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         return pool.sum()
     if isinstance(node, Unary):
         inner = _eval(node.operand, ctx)
-        return inner if node.op == "+" else -inner
+        return inner if node.op == "+" else unary(Distribution.__neg__(inner), inner, "-")
     if isinstance(node, Call):
         args = [_eval(a, ctx) for a in node.args]
         ctx.col = node.col
@@ -149,7 +151,8 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         if node.op in ("/", "//", "%") and 0 in b:
             raise NotationError(
                 f"division by zero: the right side of '{node.op}' can be 0", ctx.text, node.col)
-        return _BINARY[node.op](a, b)
+        # explosion caps (dice.caps) carried whichever side has one
+        return combine(_BINARY[node.op](a, b), a, b, node.op)
     raise AssertionError(node)  # pragma: no cover
 
 
@@ -208,7 +211,9 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
             ctx.col = node.col
             parts.append(pool.sum())
             weights.append(ws * wc)
-    return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+    if len(parts) == 1:
+        return parts[0]
+    return mixture(Distribution.mixture(parts, weights), parts, weights)
 
 
 def check_dice_ops(node: Dice, text: str) -> None:

@@ -516,6 +516,27 @@ class Distribution:
         return (_exact(mean.numerator, mean.denominator),
                 _exact(var.numerator, var.denominator))
 
+    @property
+    def capped_mass(self) -> Fraction:
+        """The probability that an explosion depth cap was reached while computing this
+        value: 0 here; a :class:`~chancekit.dice.caps.CappedDistribution` (what an
+        explosion returns) says how much (docs/dice.md, "Explosion caps").
+
+        >>> d(6).capped_mass, d(6).explode().capped_mass == Fraction(1, 6) ** 21
+        (Fraction(0, 1), True)
+        """
+        return Fraction(0)
+
+    @property
+    def uncapped_mean(self) -> Fraction | None:
+        """The exact mean without any explosion depth cap (here: :meth:`mean`; ``None``
+        where a cap was reached and the uncapped mean has no closed form).
+
+        >>> d(6).explode().uncapped_mean
+        Fraction(21, 5)
+        """
+        return self.mean()
+
     def mean(self) -> Fraction:
         """Exact mean. O(m).
 

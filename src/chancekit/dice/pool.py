@@ -29,6 +29,7 @@ import itertools
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from chancekit import _exact as flint
@@ -530,11 +531,17 @@ class Pool:
     def sum(self) -> Distribution:
         """The exact distribution of the sum of what is kept (the one pool evaluator)."""
         from chancekit.dice import evaluate
+        from chancekit.dice.caps import attach, pool_cap
 
         with limits.evaluation(limit=MAX_WORK, name="MAX_WORK"):
             if self._die is None:
-                return evaluate.items_sum(self._items, self._ops)
-            return evaluate.pool_sum(self._die, self._n, self._ops, self._depth)
+                out = evaluate.items_sum(self._items, self._ops)
+            else:
+                out = evaluate.pool_sum(self._die, self._n, self._ops, self._depth)
+        # the probability that an explosion reached the depth cap (dice.caps)
+        cap = pool_cap(self._die, self._n, self._items, self._ops, self._depth)
+        return out if cap is None and type(out) is Distribution else attach(
+            out, *(cap or (Fraction(0), None)))
 
     def evaluate(self, rule: FaceRule, *others: Pool) -> Distribution:
         """The exact distribution of ``rule``'s outcome over one roll of this pool (and of

@@ -1,0 +1,423 @@
+"""Depth caps made visible: the probability that an explosion reached its depth cap, and
+the exact mean of the process without the cap (docs/dice.md, "Explosion caps").
+
+An explosion (``!``, ``e``, ``!!``, ``!p``, :meth:`Distribution.explode`) is an unbounded
+process; chancekit stops each chain after ``depth`` extra dice (notation: 20,
+:data:`~chancekit.dice.distribution.EXPLODE_DEPTH`). A result whose chains can reach
+that cap is a :class:`CappedDistribution`: the same exact distribution (equal to, and
+usable everywhere as, a :class:`Distribution`), plus
+
+- ``capped_mass``: the probability that at least one chain reached the cap -- every
+  outcome the cap can have changed lies in that mass (for one die exploding with
+  probability p, ``p ** (depth + 1)``);
+- ``uncapped_mean``: the exact mean without the cap where it has a closed form (one die
+  exploding on faces of probability p: ``mean / (1 - p)``, Wald's identity for counts and
+  penetrating dice; sums and scalings of those), else ``None``.
+
+How it propagates (immutable values; every rule exact under independence):
+
+- two independent values combined (``+ - * / // % max min``, comparisons, notation's
+  functions): ``1 - (1 - a)(1 - b)`` (the probability that either reached its cap);
+  the uncapped mean of ``+``/``-`` is the sum/difference, of ``*``/``/`` by a plain
+  number the scaled mean, otherwise ``None``;
+- ``n @ x``: ``1 - (1 - a) ** n`` and ``n`` times the mean; a mixture: the weighted
+  average of both; ``map``/``clamp``/``abs``: the mass kept, the mean ``None``;
+- a pool with other operators before its explosion (``4d6kh3!``): the mass is an upper
+  bound (each die is counted as if it reached the explosion).
+
+A plain distribution has ``capped_mass == 0`` and ``uncapped_mean == mean()``. The cap is
+not part of equality or hashing (``dist("3d6!") == 3 @ d(6).explode()``) and is not
+saved by ``to_dict``/pickle. A method called on a plain distribution with a capped
+argument (``d(6).max(x)``) returns a plain result; operators (``d(6) + x``) and notation
+carry the cap either way.
+
+>>> from chancekit.dice import d
+>>> x = d(6).explode()
+>>> x.capped_mass == Fraction(1, 6) ** 21, x.uncapped_mean
+(True, Fraction(21, 5))
+>>> (x + x).uncapped_mean, float((x + x).capped_mass) < 1e-15
+(Fraction(42, 5), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from chancekit.dice.distribution import Distribution
+from chancekit.dice.selectors import Op
+
+__all__ = ["CappedDistribution", "attach", "combine", "fields", "mixture", "note", "pool_cap",
+           "union"]
+
+Cap = tuple[Fraction, Fraction | None]
+
+_EXPLOSIONS = ("e", "pe", "ce")
+_PER_DIE = ("mi", "ma", "rr", "ro")
+
+
+def _cap(x: Any) -> Cap | None:
+    return getattr(x, "_cap", None) if isinstance(x, Distribution) else None
+
+
+def _umean(x: Any) -> Fraction | None:
+    """The uncapped mean of a value (its mean when nothing was capped; a plain number is
+    its own mean); ``None`` when unknown or not a number."""
+    c = _cap(x)
+    if c is not None:
+        return c[1]
+    if isinstance(x, Distribution):
+        try:
+            return Fraction(x.mean())
+        except Exception:
+            return None
+    try:
+        return Fraction(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def union(*masses: Fraction) -> Fraction:
+    """The probability that at least one of independent events of these probabilities
+    happens: ``1 - prod(1 - m)``."""
+    keep = Fraction(1)
+    for m in masses:
+        keep *= 1 - m
+    return 1 - keep
+
+
+def attach(x: Distribution, capped: Fraction, umean: Fraction | None) -> Distribution:
+    """``x`` with a capped mass and an uncapped mean (``x`` itself when nothing was
+    capped). O(1): the weights are shared, not copied."""
+    if not capped:
+        return x if type(x) is Distribution else _plain(x)
+    out = object.__new__(CappedDistribution)
+    out._w, out._total, out._int = x._w, x._total, x._int
+    out._hash = None
+    out._cap = (Fraction(capped), umean)
+    return out
+
+
+def _plain(x: Distribution) -> Distribution:
+    out = object.__new__(Distribution)
+    out._w, out._total, out._int, out._hash = x._w, x._total, x._int, None
+    return out
+
+
+def combine(result: Distribution, a: Any, b: Any, op: str) -> Distribution:
+    """``result = a op b`` (independent) with the caps of ``a`` and ``b`` carried over
+    (module docstring). O(1)."""
+    ca, cb = _cap(a), _cap(b)
+    if ca is None and cb is None:
+        return result
+    mass = union(ca[0] if ca else Fraction(0), cb[0] if cb else Fraction(0))
+    um: Fraction | None = None
+    if op in ("+", "-"):
+        ua, ub = _umean(a), _umean(b)
+        if ua is not None and ub is not None:
+            um = ua + ub if op == "+" else ua - ub
+    elif op in ("*", "/"):
+        scalar_b = not isinstance(b, Distribution) or len(b.weights) == 1
+        scalar_a = not isinstance(a, Distribution) or len(a.weights) == 1
+        ua, ub = _umean(a), _umean(b)
+        if ua is not None and ub is not None and (scalar_a or scalar_b):
+            if op == "*":
+                um = ua * ub
+            elif scalar_b and ub:
+                um = ua / ub
+    return attach(result, mass, um)
+
+
+def unary(result: Distribution, x: Any, op: str) -> Distribution:
+    """``result = op(x)`` for ``-`` (the mean negated) and any other map (mean unknown)."""
+    c = _cap(x)
+    if c is None:
+        return result
+    um = -c[1] if op == "-" and c[1] is not None else (c[1] if op == "+" else None)
+    return attach(result, c[0], um)
+
+
+def mixture(result: Distribution, parts: Sequence[Distribution],
+            weights: Sequence[int]) -> Distribution:
+    """``result``, the mixture of ``parts`` with ``weights``: the weighted averages."""
+    if all(_cap(p) is None for p in parts):
+        return result
+    total = sum(weights)
+    mass = sum((Fraction(w, total) * (_cap(p) or (Fraction(0), None))[0]
+                for p, w in zip(parts, weights, strict=True)), Fraction(0))
+    ums = [_umean(p) for p in parts]
+    um = None if any(u is None for u in ums) else sum(
+        (Fraction(w, total) * u for u, w in zip(ums, weights, strict=True)),  # type: ignore[operator]
+        Fraction(0))
+    return attach(result, mass, um)
+
+
+def repeat(result: Distribution, x: Distribution, n: int) -> Distribution:
+    """``result = n @ x``."""
+    c = _cap(x)
+    if c is None or n == 0:
+        return result
+    return attach(result, 1 - (1 - c[0]) ** n, None if c[1] is None else n * c[1])
+
+
+def explode_cap(die: Distribution, fire: set[Any], depth: int) -> Cap:
+    """The cap of ``die`` exploding on the faces ``fire`` with at most ``depth`` extra
+    dice: the chain reaches the cap with probability ``p ** (depth + 1)``; the uncapped
+    mean is ``mean / (1 - p)`` (``None`` for non-numeric faces or p = 1). A die that
+    already carried a cap: at most ``depth + 1`` of its draws, so
+    ``1 - (1 - q)(1 - c) ** (depth + 1)`` bounds the mass."""
+    p = Fraction(sum(die._w[k] for k in fire), die._total)
+    q = p ** (depth + 1)
+    before = _cap(die)
+    if before is not None:
+        q = 1 - (1 - q) * (1 - before[0]) ** (depth + 1)
+    m = _umean(die)
+    um = None if m is None or p == 1 else m / (1 - p)
+    return q, um
+
+
+def pool_cap(die: Distribution | None, n: int, items: Sequence[Distribution],
+             ops: Sequence[Op], depth: int) -> Cap | None:
+    """The cap of a pool's sum (``None``: nothing capped): ``n`` dice ``die`` with
+    ``ops``, each explosion stopping after ``depth`` extra dice, or a pool of ``items``.
+
+    Per die, an explosion ``op`` (``e``/``!``, ``pe``/``!p``, ``ce``/``!!``) reached by a
+    value distributed as ``x`` reaches its cap with probability ``P(x matches) *
+    p ** depth`` (p: a fresh die matches); ``x`` is known exactly when only ``mi ma rr
+    ro`` come before, else bounded by 1. The dice are independent: ``1 - (1 - q) ** n``.
+    The uncapped mean is known for ``[mi/ma/rr/ro...] explosion [count]`` (Wald's
+    identity): ``n (E g(x) + P(x matches) E g(fresh) / (1 - p))``, ``g`` the count's
+    score (or the value; one less for a penetrating fresh die). O(operators x faces)."""
+    if die is None:
+        caps = [_cap(it) for it in items]
+        if all(c is None for c in caps):
+            return None
+        mass = union(*(c[0] for c in caps if c is not None))
+        ums = [_umean(it) for it in items]
+        um = None if ops or any(u is None for u in ums) else sum(
+            ums, Fraction(0))  # type: ignore[arg-type]
+        return mass, um
+    explosions = [i for i, op in enumerate(ops) if op.kind in _EXPLOSIONS]
+    if not explosions or depth <= 0 or n == 0:
+        return None
+    base = _cap(die)
+    total = die._total
+    x: Distribution | None = die
+    qs: list[Fraction] = []
+    for op in ops:
+        if op.kind in _EXPLOSIONS:
+            p = Fraction(sum(w for v, w in die._w.items() if op.matches(v)), total)
+            p0 = (Fraction(sum(w for v, w in x._w.items() if op.matches(v)), x._total)
+                  if x is not None else Fraction(1))
+            qs.append(p0 * p ** depth)
+            x = None
+        elif x is not None and op.kind in _PER_DIE:
+            x = _per_die(x, die, op)
+        else:
+            x = None
+    q = qs[0] if len(qs) == 1 else min(Fraction(1), sum(qs, Fraction(0)))
+    if base is not None:
+        q = min(Fraction(1), q + base[0] * (depth + 1))
+    if not q:
+        return None
+    mass = 1 - (1 - q) ** n
+    um = _pool_umean(die, ops, explosions) if base is None else None
+    return mass, None if um is None else n * um
+
+
+def _per_die(x: Distribution, die: Distribution, op: Op) -> Distribution:
+    if op.kind in ("mi", "ma"):
+        num = op.sels[-1].num
+        return x.clamp(lo=num) if op.kind == "mi" else x.clamp(hi=num)
+    hits = [v for v in x._w if op.matches(v)]
+    if not hits:
+        return x
+    if op.kind == "rr":  # until no match: the die conditioned on the other faces
+        keep = {v: w for v, w in die._w.items() if not op.matches(v)}
+        miss = {v: w for v, w in x._w.items() if not op.matches(v)}
+        h = sum(x._w[v] for v in hits)
+        out: dict[Any, Fraction] = {}
+        for v, w in miss.items():
+            out[v] = out.get(v, 0) + Fraction(w, x._total)
+        kt = sum(keep.values())
+        for v, w in keep.items():
+            out[v] = out.get(v, 0) + Fraction(h, x._total) * Fraction(w, kt)
+        return Distribution(out)
+    # "ro": a matching value is replaced by one fresh die
+    out2: dict[Any, Fraction] = {}
+    h = sum(x._w[v] for v in hits)
+    for v, w in x._w.items():
+        if not op.matches(v):
+            out2[v] = out2.get(v, 0) + Fraction(w, x._total)
+    for v, w in die._w.items():
+        out2[v] = out2.get(v, 0) + Fraction(h, x._total) * Fraction(w, die._total)
+    return Distribution(out2)
+
+
+def _mean_of(x: Distribution, g: Callable[[Any], Any]) -> Fraction:
+    return sum((Fraction(w, x._total) * g(v) for v, w in x._w.items()), Fraction(0))
+
+
+def _pool_umean(die: Distribution, ops: Sequence[Op], explosions: list[int]
+                ) -> Fraction | None:
+    """The exact uncapped mean of one die's contribution, for ``[per-die...] explosion
+    [count]``; ``None`` otherwise."""
+    if len(explosions) != 1:
+        return None
+    i = explosions[0]
+    op = ops[i]
+    if any(o.kind not in _PER_DIE for o in ops[:i]):
+        return None
+    post = ops[i + 1:]
+    if post and not (len(post) == 1 and post[0].kind == "cnt" and op.kind != "ce"):
+        return None
+    g: Callable[[Any], Any] = post[0].score if post else (lambda v: v)
+    x = die
+    for o in ops[:i]:
+        x = _per_die(x, die, o)
+    try:
+        p = Fraction(sum(w for v, w in die._w.items() if op.matches(v)), die._total)
+        p0 = Fraction(sum(w for v, w in x._w.items() if op.matches(v)), x._total)
+        if p == 1:
+            return None
+        shift = -1 if op.kind == "pe" else 0
+        fresh = _mean_of(die, lambda v: g(v + shift))
+        return _mean_of(x, g) + p0 * fresh / (1 - p)
+    except TypeError:
+        return None
+
+
+def note(x: Distribution, notation: str, depth: int | None = None) -> list[str]:
+    """The note the command line and the web calculator show under a result whose
+    explosions reached their depth cap (``[]`` when none did): how much probability
+    reached it and, where known, the exact mean without the cap. O(1).
+
+    >>> from chancekit.dice.notation import dist
+    >>> print(note(dist("1d6!"), "1d6!")[0])  # doctest: +NORMALIZE_WHITESPACE
+    note: in `1d6!` explosions stop after 20 extra dice per die; probability 4.559e-17
+    reached that cap (outcomes there are cut short); without the cap the mean is exactly
+    21/5 = 4.2
+    >>> note(dist("3d6"), "3d6")
+    []
+    """
+    c = _cap(x)
+    if c is None:
+        return []
+    from chancekit.dice.distribution import EXPLODE_DEPTH
+
+    cap = EXPLODE_DEPTH if depth is None else depth
+    text = (f"note: in `{notation.strip()}` explosions stop after {cap} extra dice per die; "
+            f"probability {float(c[0]):.4g} reached that cap (outcomes there are cut short)")
+    if c[1] is not None:
+        text += f"; without the cap the mean is exactly {c[1]} = {float(c[1]):.6g}"
+    else:
+        text += "; the uncapped mean has no closed form here"
+    return [text]
+
+
+def fields(x: Distribution) -> dict[str, Any]:
+    """JSON-ready cap fields of a result (for ``--json`` and the web calculator):
+    ``capped_mass`` (exact, as text ``"1/6"``; ``"0"`` when no cap was reached),
+    ``capped_mass_float``, ``uncapped_mean`` (exact text, or ``None`` when it has no
+    closed form) and ``uncapped_mean_float``.
+
+    >>> from chancekit.dice import d
+    >>> fields(d(6).explode(depth=1))["uncapped_mean"]
+    '21/5'
+    >>> fields(d(6))["capped_mass"]
+    '0'
+    """
+    c = _cap(x)
+    mass, um = (c[0], c[1]) if c is not None else (Fraction(0), _umean(x))
+    return {"capped_mass": str(mass), "capped_mass_float": float(mass),
+            "uncapped_mean": None if um is None else str(um),
+            "uncapped_mean_float": None if um is None else float(um)}
+
+
+class CappedDistribution(Distribution):
+    """A :class:`Distribution` some of whose mass reached an explosion depth cap (module
+    docstring): ``capped_mass`` and ``uncapped_mean`` say how much and what the mean is
+    without the cap. Arithmetic and comparisons carry them to their results."""
+
+    __slots__ = ("_cap",)
+
+    _cap: Cap
+
+    @property
+    def capped_mass(self) -> Fraction:
+        """The probability that some explosion chain reached its depth cap."""
+        return self._cap[0]
+
+    @property
+    def uncapped_mean(self) -> Fraction | None:
+        """The exact mean without the depth cap, where it has a closed form."""
+        return self._cap[1]
+
+    def __repr__(self) -> str:
+        return super().__repr__()
+
+
+def _binary(name: str, op: str, swap: bool = False) -> Callable[..., Any]:
+    base = getattr(Distribution, name)
+
+    def method(self: CappedDistribution, other: Any) -> Any:
+        r = base(self, other)
+        if not isinstance(r, Distribution):
+            return r
+        return combine(r, other, self, op) if swap else combine(r, self, other, op)
+
+    method.__name__ = name
+    method.__doc__ = f"As :meth:`Distribution.{name}`, carrying the cap (module docstring)."
+    return method
+
+
+for _name, _op, _swap in (
+        ("__add__", "+", False), ("__radd__", "+", True), ("__sub__", "-", False),
+        ("__rsub__", "-", True), ("__mul__", "*", False), ("__rmul__", "*", True),
+        ("__truediv__", "/", False), ("__rtruediv__", "/", True),
+        ("__floordiv__", "//", False), ("__rfloordiv__", "//", True),
+        ("__mod__", "%", False), ("__rmod__", "%", True), ("max", "max", False),
+        ("min", "min", False), ("lt", "<", False), ("le", "<=", False), ("gt", ">", False),
+        ("ge", ">=", False), ("eq", "==", False), ("ne", "!=", False),
+        ("__lt__", "<", False), ("__le__", "<=", False), ("__gt__", ">", False),
+        ("__ge__", ">=", False)):
+    setattr(CappedDistribution, _name, _binary(_name, _op, _swap))
+
+
+def _neg(self: CappedDistribution) -> Distribution:
+    return unary(Distribution.__neg__(self), self, "-")
+
+
+def _map(self: CappedDistribution, f: Callable[[Any], Any]) -> Distribution:
+    return unary(Distribution.map(self, f), self, "map")
+
+
+def _abs(self: CappedDistribution) -> Distribution:
+    return unary(Distribution.__abs__(self), self, "abs")
+
+
+def _rmatmul(self: CappedDistribution, n: Any) -> Distribution:
+    r = Distribution.__rmatmul__(self, n)
+    return r if r is NotImplemented else repeat(r, self, int(n))
+
+
+def _repeat_sum(self: CappedDistribution, n: int) -> Distribution:
+    return repeat(Distribution.repeat_sum(self, n), self, n)
+
+
+def _clamp(self: CappedDistribution, lo: Any = None, hi: Any = None) -> Distribution:
+    return unary(Distribution.clamp(self, lo, hi), self, "map")
+
+
+def _reroll(self: CappedDistribution, on: Any, *, depth: int | None = None) -> Distribution:
+    return unary(Distribution.reroll(self, on, depth=depth), self, "map")
+
+
+CappedDistribution.__neg__ = _neg  # type: ignore[method-assign]
+CappedDistribution.map = _map  # type: ignore[method-assign]
+CappedDistribution.__abs__ = _abs  # type: ignore[method-assign]
+CappedDistribution.__rmatmul__ = _rmatmul  # type: ignore[method-assign]
+CappedDistribution.repeat_sum = _repeat_sum  # type: ignore[method-assign]
+CappedDistribution.clamp = _clamp  # type: ignore[method-assign]
+CappedDistribution.reroll = _reroll  # type: ignore[method-assign]
