@@ -25,7 +25,6 @@ chancekit`` stays cheap for the command line.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from chancekit.errors import (
     ChancekitError,
@@ -35,6 +34,10 @@ from chancekit.errors import (
     NotationError,
     StateError,
 )
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: `import chancekit` does not load typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

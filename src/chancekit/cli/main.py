@@ -13,7 +13,6 @@ import sys
 from collections.abc import Sequence
 
 from chancekit import __version__
-from chancekit.cli._common import add_work_option, check_output_files, work_budget
 from chancekit.errors import ChancekitError
 
 # Subcommand modules, in the order ``chancekit --help`` lists them.
@@ -33,6 +32,8 @@ _COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from chancekit.cli._common import add_work_option
+
     parser = argparse.ArgumentParser(
         prog="chancekit",
         description="Exact, fast and reproducible randomness for games.",
@@ -52,9 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     _tolerate_unencodable_text()
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv == ["--version"]:  # answered before the commands are built (argparse's words)
+    if argv == ["--version"]:  # answered before the commands are built, as argparse does
         print(f"chancekit {__version__}")
-        return 0
+        raise SystemExit(0)
+    from chancekit.cli._common import check_output_files, work_budget
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -1,0 +1,76 @@
+"""Cold start (issue 22): each command imports only what it uses. Counted, not timed: a
+fresh process runs the command, then lists the modules it loaded; python-flint, numpy and
+the heavy parts of chancekit must be absent where the command has no use for them (the
+times are in benchmarks/bench_cold.py and docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = {"numpy", "flint", "chancekit.dice.cards", "chancekit.dice.symbols",
+         "chancekit.dice.stats", "chancekit.web", "chancekit.sampling.tabletop", "rich",
+         "matplotlib"}
+ENGINE = {"chancekit.dice.distribution", "chancekit.dice._parse", "chancekit.dice.pool"}
+
+RUN_CLI = """
+import json, sys
+from chancekit.cli.main import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+RUN_CODE = """
+import json, sys
+{code}
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded(program: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120)
+    tail = done.stderr.rpartition("\nMODULES ")[2]
+    assert tail, done.stderr
+    mods = set(json.loads(tail))
+    return mods | {m.partition(".")[0] for m in mods}
+
+
+@pytest.mark.parametrize("argv,absent", [
+    (["--version"], HEAVY | ENGINE | {"typing", "chancekit.cli._dice"}),
+    (["--help"], HEAVY | ENGINE),
+    (["dist", "--help"], HEAVY | ENGINE),
+    (["roll", "3d6", "--help"], HEAVY | ENGINE),
+    (["roll", "3d6+2", "--seed", "1"], HEAVY),
+    (["stream", "--seed", "1", "-n", "5"], HEAVY | ENGINE),
+    (["stream", "--seed", "1", "--stream", "loot", "-n", "5", "--bound", "6", "--json"],
+     HEAVY | ENGINE),
+])
+def test_a_command_loads_only_what_it_uses(argv: list[str], absent: set[str]) -> None:
+    mods = loaded(RUN_CLI.format(argv=argv))
+    assert "chancekit.cli.main" in mods  # the probe ran
+    assert not mods & absent, sorted(mods & absent)
+
+
+def test_a_first_small_dist_loads_no_flint_numpy_cards_symbols_or_web() -> None:
+    mods = loaded(RUN_CODE.format(code="import chancekit; chancekit.dist('3d6').mean()"))
+    assert "chancekit.dice.distribution" in mods
+    assert not mods & (HEAVY | {"chancekit.sampling", "chancekit.cli"}), sorted(mods & HEAVY)
+
+
+def test_import_chancekit_alone_is_the_front_door_only() -> None:
+    mods = loaded(RUN_CODE.format(code="import chancekit"))
+    ours = {m for m in mods if m.startswith("chancekit.")}
+    assert ours == {"chancekit.errors"}, ours
+    assert "typing" not in mods
+
+
+def test_the_big_paths_still_load_what_they_need() -> None:
+    # the probe can fail: a dist past the small-power path does load python-flint
+    mods = loaded(RUN_CODE.format(code="import chancekit; chancekit.dist('300d6')"))
+    assert "flint" in mods
