@@ -3,11 +3,13 @@ time limit and a client's disconnect stop the work (the worker is killed and rep
 
 from __future__ import annotations
 
+import importlib
 import json
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -213,6 +215,53 @@ def test_estimate_is_reproducible_and_bounded(server_url: str) -> None:
     # a line that cannot even be rolled says so, with its index
     status, doc = call(server_url, "/api/estimate", {"expressions": ["1d6", "20000d6"]})
     assert status == 422 and doc["error"]["index"] == 1
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ({"kind": "largest-set", "dice": "5d6"}, lambda: chancekit.dice.largest_set(
+        5 * [chancekit.dice.d(6)])),
+    ({"kind": "straight", "dice": "4d6 d8"}, lambda: chancekit.dice.longest_straight(
+        4 * [chancekit.dice.d(6)] + [chancekit.dice.d(8)])),
+    ({"kind": "nco", "action": 5, "danger": 3},
+     lambda: chancekit.dice.neon_city_overdrive(5, 3)),
+    ({"kind": "risk", "action": 3, "danger": 2}, lambda: chancekit.dice.risk_battle(3, 2)),
+    ({"kind": "genesys", "pool": "2A1P vs 2D"},
+     lambda: importlib.import_module("chancekit.dice.symbols").genesys("2A1P vs 2D")),
+])
+def test_pool_rules_are_the_library_s(server_url: str, body: dict, expected: Any) -> None:
+    status, doc = call(server_url, "/api/pool", body)
+    assert status == 200, doc
+    d = expected()
+    rows = doc["series"][0]["rows"]
+    assert {r["label"]: Fraction(r["p_exact"]) for r in rows} == {
+        str(x): p for x, p in d.pmf().items()}
+    if body["kind"] == "genesys":
+        from chancekit.dice.symbols import project
+
+        assert Fraction(doc["success_exact"]) == project(d, "success").at_least(1)
+
+
+@pytest.mark.parametrize("body", [{"kind": "largest-set", "dice": "5x6"},
+                                  {"kind": "nco", "action": -1, "danger": 2},
+                                  {"kind": "genesys", "pool": "2Q"},
+                                  {"kind": "poker"}])
+def test_pool_refusals_are_clean(server_url: str, body: dict) -> None:
+    status, doc = call(server_url, "/api/pool", body)
+    assert status in (400, 422) and doc["error"]["message"]
+
+
+def test_two_stage_table(server_url: str) -> None:
+    status, doc = call(server_url, "/api/table", {"notation": "2d20"})
+    assert status == 422 and "tick Two-stage" in doc["error"]["message"]
+    assert "--" not in doc["error"]["message"] and "=True" not in doc["error"]["message"]
+    status, doc = call(server_url, "/api/table", {"notation": "2d20", "two_stage": True})
+    assert status == 200, doc
+    table = chancekit.TabletopTable.build("2d20", two_stage=True, title="2d20")
+    assert doc["two_stage"] and len(doc["stages"]) == 1 + len(table.second)
+    assert doc["formats"]["md"] == table.render("md")
+    assert doc["report"]["line"] == table.report().line()
+    assert [s["group"] for s in doc["stages"][1:]] == [[str(x) for x in g]
+                                                       for g in table.groups]
 
 
 def test_a_table_in_another_dialect(server_url: str) -> None:

@@ -294,7 +294,7 @@ def test_phone_layout(browser: Any, server_url: str, tmp_path: Path) -> None:
     context.set_default_timeout(60_000)
     pg = context.new_page()
     try:
-        for path in ("", "tables", "fairness", "roll"):
+        for path in ("", "pools", "tables", "fairness", "roll"):
             pg.goto(server_url + path)
             wait(pg)
             if path == "fairness":
@@ -378,6 +378,55 @@ def test_finished_lines_survive_the_time_limit(browser: Any, strict_server_url: 
         assert pg.inner_text('#summary tr[data-series="stats"] td.mean-exact') == "15869/1296"
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("fragment", ["#ck=0.1.0", "#ck=0.1.0&z=AAAA",
+                                      "#ck=0.1.0&j=bm90IGpzb24", "#ck=0.1.0&j=e30"])
+def test_a_share_link_that_cannot_be_read_says_so(page: Any, server_url: str,
+                                                  fragment: str) -> None:
+    page.goto(server_url + fragment)
+    wait(page)
+    box = page.inner_text("#link-error")
+    assert "share link could not be read" in box and "not the shared view" in box
+
+
+def test_pools_page(page: Any, server_url: str, tmp_path: Path) -> None:
+    from chancekit.dice import d, largest_set, neon_city_overdrive
+    from chancekit.dice.symbols import genesys, project
+
+    page.goto(server_url + "pools")
+    wait(page)
+    got = {int(x): Fraction(e) for x, e in bar_points(page)["largest set of 5d6"]}
+    assert got == largest_set(5 * [d(6)]).pmf()
+    page.select_option("#kind", "nco")
+    wait(page)
+    page.fill("#action", "4")
+    page.fill("#danger", "2")
+    rerun(page, "#run")
+    assert {int(x): Fraction(e) for x, e in bar_points(page)[
+        "Neon City Overdrive: 4 action vs 2 danger"]} == neon_city_overdrive(4, 2).pmf()
+    page.select_option("#kind", "genesys")
+    wait(page)
+    g = genesys("2A1P vs 2D")
+    assert Fraction(page.get_attribute("#success", "data-exact")) == project(
+        g, "success").at_least(1)
+    rows = page.locator("#outcomes tbody tr").count()
+    assert rows == len(g)
+    shot(page, "pools", tmp_path)
+
+
+def test_two_stage_sheet(page: Any, server_url: str) -> None:
+    page.goto(server_url + "tables")
+    wait(page)
+    page.fill("#notation", "2d20")
+    rerun(page, "#build", value="error")
+    assert "tick Two-stage" in page.inner_text("#error")
+    page.check("#two-stage")
+    rerun(page, "#build")
+    table = chancekit.TabletopTable.build("2d20", two_stage=True)
+    assert page.locator("#sheet table.stage").count() == 1 + len(table.second)
+    assert table.report().line() in page.inner_text("#accuracy")
+    assert page.evaluate("document.body.dataset.stale") == ""
 
 
 def test_stop_button(page: Any, server_url: str) -> None:

@@ -166,6 +166,36 @@ def get_int(data: dict[str, Any], name: str, *, default: Any = _MISSING, lo: int
     return v
 
 
+_POOL_KINDS = ("largest-set", "straight", "nco", "risk", "genesys")
+
+
+def parse_pool(data: dict[str, Any]) -> dict[str, Any]:
+    """``/api/pool``: ``kind`` and its inputs (``dice`` text such as "5d6 2d8";
+    ``action`` and ``danger`` counts; a Genesys ``pool`` such as "2A1P vs 2D")."""
+    kind = get_str(data, "kind", max_len=20)
+    if kind not in _POOL_KINDS:
+        raise ApiError(400, f"'kind' must be one of {', '.join(_POOL_KINDS)}", field="kind")
+    req: dict[str, Any] = {"kind": kind}
+    if kind in ("largest-set", "straight"):
+        req["dice"] = get_str(data, "dice", max_len=200, allow_empty=False)
+    elif kind in ("nco", "risk"):
+        req["action"] = get_int(data, "action", lo=0 if kind == "nco" else 1, hi=10_000)
+        req["danger"] = get_int(data, "danger", lo=0 if kind == "nco" else 1, hi=10_000)
+    else:
+        req["pool"] = get_str(data, "pool", max_len=200, allow_empty=False)
+    return req
+
+
+def get_bool(data: dict[str, Any], name: str, default: bool = False) -> bool:
+    v = data.get(name)
+    if v is None:
+        return default
+    if not isinstance(v, bool):
+        raise ApiError(400, f"{name!r} must be true or false, not {_json_type(v)}",
+                       field=name)
+    return v
+
+
 def get_float(data: dict[str, Any], name: str, *, default: Any = _MISSING, lo: float,
               hi: float) -> float:
     v = data.get(name, _MISSING)
@@ -269,7 +299,7 @@ def parse_table(data: dict[str, Any]) -> dict[str, Any]:
            "title": get_str(data, "title", default="", max_len=MAX_LABEL_CHARS),
            "row_die": get_int(data, "row_die", default=20, lo=2, hi=1000),
            "check_die": get_int(data, "check_die", default=20, lo=2, hi=1000),
-           "dialect": get_dialect(data)}
+           "dialect": get_dialect(data), "two_stage": get_bool(data, "two_stage")}
     if source == "notation" and not req["notation"].strip():
         raise ApiError(400, "give a dice notation, e.g. 3d6", field="notation")
     if source == "loot" and not req["loot"].strip():
@@ -446,7 +476,8 @@ def _static(name: str) -> bytes:
 
 
 _PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
-          "/roll": "roll.html", "/docs": "api.html", "/anydice": "anydice.html"}
+          "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
+          "/anydice": "anydice.html"}
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 # no external resources anywhere: the browser is told so too
@@ -595,6 +626,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         Route("/api/openapi.json", openapi, methods=["GET"]),
         Route("/api/dist", endpoint("dist", parse_dist, always), methods=["POST"]),
         Route("/api/estimate", estimate, methods=["POST"]),
+        Route("/api/pool", endpoint("pool", parse_pool, always), methods=["POST"]),
         Route("/api/table", endpoint("table", parse_table, always), methods=["POST"]),
         Route("/api/anydice", endpoint("anydice", parse_anydice, always), methods=["POST"]),
         Route("/api/fairness", endpoint("fairness", parse_fairness, always),

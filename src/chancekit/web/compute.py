@@ -69,12 +69,15 @@ _PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(a), b) for a, b in (
         (r"--? use --dialect (\w+)", r"-- choose \1 under Dialect"),
         (r"\(two_stage=True, --two-stage\)", "(tick Two-stage)"),
+        (r": two_stage=True, --two-stage\)", ": tick Two-stage)"),
         (r"two_stage=True|--two-stage", "Two-stage"),
         (r"row_die=(\d+) \(--row-die \d+\)", r"a row die of d\1"),
         (r"--row-die (\d+)", r"a row die of d\1"),
         (r" \(chancekit fairness SPEC --trials K\)", " (Monte Carlo on this page)"),
         (r"build the distribution with chancekit\.d\(sides\) and the @ operator "
-         r"\(n @ die\)", "estimate it (Estimate)"),
+         r"\(n @ die\)", "estimate it with random rolls (Estimate)"),
+        (r"estimate it by rolling many times(?! \()", "estimate it by rolling many times "
+         "(Estimate)"),
         (r"estimate it with chancekit\.roll\(\.\.\.\) many times",
          "estimate it (Estimate: random rolls, with error bars)"),
         (r"(grid=\.\.\.)", "a coarser grid"),
@@ -242,6 +245,63 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                       f"and PCG32({seed}, line); 95 % intervals"}
 
 
+_DICE_TEXT = re.compile(r"\s*(\d{0,7})d(\d{1,9})\s*")
+
+
+def _pool_dice(text: str) -> list[Any]:
+    """``"5d6 2d8"`` -> seven dice (``chancekit.dice.d``); anything else is refused."""
+    from chancekit.dice import d
+    from chancekit.limits import MAX_POOL_DICE
+
+    dice: list[Any] = []
+    for part in text.split() or [""]:
+        m = _DICE_TEXT.fullmatch(part)
+        if not m:
+            raise InvalidValueError("dice", part, "groups like 5d6 or d8, e.g. 5d6 2d8")
+        n = int(m.group(1) or 1)
+        if not 1 <= n <= MAX_POOL_DICE or len(dice) + n > MAX_POOL_DICE:
+            raise InvalidValueError("dice", text, f"1 to {MAX_POOL_DICE} dice in all")
+        dice += n * [d(int(m.group(2)))]
+    return dice
+
+
+def pool_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """The pool rules of :mod:`chancekit.dice.pool` and :mod:`chancekit.dice.symbols`,
+    exactly, as one series (``describe``): ``largest-set`` / ``straight`` of ``dice``,
+    ``nco`` (Neon City Overdrive, ``action`` vs ``danger`` d6), ``risk`` (``action``
+    attackers vs ``danger`` defenders) and ``genesys`` (the net symbols of ``pool``, with
+    the chance of success and of at least one of each symbol)."""
+    from chancekit.dice import largest_set, longest_straight, neon_city_overdrive, risk_battle
+
+    kind = req["kind"]
+    extra: dict[str, Any] = {}
+    if kind in ("largest-set", "straight"):
+        dice = _pool_dice(req["dice"])
+        d = (largest_set if kind == "largest-set" else longest_straight)(dice)
+        title = f"{'largest set' if kind == 'largest-set' else 'longest straight'} of " \
+                f"{' '.join(req['dice'].split())}"
+    elif kind == "nco":
+        d = neon_city_overdrive(req["action"], req["danger"])
+        title = f"Neon City Overdrive: {req['action']} action vs {req['danger']} danger"
+    elif kind == "risk":
+        d = risk_battle(req["action"], req["danger"])
+        title = (f"RISK: {req['action']} attacking vs {req['danger']} defending "
+                 "(attacker losses, defender losses)")
+    else:
+        from chancekit.dice.symbols import genesys, genesys_pool, project
+
+        counts = genesys_pool(req["pool"])
+        d = genesys(counts)
+        names = sorted({k for s in d.outcomes() for k in s})
+        success = project(d, "success").at_least(1)
+        extra = {"success": finite(success), "success_exact": fraction_text(success),
+                 "at_least_one": {k: finite(project(d, k).at_least(1)) for k in names},
+                 "dice": counts}
+        title = "net symbols of " + " ".join(f"{n} {k}" for k, n in counts.items())
+    return {"kind": kind, "series": [{**describe(d), "label": title, "text": title}],
+            **extra}
+
+
 def compare(a: Any, b: Any, i: int, j: int) -> dict[str, Any]:
     """How far series ``j`` is from series ``i``: the Kolmogorov-Smirnov distance (null
     unless both have numeric outcomes) and the total variation distance, as floats and,
@@ -363,8 +423,10 @@ def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         req["notation"] if dialect == "avrae" else chancekit.dist(req["notation"],
                                                                   dialect=dialect))
     title = req.get("title") or (req["notation"] if req["source"] == "notation" else "loot")
+    two = bool(req.get("two_stage"))
     table = chancekit.TabletopTable.build(source, row_die=req["row_die"],
-                                          check_die=req["check_die"], title=title)
+                                          check_die=req["check_die"], title=title,
+                                          two_stage=two)
     real = table.realized().pmf()
     rep = table.report()
     outcomes = []
@@ -374,14 +436,24 @@ def table_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         outcomes.append({"outcome": value, "label": label, "x": pos,
                          "target": float(target), "target_exact": fraction_text(target),
                          "realized": float(got), "realized_exact": fraction_text(got),
-                         "units": table.units.get(lab, 0)})
-    rows = [{"face": r.face, "outcome": None if r.outcome is None else outcome_value(
-                r.outcome)[1], "threshold": r.threshold,
-             "alias": None if r.alias is None else outcome_value(r.alias)[1]}
-            for r in table.rows]
+                         "units": 0 if two else table.units.get(lab, 0)})
+
+    def sheet_rows(t: Any) -> list[dict[str, Any]]:
+        return [{"face": r.face, "outcome": None if r.outcome is None else outcome_value(
+                    r.outcome)[1], "threshold": r.threshold,
+                 "alias": None if r.alias is None else outcome_value(r.alias)[1]}
+                for r in t.rows]
+
+    # two stages: the first table picks a group (second table), each second table within
+    stages = [] if not two else [
+        {"title": t.title, "numbered": t.numbered, "rows": sheet_rows(t),
+         "group": None if i == 0 else [outcome_value(x)[1] for x in table.groups[i - 1]]}
+        for i, t in enumerate([table.first, *table.second])]
     return {
         "title": table.title, "row_die": table.row_die, "check_die": table.check_die,
-        "numbered": table.numbered, "rule": table.rule(), "rows": rows, "outcomes": outcomes,
+        "two_stage": two, "stages": stages,
+        "numbered": False if two else table.numbered, "rule": table.rule(),
+        "rows": [] if two else sheet_rows(table), "outcomes": outcomes,
         "report": {"line": rep.line(), "mean": finite(rep.mean) if rep.mean is not None
                    else None,
                    "realized_mean": finite(rep.realized_mean)
@@ -500,6 +572,7 @@ TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
 JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "dist": dist_job,
     "estimate": estimate_job,
+    "pool": pool_job,
     "anydice": _anydice_job,
     "table": table_job,
     "fairness": fairness_job,

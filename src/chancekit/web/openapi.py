@@ -91,7 +91,18 @@ def openapi_document() -> dict[str, Any]:
                 "sheet as md, csv, text and html.",
                 {"source": "notation", "notation": "3d6", "row_die": 20, "check_die": 20},
                 {"source": {"enum": ["notation", "loot"]}, "notation": s, "loot": s,
-                 "title": s, "row_die": i, "check_die": i, "dialect": D}, []),
+                 "title": s, "row_die": i, "check_die": i, "dialect": D,
+                 "two_stage": {"type": "boolean"}}, []),
+            "/api/pool": _post(
+                "pool rules, exactly",
+                "The exact distribution of a pool rule of chancekit.dice: 'largest-set' or "
+                "'straight' of 'dice' (\"5d6 2d8\"), 'nco' (Neon City Overdrive: 'action' "
+                "vs 'danger' d6), 'risk' ('action' attackers vs 'danger' defenders), "
+                "'genesys' (the net symbols of 'pool', e.g. \"2A1P vs 2D\", with 'success' "
+                "and 'at_least_one' of each symbol). One series, as /api/dist sends it.",
+                {"kind": "largest-set", "dice": "5d6"},
+                {"kind": {"enum": ["largest-set", "straight", "nco", "risk", "genesys"]},
+                 "dice": s, "action": i, "danger": i, "pool": s}, ["kind"]),
             "/api/fairness": _post(
                 "fairness metrics over a match",
                 "chancekit.fair.evaluate of each system spec (e.g. deck, "

@@ -87,7 +87,8 @@ const CKChart = (() => {
     }
     root.append(grid);
     const xt = cats ? cats.map((_, i) => i) : niceTicks(x0, x1, Math.min(12, Math.round(plotW / 60)))
-      .filter((v) => (!opts.integerX || Number.isInteger(v)));
+      .filter((v) => (!(opts.integerX || (distinct.length && distinct.every(Number.isInteger))) ||
+                      Number.isInteger(v)));
     const step = cats ? Math.max(1, Math.ceil(cats.length / Math.floor(plotW / 40))) : 1;
     const xaxis = svg("g", { class: "x-axis" });
     xt.forEach((v, i) => {

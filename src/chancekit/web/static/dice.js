@@ -27,7 +27,8 @@
 
   async function run() {
     const expressions = parse($("#exprs").value);
-    $("#error").replaceChildren(); $("#notes").replaceChildren(); $("#estimate-card").hidden = true;
+    const linkError = $("#link-error");     // kept until the user changes something
+    $("#error").replaceChildren(...(linkError && !touched ? [linkError] : [])); $("#notes").replaceChildren(); $("#estimate-card").hidden = true;
     if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
     if (controller) controller.abort();
     const mine = controller = new AbortController();
@@ -209,7 +210,8 @@
     if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
   }
 
-  let timer = null;
+  let timer = null, touched = false;
+  $("#exprs").addEventListener("input", () => { touched = true; });
   $("#exprs").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
   $("#exprs").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 700); });
   $("#run").addEventListener("click", () => { clearTimeout(timer); run(); });
@@ -227,15 +229,27 @@
   $("#share").addEventListener("click", share);
   (async () => {
     if (location.hash.length > 1) {
+      // a link that cannot be read says so (and which part), instead of quietly
+      // showing the page's usual example as if it were the shared view
+      let got = null, why = "";
       try {
-        const got = await CK.decodeState(location.hash);
-        if (got) {
-          apply(got.state);
-          if (got.version && got.version !== CK.version())
-            note = `link made with chancekit ${got.version}; this is ${CK.version()} · `;
+        got = await CK.decodeState(location.hash);
+        if (!got) why = "it holds no saved view (no z= or j= part)";
+        else if (!got.state || typeof got.state !== "object" || typeof got.state.exprs !== "string") {
+          why = "its saved view has no expressions"; got = null;
         }
       } catch (e) {
-        $("#error").replaceChildren(errorBox({ message: "this share link is damaged: it could not be read" }));
+        why = "its saved view is damaged (cut short when copied?)"; got = null;
+      }
+      if (got) {
+        apply(got.state);
+        if (got.version && got.version !== CK.version())
+          note = `link made with chancekit ${got.version}; this is ${CK.version()} · `;
+      } else {
+        const box = errorBox({ message: `This share link could not be read: ${why}. ` +
+          "The page shows its usual example instead, not the shared view." });
+        box.id = "link-error";
+        $("#error").replaceChildren(box);
       }
     }
     run();

@@ -15,7 +15,7 @@
     const body = { source: source(), notation: $("#notation").value, loot: $("#loot").value,
                    title: $("#title").value || null,
                    row_die: Number($("#row-die").value), check_die: Number($("#check-die").value),
-                   dialect: $("#dialect").value };
+                   dialect: $("#dialect").value, two_stage: $("#two-stage").checked };
     const r = await api("/api/table", body);
     if (!r.ok) {
       $("#error").replaceChildren(errorBox(r.data.error || { message: "error" }));
@@ -30,18 +30,27 @@
     render();
     document.body.dataset.state = "done";
   }
-  function render() {
-    const t = result;
-    const headers = t.numbered ? [`d${t.row_die}`, `keep if d${t.check_die} ≤`, "else"]
+  // one table of the sheet: a row per face of the row die
+  function sheetTable(t, s, attrs) {
+    const headers = s.numbered ? [`d${t.row_die}`, `keep if d${t.check_die} ≤`, "else"]
                                : [`d${t.row_die}`, "outcome", `keep if d${t.check_die} ≤`, "else"];
     const dash = (v) => (v === null || v === undefined ? "–" : v);
-    const rows = t.rows.map((r) => el("tr", {}, el("td", {}, r.face),
-      t.numbered ? null : el("td", {}, dash(r.outcome)),
+    const rows = s.rows.map((r) => el("tr", {}, el("td", {}, r.face),
+      s.numbered ? null : el("td", {}, dash(r.outcome)),
       el("td", {}, r.threshold === 0 ? "–" : r.threshold), el("td", {}, dash(r.alias))));
+    return el("table", attrs, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
+              el("tbody", {}, rows));
+  }
+  function render() {
+    const t = result;
+    const tables = !t.two_stage ? [sheetTable(t, t, { id: "sheet-table" })] :
+      t.stages.flatMap((s, i) => [
+        el("h3", {}, i === 0 ? "First table: which second table to roll on" :
+          `Second table ${i}: ${s.group[0]} to ${s.group[s.group.length - 1]}`),
+        sheetTable(t, s, { class: "stage", "data-stage": i })]);
     $("#sheet").replaceChildren(
       el("h2", {}, t.title || "table"),
-      el("table", { id: "sheet-table" }, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
-         el("tbody", {}, rows)),
+      ...tables,
       el("p", { id: "rule" }, t.rule),
       el("p", { id: "accuracy" }, `Accuracy: ${t.report.line}`));
     const cats = t.outcomes.map((o) => o.label);
