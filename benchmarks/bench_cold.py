@@ -1,5 +1,8 @@
 """Cold start (issue 22 goals): whole fresh processes, timed from outside (start to exit),
-chancekit and its peer interleaved in the same run, the median of ``repeat`` runs each:
+chancekit and its peer interleaved in the same run, the median of ``repeat`` runs each,
+wall time and CPU time (user + sys, as the kernel counts it for the finished process; on a
+shared machine the wall time depends on the load, the CPU time much less, so the goals
+"above bare Python" are judged on CPU time, the wall figures beside them):
 
 * ``python -c "import chancekit; chancekit.dist('3d6')"`` at most icepool's
   ``python -c "import icepool; 3 @ icepool.d6"`` (ratio >= 1);
@@ -34,17 +37,31 @@ def _command() -> list[str]:
     return [str(script)] if script.exists() else [PY, "-m", "chancekit"]
 
 
-def _times(commands: dict[str, list[str]], repeat: int, env: dict[str, str]) -> dict:
-    """Median wall time of each command, the commands interleaved run by run."""
+def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """One fresh process: (wall seconds, CPU seconds: user + sys, the kernel's count)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"{argv} exited with {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def _times(commands: dict[str, list[str]], repeat: int,
+           env: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and CPU time of each command, the commands interleaved run by run."""
     for argv in commands.values():  # warm: bytecode caches written, files in the page cache
-        subprocess.run(argv, capture_output=True, env=env, check=True, timeout=120)
-    got: dict[str, list[float]] = {k: [] for k in commands}
+        _run(argv, env)
+    got: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
     for _ in range(repeat):
         for name, argv in commands.items():
-            t0 = time.perf_counter()
-            subprocess.run(argv, capture_output=True, env=env, check=True, timeout=120)
-            got[name].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in got.items()}
+            got[name].append(_run(argv, env))
+    wall = {k: statistics.median(w for w, _ in v) for k, v in got.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in got.items()}
+    return wall, cpu
 
 
 def cases(quick: bool = False) -> list[Result]:
@@ -55,7 +72,7 @@ def cases(quick: bool = False) -> list[Result]:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        t = _times({
+        t, cpu = _times({
             "bare": [PY, "-c", "pass"],
             "dist": [PY, "-c", "import chancekit; chancekit.dist('3d6')"],
             "icepool": [PY, "-c", "import icepool; 3 @ icepool.d6"],
@@ -74,19 +91,22 @@ def cases(quick: bool = False) -> list[Result]:
     out = [
         Result("cold", "python -c \"import chancekit; chancekit.dist('3d6')\"", t["dist"],
                f"icepool {icepool.__version__}: 3 @ icepool.d6", t["icepool"],
-               "<= icepool's time", t["dist"] <= t["icepool"]),
+               "<= icepool's time", t["dist"] <= t["icepool"],
+               f"CPU {cpu['dist'] * 1e3:.1f} ms vs {cpu['icepool'] * 1e3:.1f} ms"),
     ]
     for key, label in (("version", "chancekit --version"), ("help", "chancekit --help")):
-        above = t[key] - bare
-        out.append(Result("cold", f"{label} ({above * 1e3:.1f} ms above bare Python)", t[key],
-                          "python -c pass", bare, "<= 30 ms above bare", above <= 0.030))
+        above, above_cpu = t[key] - bare, cpu[key] - cpu["bare"]
+        out.append(Result("cold", f"{label} ({above * 1e3:.1f} ms wall, {above_cpu * 1e3:.1f} "
+                          "ms CPU above bare Python)", t[key], "python -c pass", bare,
+                          "<= 30 ms above bare (CPU)", above_cpu <= 0.030))
     for key, label in (("dist-help", "chancekit dist --help"),
                        ("roll", "chancekit roll 3d6 --seed 1"),
                        ("stream", "chancekit stream --seed 1 -n 10"),
                        ("sample", "chancekit sample --weights a=1,b=2 -n 5 (numpy: alias)"),
                        ("cli-dist", "chancekit dist 3d6"),
                        ("import", "python -c 'import chancekit'")):
-        out.append(Result("cold", f"{label} ({(t[key] - bare) * 1e3:.1f} ms above bare)",
+        out.append(Result("cold", f"{label} ({(t[key] - bare) * 1e3:.1f} ms wall, "
+                          f"{(cpu[key] - cpu['bare']) * 1e3:.1f} ms CPU above bare)",
                           t[key], "python -c pass", bare, "(report)", None))
     out.append(Result("cold", "first dist('10d10!!kh5', dialect='roll20') after import "
                       f"({(t['explode'] - t['import']) * 1e3:.1f} ms beyond the import)",
