@@ -304,7 +304,8 @@ def test_phone_layout(browser: Any, server_url: str, tmp_path: Path) -> None:
             scale = pg.evaluate("""() => [...document.querySelectorAll('.chart svg')].map(s =>
                 s.getBoundingClientRect().width / s.viewBox.baseVal.width)""")
             assert all(x >= 0.95 for x in scale), (path, scale)
-            shot(pg, f"{path or 'dice'}-390", tmp_path)
+            if not path:
+                shot(pg, "dice-390", tmp_path)
     finally:
         context.close()
 
@@ -512,6 +513,21 @@ def test_roll_and_named_streams(page: Any, server_url: str, tmp_path: Path) -> N
     rerun(page, "#roll")
     s = chancekit.Streams("my campaign")["combat"]
     assert int(items.first.get_attribute("data-total")) == chancekit.roll("4d6kh3", rng=s).total
+
+
+def test_roll_marks_are_styles_not_markdown(page: Any, server_url: str) -> None:
+    """The breakdown's markdown (~~dropped~~, **crit**, _fumble_) shows as elements."""
+    page.goto(server_url + "roll")
+    wait(page)
+    page.select_option("#dialect", "roll20")
+    page.fill("#text", "6d20cs>=2cf<=1")
+    page.fill("#seed", "3")
+    page.fill("#n", "1")
+    rerun(page, "#roll")
+    first = page.locator("#rolls li").first
+    assert first.inner_text() == "6d20cs>=2cf<=1 (10, 1, 5, 19, 4, 14) = 53"
+    assert first.locator("b").all_inner_texts() == ["10", "5", "19", "4", "14"]
+    assert first.locator("u").all_inner_texts() == ["1"]
 
 
 def test_api_page_without_cdn(page: Any, server_url: str) -> None:

@@ -14,9 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "serve",
         help="a local web calculator: dice charts, tables, fairness, rolls",
         description="Start chancekit's web app on this machine and print its URL. Pages: "
-        "Dice (several expressions on one chart, exact table, share links), Tables "
-        "(two-dice tables, printable sheet), Fairness (metrics over a match, tuning), "
-        "Roll (seeded rolls, named streams). The JSON API is described at /docs. Nothing "
+        "Dice (several expressions on one chart in a chosen dialect, exact table, share "
+        "links, Monte Carlo estimates where exact work is refused), Pools (largest set, "
+        "Neon City Overdrive, RISK, Genesys symbols), Tables (two-dice tables, two-stage "
+        "tables, printable sheet), Fairness (metrics over a match, tuning), Roll (seeded "
+        "rolls, named streams). The JSON API is described at /docs. Nothing "
         "is loaded from the network. Stop with Ctrl-C.",
         epilog="examples:\n"
         "  chancekit serve\n"

@@ -158,5 +158,7 @@ def openapi_document() -> dict[str, Any]:
             "properties": {"error": {"type": "object", "required": ["type", "message"],
                                      "properties": {"type": s, "message": s, "problem": s,
                                                     "text": s, "column": i, "limit": s,
-                                                    "index": i}}}}}},
+                                                    "index": i, "detail": s,
+                                                    "notes": {"type": "array", "items": s},
+                                                    "partial": {"type": "array"}}}}}}},
     }

@@ -211,6 +211,7 @@
   }
 
   let timer = null, touched = false;
+  if (window.innerWidth < 600) document.querySelector("details.help").open = false;  // a phone: the input first
   $("#exprs").addEventListener("input", () => { touched = true; });
   $("#exprs").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
   $("#exprs").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 700); });

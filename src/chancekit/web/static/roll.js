@@ -2,10 +2,21 @@
 "use strict";
 (() => {
   const { el, $, api, errorBox } = CK;
-  // "4d6kh3 (3, ~~1~~, 6, 5) = 14": dropped dice struck through
+  // "4d6kh3 (3, ~~1~~, 6, 5) = 14": the library's markdown marks as elements -- dropped
+  // dice struck through, crits (**20**) bold, fumbles (_1_) underlined; never shown raw
+  const MARKS = /~~(.*?)~~|\*\*(.*?)\*\*|(?<![\w])_(-?\d+)_(?![\w])/g;
   function breakdown(text) {
-    const parts = text.split(/~~(.*?)~~/);
-    return parts.map((p, i) => (i % 2 ? el("s", { title: "dropped" }, p) : p));
+    const out = [];
+    let last = 0;
+    for (const m of text.matchAll(MARKS)) {
+      out.push(text.slice(last, m.index));
+      if (m[1] !== undefined) out.push(el("s", { title: "dropped" }, m[1]));
+      else if (m[2] !== undefined) out.push(el("b", { title: "critical" }, m[2]));
+      else out.push(el("u", { title: "fumble" }, m[3]));
+      last = m.index + m[0].length;
+    }
+    out.push(text.slice(last));
+    return out;
   }
   const seedValue = () => {
     const s = $("#seed").value.trim();
