@@ -223,6 +223,15 @@ def test_bounded_chains_give_the_full_distribution():
     assert s.distribution is not None and s.distribution.mean() == s.mean
 
 
+def test_dict_steps_are_distributions():
+    table = {0: {0: 1, 1: 2}, 1: {2: Fraction(1, 3), 0: Fraction(2, 3)}}
+    as_dict = absorb(lambda s: table.get(s, s), 0)
+    as_dist = absorb(lambda s: Distribution(table[s]) if s in table else s, 0)
+    assert as_dict == as_dist == constant(2)
+    with pytest.raises(InvalidValueError, match="weight"):
+        absorb(lambda s: {1: -1}, 0)
+
+
 def test_start_absorbing_and_notation_steps():
     assert absorb(lambda s: s, 5) == constant(5)
     assert steps(lambda s: s, 5).mean == 0

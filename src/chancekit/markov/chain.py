@@ -1,9 +1,10 @@
 """The exact engine of finite Markov chains whose steps are chancekit values.
 
 A chain is a function ``step(state)`` giving the next state: a
-:class:`~chancekit.Distribution` of next states, a dice-notation string (read with
-:func:`chancekit.dist`), or any other hashable value (the next state, for certain). A
-string is always notation: to move to a string state return ``constant("spent")``.
+:class:`~chancekit.Distribution` of next states, a dict ``{next state: weight}``, a
+dice-notation string (read with :func:`chancekit.dist`), or any other hashable value (the
+next state, for certain). A string is always notation: to move to a string state return
+``constant("spent")``.
 States are any hashable values (numbers, tuples, strings). A state whose step returns
 itself with certainty is **absorbing** (icepool's convention); the chain is the part
 reachable from ``start``.
@@ -71,6 +72,10 @@ def _coerce(value: Any, state: Any, cache: dict[str, Distribution]) -> Distribut
     certain next state."""
     if isinstance(value, Distribution):
         return value
+    if type(value) is dict:  # next state -> weight: plain positive ints skip the checks
+        if value and all(type(w) is int and w > 0 for w in value.values()):
+            return Distribution._raw(value)
+        return Distribution(value)
     if isinstance(value, str):
         out = cache.get(value)
         if out is None:
