@@ -2,7 +2,7 @@
 
     .venv/bin/python tools/fuzz_anydice.py PROGRAMS [PROGRAMS ...] [--sample N] [--seed S]
         [--timeout 5] [--clock cpu|wall] [--memory-mb 1024] [--jobs 2] [--report run.json]
-        [--crashes DIR]
+        [--crashes DIR] [--src DIR]
 
 PROGRAMS is a folder (every ``*.txt`` / ``*.dice`` file under it, e.g. a checkout's
 ``anydice.com/program/``), a tar file (``.tar``, ``.tar.gz``: every regular member), a
@@ -169,14 +169,15 @@ def _cpu_seconds(pid: int) -> float:
 class Worker:
     """One worker process, restarted after a kill or a timeout."""
 
-    def __init__(self, memory: int, clock: str = "cpu") -> None:
+    def __init__(self, memory: int, clock: str = "cpu", src: Path = ROOT / "src") -> None:
         self.memory = memory
         self.clock = clock
+        self.src = src
         self.p: subprocess.Popen[str] | None = None
         self.restarts = 0
 
     def start(self) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        env = {**os.environ, "PYTHONPATH": str(self.src)}
         self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(self.memory)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True, env=env)
@@ -227,7 +228,8 @@ class Worker:
 
 
 def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
-            clock: str = "cpu", progress: bool = True) -> list[dict[str, Any]]:
+            clock: str = "cpu", src: Path = ROOT / "src",
+            progress: bool = True) -> list[dict[str, Any]]:
     """Every program through ``jobs`` workers (one thread each), in the given order."""
     from concurrent.futures import ThreadPoolExecutor
     from queue import Empty, SimpleQueue
@@ -240,7 +242,7 @@ def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
     t0 = time.perf_counter()
 
     def loop() -> None:
-        w = Worker(memory, clock)
+        w = Worker(memory, clock, src)
         try:
             while True:
                 try:
@@ -283,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-confirm", dest="confirm", action="store_false",
                     help="do not re-run timeouts and kills alone")
     ap.add_argument("--slowest", type=int, default=10, help="list the N slowest (10)")
+    ap.add_argument("--src", type=Path, default=ROOT / "src", metavar="DIR",
+                    help="the chancekit source folder to run (default: this checkout's src; "
+                    "a snapshot, e.g. `git archive HEAD src | tar -x -C DIR`, keeps a long "
+                    "run off files being edited)")
     ap.add_argument("--report", metavar="FILE.json", help="write every result as JSON")
     ap.add_argument("--crashes", metavar="DIR", help="write each failing program there")
     args = ap.parse_args(argv)
@@ -303,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
           f"address space {args.memory_mb} MB, {args.jobs} workers")
     t0 = time.perf_counter()
     results = run_all(programs, timeout=args.timeout, memory=memory, jobs=args.jobs,
-                      clock=args.clock)
+                      clock=args.clock, src=args.src)
     wall = time.perf_counter() - t0
     if args.confirm:
         again = [r for r in results if r["outcome"] in ("timeout", "killed")]
@@ -312,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
             second = {r["id"]: r for r in run_all([by_id[r["id"]] for r in again],
                                                   timeout=args.timeout, memory=memory,
                                                   jobs=1, clock=args.clock,
-                                                  progress=False)}
+                                                  src=args.src, progress=False)}
             for i, r in enumerate(results):
                 if r["id"] in second:
                     results[i] = {**second[r["id"]], "first": r["outcome"]}
@@ -337,12 +343,17 @@ def main(argv: list[str] | None = None) -> int:
         cpu = f"{r['cpu']:.2f}" if r.get("cpu") is not None else "-"
         print(f"| {r['id']} | {r['outcome']} | {r.get('s', 0):.2f} | {cpu} |")
     bad = [r for r in results if r["outcome"] in FAILURES]
-    if bad:
-        print(f"\n{len(bad)} failures:")
+    if bad:  # grouped by cause: one line each, with up to 5 programs
+        causes: dict[str, list[str]] = {}
         for r in bad:
-            where = " <- ".join(reversed(r.get("where", [])))
-            print(f"  {r['id']}: {r['outcome']} {r.get('type', '')}: {r.get('error', '')}"
-                  f"{'  at ' + where if where else ''}")
+            where = " <- ".join(r.get("where", [])[-2:])
+            cause = (f"{r['outcome']} {r.get('type', '')}: {r.get('error', '')[:120]}"
+                     f"{'  at ' + where if where else ''}")
+            causes.setdefault(cause, []).append(r["id"])
+        print(f"\n{len(bad)} failures, {len(causes)} causes:")
+        for cause, ids in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+            print(f"  {len(ids):5d}  {cause}  [{', '.join(ids[:5])}"
+                  f"{', ...' if len(ids) > 5 else ''}]")
     if args.crashes and bad:
         d = Path(args.crashes)
         d.mkdir(parents=True, exist_ok=True)

@@ -205,3 +205,20 @@ def test_share_link_holds_the_program(page: Any, browser: Any, server_url: str) 
         assert got == {2 * k: Fraction(k, 6) for k in range(1, 7)}   # at most
     finally:
         other.context.close()
+
+
+def test_eight_clients_at_once(server_url: str) -> None:
+    """Eight different programs at the same time (two workers): each gets its own exact
+    answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(n: int) -> tuple[int, dict[str, Any]]:
+        return call(server_url, "/api/anydice",
+                    {"program": f'output [highest 1 of {n}d6] named "best of {n}"'})
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(ask, range(1, 9)))
+    for n, (status, doc) in enumerate(answers, 1):
+        assert status == 200 and doc["series"][0]["label"] == f"best of {n}"
+        got = {r["outcome"]: Fraction(r["p_exact"]) for r in doc["series"][0]["rows"]}
+        assert got == {k: Fraction(k**n - (k - 1) ** n, 6**n) for k in range(1, 7)}
