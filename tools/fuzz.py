@@ -17,6 +17,20 @@ listed as "slow" (discarded, not failures).
 
 Exit status: 0 if every chunk passed, 1 if any failed (their output is kept in the log
 directory printed at the end).
+
+``--notation N`` runs instead a second, independent generator (issue #23): a weighted
+recursive grammar written for this tool (:class:`HostileNotation`, not Hypothesis: it
+aims at the cost classes the outside run found — custom faces near 10**17 that explode,
+chains of maps over a million outcomes, per-die operator chains before a keep, huge
+weights, control characters between tokens) in both dialects. Each case runs ``dist()``
+in a worker process capped at 2 GiB of address space; a case fails on any exception that
+is not a ``ChancekitError`` (``MemoryError`` included), and is flagged *late* when it is
+refused after more than ``--late`` seconds or *slow* when answered after more than
+``--budget``. Then the post-use step runs the CLI end to end (``chancekit dist TEXT``) on
+a sample of the cases (``--cli-sample``: the slowest answered ones first) and flags any
+whose CLI took more than 2 s of CPU where ``dist()`` took under 1 s.
+
+    .venv/bin/python tools/fuzz.py --notation 50000 --seed 23 --report notation.json
 """
 
 from __future__ import annotations
@@ -34,6 +48,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSING = re.compile(r"(\d+) passing")
@@ -112,6 +127,228 @@ def plan(tests: list[TestStats], cases: int, chunk: int) -> list[tuple[TestStats
     return jobs
 
 
+# ------------------------------------------------------------------ hostile notation
+class HostileNotation:
+    """A weighted recursive grammar of dice expressions (both dialects), seeded: the cost
+    classes of issue #23 on purpose, every operator and selector, sizes from tiny to past
+    every limit. ``case()`` gives ``(text, dialect)``."""
+
+    def __init__(self, seed: int) -> None:
+        import random
+
+        self.r = random.Random(seed)
+
+    def pick(self, weighted: list[tuple[Any, float]]) -> Any:
+        total = sum(w for _, w in weighted)
+        x = self.r.random() * total
+        for v, w in weighted:
+            x -= w
+            if x < 0:
+                return v
+        return weighted[-1][0]
+
+    def space(self) -> str:
+        return self.pick([("", 20), (" ", 4), ("\t", 1), ("\n", 1), ("\r\n", 1), ("  ", 1)])
+
+    def number(self) -> str:
+        r = self.r
+        return str(self.pick([
+            (r.randint(0, 9), 10), (r.randint(10, 100), 4), (r.randint(100, 10**4), 2),
+            (r.randint(10**4, 10**6), 1), (10**r.randint(6, 30) - r.randint(0, 9), 1),
+            (-r.randint(1, 20), 2)]))
+
+    def count(self, depth: int) -> str:
+        r = self.r
+        nested = [(lambda: "(" + self.expr(depth - 1) + ")", 0.5)] if depth > 0 else []
+        return self.pick([(lambda: "", 4), (lambda: str(r.randint(1, 10)), 10),
+                          (lambda: str(r.randint(10, 100)), 3),
+                          (lambda: str(r.randint(100, 3000)), 0.6),
+                          (lambda: str(r.randint(3000, 10**5)), 0.3),
+                          (lambda: str(10**r.randint(5, 18)), 0.3), *nested])()
+
+    def face(self) -> str:
+        r = self.r
+        f = self.pick([(r.randint(-3, 12), 10), (r.randint(13, 10**6), 2),
+                       (10**r.randint(15, 30) - 1, 2), (-(10**r.randint(15, 18)), 0.5),
+                       (2**62 + r.randint(0, 3), 0.5)])
+        return self.pick([(str(f), 8), ("+" + str(f) if f >= 0 else str(f), 1)])
+
+    def sides(self, depth: int) -> str:
+        r = self.r
+        nested = [(lambda: "(" + self.expr(depth - 1) + ")", 0.3)] if depth > 0 else []
+        return self.pick([
+            (lambda: str(r.choice([2, 3, 4, 6, 8, 10, 12, 20])), 12), (lambda: "%", 2),
+            (lambda: "F", 1), (lambda: str(r.randint(21, 1000)), 3),
+            (lambda: str(r.randint(1000, 10**6)), 1),
+            (lambda: "{" + ",".join(self.face() for _ in range(r.randint(1, 5))) + "}", 4),
+            *nested])()
+
+    def selector(self) -> str:
+        r = self.r
+        cmp_ = self.pick([("", 3), ("<", 2), (">", 2), ("<=", 1), (">=", 1), ("=", 0.5)])
+        n = self.pick([(r.randint(0, 8), 10), (r.randint(9, 100), 1), (-r.randint(1, 5), 1)])
+        return f"{cmp_}{n}"
+
+    def op(self, dialect: str) -> str:
+        r = self.r
+        if dialect == "roll20":
+            kind = self.pick([("kh", 3), ("kl", 2), ("dh", 1), ("dl", 2), ("k", 1), ("!", 3),
+                              ("!!", 2), ("!p", 1), ("r", 2), ("ro", 1), ("cs", 0.5),
+                              ("cf", 0.5), (">", 1), ("<", 0.5), ("f", 0.3)])
+        else:
+            kind = self.pick([("kh", 3), ("kl", 2), ("ph", 1), ("pl", 2), ("k", 1), ("p", 1),
+                              ("e", 3), ("!", 2), ("rr", 2), ("ro", 2), ("ra", 1), ("mi", 1),
+                              ("ma", 1), ("cs", 1), ("cf", 0.5), ("df", 0.5)])
+        if kind in ("kh", "kl", "dh", "dl", "ph", "pl"):
+            return kind + str(self.pick([(r.randint(0, 5), 6), (r.randint(5, 200), 1)]))
+        if kind in ("!", "!!", "!p") and r.random() < 0.5:
+            return kind
+        return kind + self.selector()
+
+    def dice(self, dialect: str, depth: int) -> str:
+        ops = "".join(self.op(dialect) for _ in range(self.pick([(0, 5), (1, 5), (2, 3),
+                                                                 (3, 2), (4, 1)])))
+        d = self.pick([("d", 10), ("D", 1)])
+        return f"{self.count(depth)}{d}{self.sides(depth)}{ops}"
+
+    def atom(self, depth: int, dialect: str) -> str:
+        r = self.r
+        choices = [(lambda: self.dice(dialect, depth), 8), (self.number, 3)]
+        if depth > 0:
+            choices += [(lambda: "(" + self.expr(depth - 1, dialect) + ")", 2),
+                        (lambda: "(" + ", ".join(self.expr(depth - 1, dialect) for _ in
+                                                 range(r.randint(1, 4))) + ")"
+                         + "".join(self.op(dialect) for _ in range(r.randint(0, 2))), 1)]
+            if dialect == "roll20":
+                choices.append((lambda: r.choice(["floor", "ceil", "round", "abs"]) + "("
+                                + self.expr(depth - 1, dialect) + ")", 1))
+        return self.pick(choices)()
+
+    def expr(self, depth: int, dialect: str = "avrae") -> str:
+        r = self.r
+        parts = [self.pick([("", 6), ("-", 2), ("+", 0.5), ("-+", 0.3), ("--", 0.3)])
+                 + self.atom(depth, dialect)]
+        for _ in range(self.pick([(0, 6), (1, 4), (2, 2), (3, 1), (6, 0.3)])):
+            binop = self.pick([("+", 6), ("-", 4), ("*", 2), ("/", 2), ("//", 1), ("%", 1),
+                               ("<", 0.5), (">=", 0.5), ("==", 0.3)])
+            parts.append(binop + self.space() + self.atom(depth, dialect))
+        return self.space().join(parts) if r.random() < 0.2 else "".join(parts)
+
+    def case(self) -> tuple[str, str]:
+        dialect = self.pick([("avrae", 7), ("roll20", 3)])
+        return self.expr(self.pick([(0, 3), (1, 4), (2, 2)]), dialect), dialect
+
+
+def _notation_worker_init() -> None:
+    import resource
+
+    cap = 2 << 30
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    import chancekit.dice  # noqa: F401  (imported once per worker)
+
+
+def _notation_case(args: tuple[str, str]) -> tuple[str, str, str, float, str]:
+    """(text, dialect, outcome, CPU seconds, detail) of one ``dist()`` call."""
+    import signal
+
+    from chancekit.dice import dist
+    from chancekit.errors import ChancekitError, LimitError
+
+    text, dialect = args
+
+    def alarm(*_: Any) -> None:
+        raise TimeoutError("past 60 s")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(60)
+    t0 = time.process_time()
+    try:
+        got = dist(text, dialect=dialect)
+        outcome, detail = "answered", f"{len(got)} outcomes"
+    except LimitError as e:
+        outcome, detail = "refused", str(e.limit)
+    except ChancekitError as e:
+        outcome, detail = "error", type(e).__name__
+    except BaseException as e:
+        outcome, detail = "crash", f"{type(e).__name__}: {str(e)[:200]}"
+    finally:
+        signal.alarm(0)
+    return text, dialect, outcome, time.process_time() - t0, detail
+
+
+def _cli_time(text: str, dialect: str) -> tuple[float, int]:
+    """CPU seconds (user + system) and exit code of ``chancekit dist TEXT`` end to end."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    exe = Path(sys.executable).with_name("chancekit")
+    argv = [str(exe)] if exe.exists() else [sys.executable, "-m", "chancekit"]
+    proc = subprocess.run([*argv, "dist", "--dialect", dialect, "--", text],
+                          capture_output=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            proc.returncode)
+
+
+def run_notation(args: argparse.Namespace) -> int:
+    """The ``--notation N`` run: N cases of :class:`HostileNotation`, then the CLI sample."""
+    from multiprocessing import get_context
+
+    gen = HostileNotation(args.seed)
+    cases = [gen.case() for _ in range(args.notation)]
+    start = time.perf_counter()
+    results: list[tuple[str, str, str, float, str]] = []
+    with get_context("fork").Pool(max(1, args.jobs), initializer=_notation_worker_init,
+                                  maxtasksperchild=2000) as pool:
+        for i, res in enumerate(pool.imap(_notation_case, cases, chunksize=20), 1):
+            results.append(res)
+            if i % 5000 == 0:
+                print(f"  {i:,} cases, {time.perf_counter() - start:.0f} s", flush=True)
+    elapsed = time.perf_counter() - start
+    counts: dict[str, int] = {}
+    for _, _, outcome, _, _ in results:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    crashes = [r for r in results if r[2] == "crash"]
+    late = [r for r in results if r[2] == "refused" and r[3] > args.late]
+    slow = [r for r in results if r[2] == "answered" and r[3] > args.budget]
+    print(f"\n{len(results):,} notation cases (seed {args.seed}) in {elapsed:.0f} s: "
+          + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+    for title, rows in (("crashes", crashes), (f"late refusals (> {args.late} s)", late),
+                        (f"slow answers (> {args.budget} s)", slow)):
+        print(f"{title}: {len(rows)}")
+        for text, dialect, _, secs, detail in sorted(rows, key=lambda r: -r[3])[:30]:
+            print(f"  {secs:6.2f} s  {dialect:6}  {text!r:.120}  {detail[:80]}")
+    # the post-use step: the CLI end to end on a sample, slowest answered first
+    answered = sorted((r for r in results if r[2] in ("answered", "refused")),
+                      key=lambda r: -r[3])
+    sample = answered[: args.cli_sample // 2]
+    rest = answered[args.cli_sample // 2:]
+    gen.r.shuffle(rest)
+    sample += rest[: args.cli_sample - len(sample)]
+    cli_rows = []
+    for text, dialect, outcome, secs, _ in sample:
+        cpu, code = _cli_time(text, dialect)
+        cli_rows.append((text, dialect, outcome, secs, cpu, code))
+    over = [r for r in cli_rows if r[3] < 1.0 and r[4] > 2.0]
+    bad_exit = [r for r in cli_rows if r[5] not in (0, 1)]
+    slowest = max((r[4] for r in cli_rows), default=0.0)
+    print(f"\nCLI end to end on {len(cli_rows)} cases: slowest {slowest:.2f} s CPU; "
+          f"{len(over)} over 2 s where dist() took under 1 s; {len(bad_exit)} bad exit codes")
+    for text, dialect, _, secs, cpu, code in sorted(over + bad_exit, key=lambda r: -r[4])[:20]:
+        print(f"  dist {secs:.2f} s, CLI {cpu:.2f} s, exit {code}  {dialect}  {text!r:.120}")
+    if args.report:
+        Path(args.report).write_text(json.dumps({
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "generator": "HostileNotation",
+            "seed": args.seed, "cases": len(results), "counts": counts,
+            "wall_seconds": round(elapsed), "jobs": args.jobs,
+            "python": platform.python_version(), "cpus": os.cpu_count(),
+            "crashes": crashes, "late": late, "slow": slow,
+            "cli": {"sampled": len(cli_rows), "over": over, "bad_exit": bad_exit,
+                    "slowest_cpu": max((r[4] for r in cli_rows), default=0)},
+        }, indent=1) + "\n", encoding="utf-8")
+    return 1 if crashes or bad_exit else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", type=int, default=1_000_000,
@@ -124,7 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="first --hypothesis-seed")
     ap.add_argument("--report", metavar="FILE.json", help="also write the results as JSON")
     ap.add_argument("paths", nargs="*", default=["tests"], help="where to collect (tests)")
+    ap.add_argument("--notation", type=int, metavar="N", default=0,
+                    help="instead: N cases of the hostile notation grammar (HostileNotation)")
+    ap.add_argument("--late", type=float, default=0.5,
+                    help="--notation: a refusal later than this (CPU s) is flagged")
+    ap.add_argument("--cli-sample", type=int, default=200,
+                    help="--notation: cases run through the CLI end to end afterwards")
     args = ap.parse_args(argv)
+    if args.notation:
+        return run_notation(args)
 
     tests = collect(args.paths)
     if not tests:

@@ -106,6 +106,9 @@ TUPLE_WORK = 8
 #: one integer outcome mapped by a Python function and merged (``map``, ``-d``, ``d + 3``:
 #: about 0.5 us, measured on d999999)
 MAP_WORK = 25
+#: one pair visited by ``/`` or with Fraction outcomes (a Fraction built per pair, and many
+#: distinct results to sort: d700 / d690 took 3.2 s, about 335 units a pair)
+FRACTION_PAIR_WORK = 350
 #: one outcome mapped where the outcomes or the results are Fractions (``d999999 / 4``:
 #: about 3.5 us, a Fraction built, hashed and sorted)
 FRACTION_MAP_WORK = 180

@@ -220,3 +220,23 @@ def test_adding_a_constant_is_one_map() -> None:
     extra = shifted.estimated - plain.estimated
     assert extra <= 30 * len(base)  # one map: MAP_WORK a outcome, not a product
     assert plain.counted <= 4 * plain.estimated and plain.estimated <= 4 * plain.counted
+
+
+# found by tools/fuzz.py --notation (HostileNotation) and issue #22: work before a refusal
+# (or a hang: d335e>8k93e>4 ran past 60 s), now refused by the step's estimate up front
+FOUND_LATE = [
+    "d335e>8k93e>4",          # nested explosion chains: ran past 60 s
+    "d35e>8k33e>4",           # the same class: 2.7 s answered, charged as 0.13 s
+    "2d846rr<2!<=5mi-2e5",    # issue #23: 2.2 s of chains, then refused
+    "3d%kh4!p8!>6",           # issue #22: refused after 3.8 s
+    "7d%/10d%ph3+ 4",         # '/' builds a Fraction a pair: 4 s, then refused
+    "-6d%/10d%pl2*28-1",
+]
+
+
+@pytest.mark.parametrize("text", FOUND_LATE)
+def test_found_late_refusals_are_up_front(text: str) -> None:
+    dist("1d6")
+    error, peak, calls = measure(lambda: dist(text))
+    assert isinstance(error, LimitError) and error.limit == "MAX_WORK", error
+    assert calls < MAX_CALLS and peak < PEAK_BYTES

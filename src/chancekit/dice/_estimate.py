@@ -29,9 +29,10 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary, VarDice
+from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary
 from chancekit.limits import (
     FRACTION_MAP_WORK,
+    FRACTION_PAIR_WORK,
     MAP_WORK,
     MAX_OUTCOMES,
     MAX_PAIRS,
@@ -82,7 +83,7 @@ def lower_bound(node: Node) -> Bound:
     if isinstance(node, Binary):
         return _binary(node)
     children = [getattr(node, name) for name in ("count", "sides", "args", "operand")
-                if isinstance(node, VarDice) or hasattr(node, name)]
+                if hasattr(node, name)]
     work = 0
     for c in children:
         for part in (c if isinstance(c, tuple) else (c,)):
@@ -144,8 +145,8 @@ def _binary(node: Binary) -> Bound:
     elif op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product (charged past 400 pairs) or the pairs
         step = min(pairs * PAIR_WORK, mul_work(a.lo, b.lo, 2) if pairs > 400 else 0)
-    else:
-        step = pairs * PAIR_WORK
+    else:  # the rate is chosen by the operator and the outcome types, as _combine does
+        step = pairs * (FRACTION_PAIR_WORK if op == "/" or a.frac or b.frac else PAIR_WORK)
     lo = a.lo + b.lo - 1 if op in ("+", "-") else 1
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
                  work + step)

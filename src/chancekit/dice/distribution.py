@@ -42,6 +42,7 @@ from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import (
     FRACTION_MAP_WORK,
+    FRACTION_PAIR_WORK,
     MAP_WORK,
     MAX_DICE,
     MAX_EXPLODE_DEPTH,
@@ -820,8 +821,9 @@ class Distribution:
             raise LimitError(
                 f"{name} would visit {pairs} outcome pairs, more than MAX_PAIRS = {MAX_PAIRS};"
                 " reduce the outcomes first (map/clamp)", limit="MAX_PAIRS", value=pairs)
-        _charge(pairs * PAIR_WORK, f"combining two distributions with {name}")
-        limits.count(pairs * PAIR_WORK)
+        rate = FRACTION_PAIR_WORK if name == "/" or not (a._int and b._int) else PAIR_WORK
+        _charge(pairs * rate, f"combining two distributions with {name}")
+        limits.count(pairs * rate)
         out: dict[Any, int] = {}
         try:
             for x, wx in a._w.items():

@@ -238,9 +238,21 @@ def _check_explode(die: Distribution, ops: Sequence[Op], depth: int) -> None:
     if outcomes * bits * depth > MAX_WEIGHT_BITS:
         raise _limit("exploding these dice would need too much memory (outcomes x bits)",
                      "MAX_WEIGHT_BITS", MAX_WEIGHT_BITS, outcomes * bits * depth)
-    work = sum(mul_work(span, r * span, r * bits) + r * span * ENTRY_WORK
-               for r in range(1, depth + 1))
-    _charge(explosions * work, "exploding these dice")
+    # the chains, from the last operator back: the fresh dice of explosion i go through
+    # the operators after i, so an earlier chain is built of later chains (level r of a
+    # chain: r ranges of the later die, r times its bits), and its weights grow by the
+    # die's bits plus twice the later die's bits a level (``_chain_poly``'s total):
+    # d35e>8k33e>4 took 2.7 s where one chain's worth was charged (0.13 s)
+    s_next, b_next, work = span, bits, 0
+    for op in reversed(ops):
+        if op.kind in _EXPLODES:
+            levels = 1 if op.kind == "eo" else depth
+            work += sum(mul_work(s_next, r * s_next, r * b_next) + r * s_next * ENTRY_WORK
+                        for r in range(1, levels + 1))
+            s_next, b_next = s_next * (levels + 1), levels * (bits + 2 * b_next)
+        else:  # a mixture: the totals' lcm
+            b_next += bits
+    _charge(work, "exploding these dice")
 
 
 # ---------------------------------------------------------------- dice pools
