@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the largest program read, in bytes (AnyDice's saved programs are at most a few kB)
 MAX_PROGRAM_BYTES = 1_000_000

@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Any
 
 from chancekit.errors import InvalidValueError
 from chancekit.limits import MAX_INT as _MAX_INT
 from chancekit.limits import MAX_INT_DIGITS, MAX_WORK_OPTION
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: integers on the command line: plain ASCII, optional sign, decimal (no leading zeros but
 #: "0"), 0x hex, 0o octal or 0b binary -- no spaces, underscores or other scripts' digits

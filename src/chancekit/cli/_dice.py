@@ -6,9 +6,12 @@ import argparse
 import os
 import re
 import sys
-from typing import Any
 
 from chancekit.cli._common import add_rng_options
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: ``chancekit dist`` hides rows below this probability when there are many outcomes
 _HIDE_BELOW = 1e-6

@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Any
 
 from chancekit.cli._common import add_rng_options, rng_from_args, stream_value
 from chancekit.errors import InvalidValueError, LimitError
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 _SPEC_HELP = ("system spec: dice | deck | generalized-deck:S,R | dynamic-dice:F | "
               "history-reroll:H,T | prd:P | pity:B,SOFT,RAMP,HARD | error-accumulator:P, "

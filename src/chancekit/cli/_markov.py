@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: rows of the step-count table shown without --all
 _ROWS = 30

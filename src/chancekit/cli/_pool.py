@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
 
 from chancekit.cli._dice import show_distribution
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 _KINDS = ("risk", "largest-set", "straight", "rule")
 _DICE = re.compile(r"(\d{0,7})d(\d{1,9})")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from chancekit.cli._common import check_text, parse_int_text, parse_seed
 from chancekit.limits import MAX_BOUND_BITS
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: draws are made and written this many at a time, so memory stays bounded whatever -n is
 BLOCK = 1 << 16

@@ -15,7 +15,10 @@ The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prin
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["SCHEMAS", "VERSION", "VERSIONS", "schema_id"]
 

@@ -17,8 +17,13 @@ operators):
 True
 """
 
+from __future__ import annotations
+
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 # name -> module that defines it, imported on first use (so that a first small dist()
 # loads neither cards nor symbols nor stats, and python-flint only when a calculation

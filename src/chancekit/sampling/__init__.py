@@ -21,8 +21,13 @@ Fraction(1, 4)
 Fraction(3, 4)
 """
 
+from __future__ import annotations
+
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 # name -> module that defines it, imported on first use (``chancekit sample`` loads the
 # alias table only; the tabletop tables, the tree and the filters when asked for)
