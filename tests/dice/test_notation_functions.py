@@ -99,6 +99,12 @@ def test_functions_agree_with_the_avrae_spellings() -> None:
     assert dist("ceil(1d7/2)", dialect="foundry") == dist("-(-1d7//2)")
 
 
+def test_annotations_after_a_function() -> None:
+    assert dist("floor(1d6/2)[half] + 1", dialect="roll20") == dist("1d6//2 + 1")
+    r = roll("floor(1d6/2)[half]", rng=PCG32(2), dialect="foundry")
+    assert "[half]" in r.breakdown
+
+
 def test_division_stays_exact_until_rounded() -> None:
     half = dist("1d6/2", dialect="roll20")
     assert Fraction(1, 2) in half and Fraction(7, 2) not in half
@@ -189,3 +195,35 @@ def test_documented_difference_negative_halves(oracle_rolls: dict[str, Any]) -> 
     probs = {x: Fraction(w, ours.total) for x, w in ours.weights.items()}
     p, _ = pooled_chisquare(rolls, probs, ordered=True)
     assert p < ALPHA
+
+
+def test_random_expressions_with_functions_raise_only_chancekit_errors() -> None:
+    """Functions wrapped around random pieces of notation (cut, nested, annotated,
+    mutated) in every dialect: an answer or a ChancekitError, never another exception;
+    a roll is always a possible outcome of dist."""
+    import random
+
+    from chancekit.errors import ChancekitError
+
+    rnd = random.Random(21)
+    atoms = ["1d6", "2d4", "1d6!", "3d6kh2", "(1d4)d6", "{1d6, 2}", "7", "1d10cs>=8",
+             "1d6/2", "-1d4", "1d20+5 >= 15"]
+    funcs = ["floor", "ceil", "round", "abs", "max", "min", "flor", "Max"]
+    for i in range(600):
+        text = rnd.choice(atoms)
+        for _ in range(rnd.randint(1, 3)):
+            f = rnd.choice(funcs)
+            extra = "".join(", " + rnd.choice(atoms) for _ in range(rnd.randint(0, 2)))
+            text = f"{f}({text}{extra})" + rnd.choice(["", "", "[a]", "+1", "*2", "d6"])
+        chars = list(text)
+        for _ in range(rnd.randint(0, 2)):
+            chars.insert(rnd.randrange(len(chars) + 1), rnd.choice("(),[]d!<>=# "))
+        text = "".join(chars)
+        for dialect in ("avrae", "roll20", "foundry"):
+            try:
+                d = dist(text, dialect=dialect)
+            except ChancekitError:
+                continue
+            r = roll(text, rng=PCG32(i), dialect=dialect)
+            assert r.total in d, (text, dialect)
+            ambiguities(text, dialect)

@@ -135,6 +135,7 @@ class Call(Node):
     name: str
     args: tuple[Node, ...]
     col: int
+    notes: tuple[str, ...] = ()
 
 
 def walk(node: Node) -> list[Node]:

@@ -719,6 +719,8 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
     if isinstance(node, VarDice):
         return VarDice(node.count, node.sides, node.faces, node.ops, node.col, node.spelled,
                        node.notes + notes)
+    if isinstance(node, Call):
+        return Call(node.name, node.args, node.col, node.notes + notes)
     raise AssertionError(node)  # pragma: no cover
 
 

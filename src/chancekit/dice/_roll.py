@@ -123,7 +123,8 @@ class _Roller:
 
             parts = [self.eval(a) for a in node.args]
             v = FUNCTIONS[node.name](*(p[0] for p in parts))
-            return _clean(v), f"{node.name}({', '.join(p[1] for p in parts)})"
+            return _clean(v), (f"{node.name}({', '.join(p[1] for p in parts)})"
+                               f"{_notes(node.notes)}")
         raise AssertionError(node)  # pragma: no cover
 
     def binary(self, node: Binary) -> tuple[Any, str]:
