@@ -176,67 +176,42 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                             for i, d in enumerate(dists) if i]}
 
 
-#: the z value of the 95 % intervals of an estimate
-Z95 = 1.959963984540054
-
-
 def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """A Monte Carlo **estimate** of each expression's distribution, for work the exact
-    engine refuses: ``samples`` rolls of :func:`chancekit.roll` from the seeded stream
-    ``PCG32(seed, i)`` (line ``i``), stopped early when ``budget_s`` seconds (the app
+    engine refuses: :func:`chancekit.dice.montecarlo.estimate` of line ``i`` from the
+    seeded stream ``PCG32(seed, i)``, stopped early when ``budget_s`` seconds (the app
     gives half its time limit, shared by the lines) run out. Each outcome's frequency has
     a 95 % Wilson interval, the mean a 95 % normal interval (1.96 standard errors). The
     same seed and number of rolls give the same answer. O(samples x dice rolled)."""
+    from chancekit.dice.montecarlo import estimate
+
     seed, want, dialect = req["seed"], req["samples"], req.get("dialect") or "avrae"
     exprs = req["expressions"]
     per_line = float(req.get("budget_s", 5.0)) / len(exprs)
     series = []
     for i, e in enumerate(exprs):
-        rng = chancekit.PCG32(seed, i)
-        counts: dict[Any, int] = {}
-        total = total2 = Fraction(0)
         t0 = time.perf_counter()
-        n = 0
         try:
-            while n < want:
-                x = chancekit.roll(e["text"], rng=rng, dialect=dialect).total
-                counts[x] = counts.get(x, 0) + 1
-                total += x
-                total2 += x * x
-                n += 1
-                if n % 64 == 0 and time.perf_counter() - t0 > per_line:
-                    break
+            est = estimate(e["text"], want, rng=chancekit.PCG32(seed, i), dialect=dialect,
+                           seconds=per_line)
         except ChancekitError as exc:
             raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
                                            expression=e["text"])) from None
-        mean = total / n
-        var = max(total2 / n - mean * mean, Fraction(0)) * n / max(n - 1, 1)
-        se = math.sqrt(var / n)
         rows = []
-        for x in sorted(counts):
+        for x in est.outcomes():
             value, label, pos = outcome_value(x)
-            p = counts[x] / n
-            half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n))
-            mid = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
-            rows.append({"outcome": value, "label": label, "x": pos, "count": counts[x],
-                         "p": p, "lo": max(0.0, (mid - half / (1 + Z95 * Z95 / n))),
-                         "hi": min(1.0, (mid + half / (1 + Z95 * Z95 / n)))})
-        order = sorted(counts)
-        cum = 0
-        quantiles: dict[str, str] = {}
-        for x in order:
-            cum += counts[x]
-            for q in QUANTILES:
-                if f"{q:g}" not in quantiles and cum >= q * n:
-                    quantiles[f"{q:g}"] = outcome_value(x)[1]
+            lo, hi = est.interval(x)
+            rows.append({"outcome": value, "label": label, "x": pos, "count": est.counts[x],
+                         "p": est.frequency(x), "lo": lo, "hi": hi})
+        mean_lo, mean_hi = est.mean_interval()
         series.append({
             "label": e.get("label") or e["text"], "text": e["text"], "estimate": True,
-            "seed": seed, "stream": i, "samples": n, "requested": want,
-            "complete": n == want, "rows": rows, "outcomes": len(rows),
-            "mean": finite(mean), "mean_se": finite(se),
-            "mean_lo": finite(float(mean) - Z95 * se), "mean_hi": finite(float(mean) + Z95 * se),
-            "sd": finite(math.sqrt(var)), "min": outcome_value(order[0])[1],
-            "max": outcome_value(order[-1])[1], "quantiles": quantiles,
+            "seed": seed, "stream": i, "samples": est.samples, "requested": want,
+            "complete": est.complete, "rows": rows, "outcomes": len(rows),
+            "mean": finite(est.mean), "mean_se": finite(est.sd / math.sqrt(est.samples)),
+            "mean_lo": finite(mean_lo), "mean_hi": finite(mean_hi), "sd": finite(est.sd),
+            "min": rows[0]["label"], "max": rows[-1]["label"],
+            "quantiles": {f"{q:g}": outcome_value(est.quantile(q))[1] for q in QUANTILES},
             "notes": notes(e["text"], dialect),
             "elapsed_ms": round(1000 * (time.perf_counter() - t0), 3)})
         progress(i + 1, len(exprs))
