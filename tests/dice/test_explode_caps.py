@@ -217,5 +217,8 @@ def test_docs_state_the_true_explosion_limit() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| `MAX_EXPLODE_DEPTH`"))
     for sides in (2, 6, 20, 100):
         assert f"d{sides} {max_explode_depth(sides, sides):,}" in row, sides
+    dice = (Path(__file__).resolve().parents[2] / "docs" / "dice.md").read_text()
+    assert f"a d6 explodes to depth {max_explode_depth(6, 6)}" in dice
+    assert f"depth {max_explode_depth(6, 6)} for a d6" in dice
     notation = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text()
     assert "capped_mass" in notation and "uncapped_mean" in notation
