@@ -159,6 +159,9 @@ def test_propagation() -> None:
     mix = dist("(1d2)d6!")
     assert mix.capped_mass == (a + (1 - (1 - a) ** 2)) / 2
     assert mix.uncapped_mean == Fraction(3, 2) * Fraction(21, 5)
+    # a classmethod reached through a capped value builds a value without a cap
+    m = x.mixture([d(4), d(6)])
+    assert m.capped_mass == 0 and m.uncapped_mean == 3
     # equality, hashing and saving ignore the cap
     plain = Distribution(dict(x.weights))
     assert plain == x and hash(plain) == hash(x) and {x: 1}[plain] == 1

@@ -347,12 +347,14 @@ class CappedDistribution(Distribution):
     @property
     def capped_mass(self) -> Fraction:
         """The probability that some explosion chain reached its depth cap."""
-        return self._cap[0]
+        c = _cap(self)  # (a classmethod called on this class builds one without a cap)
+        return Fraction(0) if c is None else c[0]
 
     @property
     def uncapped_mean(self) -> Fraction | None:
         """The exact mean without the depth cap, where it has a closed form."""
-        return self._cap[1]
+        c = _cap(self)
+        return Distribution.uncapped_mean.fget(self) if c is None else c[1]  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return super().__repr__()
