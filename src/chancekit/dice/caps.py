@@ -207,10 +207,11 @@ def pool_cap(die: Distribution | None, n: int, items: Sequence[Distribution],
     qs: list[Fraction] = []
     for op in ops:
         if op.kind in _EXPLOSIONS:
-            p = Fraction(sum(w for v, w in die._w.items() if op.matches(v)), total)
-            p0 = (Fraction(sum(w for v, w in x._w.items() if op.matches(v)), x._total)
-                  if x is not None else Fraction(1))
-            qs.append(p0 * p ** depth)
+            h = sum(w for v, w in die._w.items() if op.matches(v))
+            h0, t0 = ((sum(w for v, w in x._w.items() if op.matches(v)), x._total)
+                      if x is not None else (1, 1))
+            # p0 * p ** depth in integers, one Fraction (Fraction's ** is slow)
+            qs.append(Fraction(h0 * h**depth, t0 * total**depth))
             x = None
         elif x is not None and op.kind in _PER_DIE:
             x = _per_die(x, die, op)
@@ -221,7 +222,8 @@ def pool_cap(die: Distribution | None, n: int, items: Sequence[Distribution],
         q = min(Fraction(1), q + base[0] * (depth + 1))
     if not q:
         return None
-    mass = 1 - (1 - q) ** n
+    num, den = q.numerator, q.denominator
+    mass = Fraction(den**n - (den - num) ** n, den**n)  # 1 - (1 - q) ** n
     um = _pool_umean(die, ops, explosions) if base is None else None
     return mass, None if um is None else n * um
 
@@ -256,7 +258,7 @@ def _per_die(x: Distribution, die: Distribution, op: Op) -> Distribution:
 
 
 def _mean_of(x: Distribution, g: Callable[[Any], Any]) -> Fraction:
-    return sum((Fraction(w, x._total) * g(v) for v, w in x._w.items()), Fraction(0))
+    return Fraction(sum(w * g(v) for v, w in x._w.items())) / x._total
 
 
 def _pool_umean(die: Distribution, ops: Sequence[Op], explosions: list[int]
