@@ -225,3 +225,17 @@ def test_docs_state_the_true_explosion_limit() -> None:
     assert f"depth {max_explode_depth(6, 6)} for a d6" in dice
     notation = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text()
     assert "capped_mass" in notation and "uncapped_mean" in notation
+
+
+def test_uncapped_means_against_icepool_deep_explosions() -> None:
+    """icepool (an independent engine) exploding far deeper than 20: its means approach
+    our exact uncapped means within the tail our capped mass bounds."""
+    import icepool
+
+    for n, sides, faces, ours in ((1, 6, [6], dist("1d6!")), (1, 10, [9, 10], dist("1d10e>8")),
+                                  (3, 4, [4], dist("3d4!"))):
+        deep = icepool.Die(range(1, sides + 1)).explode(faces, depth=80)
+        theirs = Fraction(deep.mean()) * n
+        assert ours.uncapped_mean is not None
+        assert abs(ours.uncapped_mean - theirs) < Fraction(1, 10**30), (sides, faces)
+        assert ours.uncapped_mean - Fraction(ours.mean()) > 0
