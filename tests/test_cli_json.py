@@ -42,6 +42,8 @@ CASES: list[list[str]] = [
     ["symbols", "2A1P vs 2D1C"],
     ["symbols", "1B"],
     ["roll", "4d6kh3", "-n", "3", "--seed", "42"],
+    ["estimate", "4d6kh3", "-n", "300", "--seed", "42"],
+    ["estimate", "1d2/2", "-n", "50", "--seed", "my-campaign", "--stream", "7x"],
     ["roll", "1d20+5", "--seed", "12345", "--stream", "combat"],
     ["roll", "1d2/2", "--seed", "my-campaign", "--stream", "7x"],
     ["roll", "3d6!", "--seed", "1", "--stream", "3"],

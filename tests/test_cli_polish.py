@@ -125,3 +125,23 @@ def test_max_work_raises_the_limit_for_one_command(
                                             code=1).err
     # the limit is for that one command: the next is back to the default
     _out(capsys, ["dist", "831d100"], code=1)
+
+
+def test_estimate_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """`estimate` is the library's estimate of the seeded stream; unseeded, the seed it
+    prints repeats it; a refusal of `dist` points to it."""
+    from chancekit.dice.montecarlo import estimate
+
+    doc = json.loads(_out(capsys, ["estimate", "1000d6kh500", "-n", "100", "--seed", "3",
+                                   "--json"]).out)
+    e = estimate("1000d6kh500", 100, rng=chancekit.PCG32(3))
+    assert {o["outcome"]: o["count"] for o in doc["outcomes"]} == e.counts
+    assert doc["samples"] == 100 and doc["complete"] and doc["mean"] == e.mean
+    assert all(o["low"] <= o["frequency"] <= o["high"] for o in doc["outcomes"])
+    first = _out(capsys, ["estimate", "2d6", "-n", "200"])
+    seed = re.search(r"--seed (\d+) -n 200 repeats", first.err)
+    assert seed, first.err
+    again = _out(capsys, ["estimate", "2d6", "-n", "200", "--seed", seed.group(1)])
+    assert again.out == first.out and "not exact" in first.out
+    refused = _out(capsys, ["dist", "1000d6kh500"], code=1)
+    assert "chancekit estimate EXPR" in refused.err

@@ -19,6 +19,7 @@ from chancekit.errors import ChancekitError
 _COMMAND_MODULES = (
     "chancekit.cli._tour",
     "chancekit.cli._dice",
+    "chancekit.cli._estimate",
     "chancekit.cli._anydice",
     "chancekit.cli._symbols",
     "chancekit.cli._pool",
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(exc, "limit", None) == "MAX_WORK":
             print(f"chancekit {args.command}: --max-work N raises this limit for one "
                   "command (N work units of about 20 ns; docs/limits.md)", file=sys.stderr)
+        if getattr(exc, "limit", None) and args.command == "dist":
+            print("chancekit dist: `chancekit estimate EXPR` gives a Monte Carlo estimate "
+                  "instead (random rolls, with 95 % intervals)", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `chancekit stream ... | head`
         return 0
