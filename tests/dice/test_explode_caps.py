@@ -239,3 +239,14 @@ def test_uncapped_means_against_icepool_deep_explosions() -> None:
         assert ours.uncapped_mean is not None
         assert abs(ours.uncapped_mean - theirs) < Fraction(1, 10**30), (sides, faces)
         assert ours.uncapped_mean - Fraction(ours.mean()) > 0
+
+
+def test_the_web_calculator_result_says_so() -> None:
+    from chancekit.web.compute import dist_job
+
+    got = dist_job({"expressions": [{"text": "1d6!"}, {"text": "3d6"}]}, lambda *a: None)
+    capped, plain = got["series"]
+    assert capped["caps"]["uncapped_mean"] == "21/5"
+    assert Fraction(capped["caps"]["capped_mass"]) == Fraction(1, 6) ** 21
+    assert any("reached that cap" in n for n in capped["notes"])
+    assert plain["caps"]["capped_mass"] == "0" and plain["notes"] == []

@@ -145,6 +145,9 @@ def outcome_value(x: Any) -> tuple[Any, str, float | None]:
 # -- dice -----------------------------------------------------------------------------------
 def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Each expression's exact distribution, one series per expression."""
+    from chancekit.dice.caps import fields as cap_fields
+    from chancekit.dice.caps import note as cap_note
+
     dialect = req.get("dialect") or "avrae"
     series = []
     dists: list[Any] = []
@@ -161,7 +164,8 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                                            expression=e["text"],
                                            notes=notes(e["text"], dialect))) from None
         s.update(label=e.get("label") or e["text"], text=e["text"],
-                 notes=notes(e["text"], dialect),
+                 notes=notes(e["text"], dialect) + cap_note(d, e["text"]),
+                 caps=cap_fields(d),  # explosions that reached their depth cap
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
         dists.append(d)
