@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from chancekit.cli._common import add_rng_options
 from chancekit.cli._dice import add_dialect_option, dialect_of
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
 
 #: past this many outcomes, those seen in fewer than 1 roll in 1000 are not listed
 _MANY_ROWS = 100
