@@ -114,6 +114,7 @@ def test_max_work_raises_the_limit_for_one_command(
     names the flag; a budget below the work refuses even 3d6."""
     refused = _out(capsys, ["dist", "831d100"], code=1)
     assert "MAX_WORK" in refused.err and "--max-work N raises this limit" in refused.err
+    assert refused.err.count("\n") == 1          # still one line
     for argv in (["dist", "831d100", "--max-work", "4e8", "--json"],
                  ["--max-work", "400000000", "dist", "831d100", "--json"]):
         doc = json.loads(_out(capsys, argv).out)

@@ -69,13 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         with work_budget(args):
             return int(args.func(args) or 0)
     except ChancekitError as exc:
-        print(f"chancekit {args.command}: error: {exc}", file=sys.stderr)
-        if getattr(exc, "limit", None) == "MAX_WORK":
-            print(f"chancekit {args.command}: --max-work N raises this limit for one "
-                  "command (N work units of about 20 ns; docs/limits.md)", file=sys.stderr)
-        if getattr(exc, "limit", None) and args.command == "dist":
-            print("chancekit dist: `chancekit estimate EXPR` gives a Monte Carlo estimate "
-                  "instead (random rolls, with 95 % intervals)", file=sys.stderr)
+        # what the command line adds to a refusal, on the same one line
+        limit = getattr(exc, "limit", None)
+        hints = (["--max-work N raises this limit for one command"]
+                 if limit == "MAX_WORK" else []) + (
+            ["`chancekit estimate EXPR` estimates it by random rolls"]
+            if limit and args.command == "dist" else [])
+        print(f"chancekit {args.command}: error: {exc}"
+              + (f" [{'; '.join(hints)}]" if hints else ""), file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `chancekit stream ... | head`
         return 0
