@@ -147,3 +147,13 @@ def test_pcg32random_calls_the_generators_methods_directly():
     assert r.getrandbits(32) == PCG32(9, 54).next_u32()
     clone = pickle.loads(pickle.dumps(r))
     assert clone.random.__self__ is clone.generator and clone.random() == r.random()
+
+
+def test_a_subclass_overriding_random_keeps_its_own():
+    class Half(PCG32Random):
+        def random(self) -> float:
+            return 0.5
+
+    r = Half(1)
+    assert r.random() == 0.5 and r.uniform(0, 2) == 1.0
+    assert r.getrandbits.__self__ is r.generator  # the other one is still bound

@@ -75,8 +75,11 @@ class PCG32Random(random.Random):
         compiled core is built) become this instance's, so ``r.random()`` and every
         inherited method calling ``self.random`` reach them with no Python frame between."""
         self._rng = rng
-        self.random = rng.random  # type: ignore[method-assign]
-        self.getrandbits = rng.getrandbits  # type: ignore[method-assign]
+        cls = type(self)
+        if cls.random is PCG32Random.random:  # a subclass's own random() stays in charge
+            self.random = rng.random  # type: ignore[method-assign]
+        if cls.getrandbits is PCG32Random.getrandbits:
+            self.getrandbits = rng.getrandbits  # type: ignore[method-assign]
 
     # The class-level methods are what random.Random inspects (__init_subclass__ picks
     # the getrandbits-based randrange); each instance calls its generator's bound methods.
