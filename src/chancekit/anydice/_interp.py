@@ -19,8 +19,8 @@ from typing import Any
 
 from chancekit import limits
 from chancekit.anydice import _ast as A
+from chancekit.anydice import _pools, library
 from chancekit.anydice import _values as V
-from chancekit.anydice import library
 from chancekit.anydice.errors import AnyDiceError
 from chancekit.dice import Distribution, constant
 from chancekit.errors import LimitError
@@ -28,8 +28,8 @@ from chancekit.limits import MAX_FUNCTION_DEPTH, MAX_SEQUENCE
 
 __all__ = ["NODE_WORK", "Interpreter"]
 
-#: work units charged per syntax-tree node evaluated (about 1 us of interpretation)
-NODE_WORK = 50
+#: work units charged per syntax-tree node evaluated (about 0.5 us of interpretation)
+NODE_WORK = 25
 
 _DEFAULTS = {"position order": "highest first", "explode depth": 2,
              "maximum function depth": 10}
@@ -50,6 +50,8 @@ class Interpreter:
         self.warnings: list[str] = []
         self.depth = 0
         self._assigned: dict[int, frozenset[str]] = {}
+        self._compiled: dict[int, Any] = {}
+        self._keep: list[Any] = []
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -71,9 +73,6 @@ class Interpreter:
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> None:
-        for stmt in self.program:
-            if isinstance(stmt, A.FunctionDef):
-                self.funcs[stmt.key] = stmt
         self.charge(sum(s.size for s in self.program) * NODE_WORK, "running the program")
         self.block(self.program, {})
 
@@ -88,13 +87,13 @@ class Interpreter:
         elif t is A.Result:
             raise _Return(self.eval(stmt.expr, env))
         elif t is A.If:
+            # (no charge here: the enclosing program, loop or function charged the
+            # sizes of both branches already)
             for cond, body in stmt.branches:
                 if self.truth(self.eval(cond, env), cond):
-                    self.charge(sum(s.size for s in body) * NODE_WORK, "an if block")
                     self.block(body, env)
                     return
             if stmt.orelse is not None:
-                self.charge(sum(s.size for s in stmt.orelse) * NODE_WORK, "an else block")
                 self.block(stmt.orelse, env)
         elif t is A.Loop:
             value = self.eval(stmt.expr, env)
@@ -114,14 +113,16 @@ class Interpreter:
             self.outputs.append((label, self.output_dist(value)))
         elif t is A.Set:
             self.set(stmt, env)
-        elif t is A.FunctionDef:
-            pass
+        elif t is A.FunctionDef:  # defined when reached (a later one replaces it)
+            self.funcs[stmt.key] = stmt
         else:  # pragma: no cover
             raise AssertionError(stmt)
 
     def truth(self, value: Any, node: Any) -> bool:
         if isinstance(value, int):
             return value != 0
+        while isinstance(node, A.Binary):  # point at the start of the condition
+            node = node.left
         raise self.error(f"a condition must be a number, not {describe(value)} (AnyDice: "
                          "\"Boolean values can only be numbers\"; use a function to "
                          "test each outcome)", node)
@@ -186,46 +187,88 @@ class Interpreter:
     # -- expressions ----------------------------------------------------------------------
 
     def eval(self, node: Any, env: dict[str, Any]) -> Any:
+        fn = self._compiled.get(id(node))
+        if fn is None:
+            fn = self.compile(node)
+        return fn(env)
+
+    def compile(self, node: Any) -> Any:
+        """The expression as a Python closure ``env -> value`` (built once per node: the
+        tree is walked once, not once per evaluation)."""
+        fn = self._compile(node)
+        self._compiled[id(node)] = fn
+        self._keep.append(node)  # ids stay unique while the interpreter lives
+        return fn
+
+    def _compile(self, node: Any) -> Any:
         t = type(node)
         if t is A.Num:
-            return node.value
+            value = node.value
+            return lambda env: value
         if t is A.Var:
-            try:
-                return env[node.name]
-            except KeyError:
-                raise self.error(f"no variable named {node.name}", node, node.name) from None
+            name = node.name
+
+            def var(env: dict[str, Any]) -> Any:
+                try:
+                    return env[name]
+                except KeyError:
+                    raise self.error(f"no variable named {name}", node, name) from None
+
+            return var
         if t is A.Binary:
             op = node.op
-            left = self.eval(node.left, env)
-            right = self.eval(node.right, env)
-            try:
-                if op == "d":
-                    return V.dice(left, right)
-                if op == "@":
-                    if isinstance(left, V.Die):
-                        return self.at_die(left, right)
-                    return V.at(left, right, self.lowest_first)
-                if op == "<=" and isinstance(left, V.Die) and isinstance(right, tuple):
-                    self.warn("AnyDice reads DIE <= SEQUENCE as DIE > SEQUENCE (a known "
-                              "defect); chancekit compares the die with the sequence's sum")
-                if (op in ("+", "|") and isinstance(left, V.Die) and left.empty
-                        and isinstance(right, tuple)):
-                    self.warn("AnyDice gives d{} + SEQUENCE and d{} | SEQUENCE as the empty "
-                              "die (a known defect); chancekit reads d{} as 0 here, as it does "
-                              "for SEQUENCE + d{}")
-                return V.binary(op, left, right)
-            except (ArithmeticError, OverflowError) as e:
-                raise self.error(f"{op}: {e}", node, op) from None
+            lf = self._compile(node.left)
+            rf = self._compile(node.right)
+            fast = V.INT_OPS.get(op)
+            if fast is not None:
+                def binary(env: dict[str, Any]) -> Any:
+                    left = lf(env)
+                    right = rf(env)
+                    if type(left) is int and type(right) is int:
+                        return fast(left, right)
+                    return self.binary(node, op, left, right)
+
+                return binary
+            return lambda env: self.binary(node, op, lf(env), rf(env))
         if t is A.Unary:
-            value = self.eval(node.operand, env)
-            if node.op == "d":
-                return V.make_die(value)
-            return V.unary(node.op, value)
+            of = self._compile(node.operand)
+            op = node.op
+            if op == "d":
+                return lambda env: V.make_die(of(env))
+            return lambda env: V.unary(op, of(env))
         if t is A.SeqLit:
-            return self.sequence(node, env)
+            items = [(self._compile(i.value), i.stop and self._compile(i.stop),
+                      i.repeat and self._compile(i.repeat), i) for i in node.items]
+            return lambda env: self.sequence(items, env)
         if t is A.Call:
-            return self.call(node, env)
+            args = [self._compile(a) for a in node.args]
+            return lambda env: self.call(node, args, env)
         raise AssertionError(node)  # pragma: no cover
+
+    def binary(self, node: Any, op: str, left: Any, right: Any) -> Any:
+        try:
+            if op == "d":
+                return V.dice(left, right)
+            if op == "@":
+                if type(left) is int and type(right) is int and not self.lowest_first:
+                    text = str(right)
+                    if right < 0:
+                        return -int(text[left]) if 1 <= left < len(text) else 0
+                    return int(text[left - 1]) if 1 <= left <= len(text) else 0
+                if isinstance(left, V.Die):
+                    return self.at_die(left, right)
+                return V.at(left, right, self.lowest_first)
+            if op == "<=" and isinstance(left, V.Die) and isinstance(right, tuple):
+                self.warn("AnyDice reads DIE <= SEQUENCE as DIE > SEQUENCE (a known "
+                          "defect); chancekit compares the die with the sequence's sum")
+            if (op in ("+", "|") and isinstance(left, V.Die) and left.empty
+                    and isinstance(right, tuple)):
+                self.warn("AnyDice gives d{} + SEQUENCE and d{} | SEQUENCE as the empty "
+                          "die (a known defect); chancekit reads d{} as 0 here, as it does "
+                          "for SEQUENCE + d{}")
+            return V.binary(op, left, right)
+        except (ArithmeticError, OverflowError) as e:
+            raise self.error(f"{op}: {e}", node, op) from None
 
     def at_die(self, left: V.Die, right: Any) -> Any:
         """``DIE @ value``: the die's outcomes as positions, each evaluated once."""
@@ -233,27 +276,30 @@ class Interpreter:
             return V.EMPTY
         return V.mix([(V.at(p, right, self.lowest_first), w) for p, w in left.dist.items()])
 
-    def sequence(self, node: A.SeqLit, env: dict[str, Any]) -> tuple[int, ...]:
+    def sequence(self, items: list[Any], env: dict[str, Any]) -> tuple[int, ...]:
         out: list[int] = []
-        for item in node.items:
-            value = self.eval(item.value, env)
-            if item.stop is not None:
+        for vf, sf, rf, item in items:
+            value = vf(env)
+            if sf is not None:
                 lo = self.number(value, item.value)
-                hi = self.number(self.eval(item.stop, env), item.stop)
-                part: tuple[int, ...] | list[int] = range(lo, hi + 1) if lo <= hi else ()
+                hi = self.number(sf(env), item.stop)
+                part: tuple[int, ...] | range = range(lo, hi + 1) if lo <= hi else ()
             else:
                 part = V.to_seq(value)
             times = 1
-            if item.repeat is not None:
-                times = self.number(self.eval(item.repeat, env), item.repeat)
-                times = max(times, 0)
+            if rf is not None:
+                times = max(self.number(rf(env), item.repeat), 0)
             size = len(part) * times
             if len(out) + size > MAX_SEQUENCE:
                 raise LimitError(f"a sequence of {len(out) + size} numbers is past the limit "
                                  f"MAX_SEQUENCE = {MAX_SEQUENCE}", limit="MAX_SEQUENCE",
                                  value=len(out) + size)
-            self.charge(size * limits.ENTRY_WORK, "building a sequence")
-            out.extend(list(part) * times)
+            if size > 64:
+                self.charge(size * limits.ENTRY_WORK, "building a sequence")
+            if times == 1:
+                out.extend(part)
+            else:
+                out.extend(list(part) * times)
         return tuple(out)
 
     def number(self, value: Any, node: Any) -> int:
@@ -265,10 +311,10 @@ class Interpreter:
 
     # -- functions ------------------------------------------------------------------------
 
-    def call(self, node: A.Call, env: dict[str, Any]) -> Any:
+    def call(self, node: A.Call, arg_fns: list[Any], env: dict[str, Any]) -> Any:
         if self.depth >= self.settings["maximum function depth"]:
             return V.EMPTY
-        args = [self.eval(a, env) for a in node.args]
+        args = [f(env) for f in arg_fns]
         func = self.funcs.get(node.key)
         if func is not None:
             kinds = [p.kind for p in func.params]
@@ -312,7 +358,7 @@ class Interpreter:
                     if arg.count == 1:
                         expansion.append((i, [((x,), w) for x, w in arg.base.items()]))
                     else:
-                        expansion.append((i, self.rolls(arg)))
+                        expansion.append((i, arg))  # a pool: expanded later
             bound.append(arg)
         return bound, expansion
 
@@ -325,20 +371,21 @@ class Interpreter:
                     f"enumerating the {count:,} sorted rolls of {n} dice")
         return V.multisets(die.base, n, self.lowest_first)
 
-    def combos(self, expansion: list[tuple[int, list[tuple[Any, int]]]],
-               body_size: int) -> Any:
+    def combos(self, expansion: list[tuple[Any, Any]], body_size: int) -> Any:
+        """Every combination of the expanded values (the first parameter varies fastest)
+        with the expansion entries resolved (a pool's sorted rolls enumerated)."""
+        lists = [self.rolls(items) if isinstance(items, V.Die) else items
+                 for _, items in expansion]
         total = 1
-        for _, items in expansion:
+        for items in lists:
             total *= len(items)
         self.charge(total * (body_size + len(expansion)) * NODE_WORK,
                     f"a function expanded over {total:,} outcomes")
-        # the first parameter varies fastest
-        for combo in itertools.product(*(items for _, items in reversed(expansion))):
+        for combo in itertools.product(*reversed(lists)):
             yield combo[::-1]
 
     def run_function(self, func: A.FunctionDef, bound: list[Any],
-                     expansion: list[tuple[int, list[tuple[Any, int]]]],
-                     env: dict[str, Any]) -> Any:
+                     expansion: list[tuple[Any, Any]], env: dict[str, Any]) -> Any:
         names = [p.name for p in func.params]
         first = {}
         for i, name in enumerate(names):
@@ -350,8 +397,25 @@ class Interpreter:
                 for i, name in enumerate(names):
                     if first[name] == i:
                         local[name] = bound[i]
-                return self.body(func, local)
-            body_size = func.size
+                return self.body(func.body, local)
+            body = func.body
+            slots: list[Any] = [names[i] if first[names[i]] == i else None
+                                for i, _ in expansion]
+            for k, (i, items) in enumerate(expansion):
+                if isinstance(items, V.Die):
+                    fixed = dict(env)
+                    for j, name in enumerate(names):
+                        if first[name] == j:
+                            fixed[name] = bound[j]
+                    varying = {names[j] for j, _ in expansion}
+                    got = self.pool_plan(func, i, items, fixed, varying)
+                    if got is not None:
+                        body, feature_names, vectors = got
+                        expansion = list(expansion)
+                        expansion[k] = (i, vectors)
+                        slots[k] = feature_names
+                        break
+            body_size = sum(s.size for s in body)
             results = []
             n_iter = 0
             for combo in self.combos(expansion, body_size):
@@ -359,11 +423,14 @@ class Interpreter:
                     if first[name] == i:
                         local[name] = bound[i]
                 weight = 1
-                for (i, _), (value, w) in zip(expansion, combo, strict=True):
+                for slot, (value, w) in zip(slots, combo, strict=True):
                     weight *= w
-                    if first[names[i]] == i:
-                        local[names[i]] = value
-                results.append((self.body(func, local), weight))
+                    if type(slot) is str:
+                        local[slot] = value
+                    elif slot is not None:
+                        for name, v in zip(slot, value, strict=True):
+                            local[name] = v
+                results.append((self.body(body, local), weight))
                 n_iter += 1
             if n_iter > 1 and self.writes_params(func):
                 self.warn(f"the function at line {func.line} assigns to its own parameter "
@@ -374,9 +441,28 @@ class Interpreter:
         finally:
             self.depth -= 1
 
-    def body(self, func: A.FunctionDef, local: dict[str, Any]) -> Any:
+    def pool_plan(self, func: A.FunctionDef, i: int, pool: V.Die, env: dict[str, Any],
+                  varying: set[str]) -> tuple[Any, list[str], Any] | None:
+        """The body rewritten to read features of the roll, the feature variables and the
+        feature vectors with weights (one face walk), or None (enumerate the rolls)."""
+        p = _pools.plan(func, i)
+        if (p is None or any(k in self.funcs for k in p.builtins)
+                or _pools.operand_reads(p) & varying):
+            return None
+        queries = []
         try:
-            self.block(func.body, local)
+            for kind, operand in p.uses:
+                queries.append((kind, None if operand is None else self.eval(operand, env)))
+        except AnyDiceError:
+            return None
+        vectors = _pools.features(queries, pool.base, pool.count, self.lowest_first)
+        if vectors is None:
+            return None
+        return p.body, p.names, vectors
+
+    def body(self, body: tuple[Any, ...], local: dict[str, Any]) -> Any:
+        try:
+            self.block(body, local)
         except _Return as r:
             return r.value
         return V.EMPTY
@@ -388,7 +474,7 @@ class Interpreter:
         return any(p.name in got for p in func.params)
 
     def run_builtin(self, entry: Any, bound: list[Any],
-                    expansion: list[tuple[int, list[tuple[Any, int]]]]) -> Any:
+                    expansion: list[tuple[Any, Any]]) -> Any:
         if not expansion:
             return entry.func(self, *bound)
         results = []

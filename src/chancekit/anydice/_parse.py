@@ -127,8 +127,8 @@ class _Parser:
                     name = self.expect("str", what="a string after 'named'").text
                 return A.Output(expr, name, tok.line, tok.column)
             if kw == "function" and self.peek(1).text == ":":
-                if not top:
-                    raise self.error("a function must be defined at the top level")
+                if in_function:
+                    raise self.error("a function cannot be defined inside a function")
                 return self.function()
             if kw == "result" and self.peek(1).text == ":":
                 if not in_function:

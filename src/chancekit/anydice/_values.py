@@ -18,6 +18,7 @@ mappingproxy({0: 1, 1: 2, 2: 2, 3: 1})
 from __future__ import annotations
 
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
@@ -41,7 +42,7 @@ class Die:
 
     def __init__(self, base: Distribution | None, count: int = 1) -> None:
         self.base = base
-        self.count = count if base is not None else 0
+        self.count = count
         self._dist = base if count == 1 else None
 
     @classmethod
@@ -66,7 +67,11 @@ class Die:
         return f"Die({self.count} x {dict(self.base.weights)})"
 
 
-EMPTY = Die(None)
+#: the empty die d{} (no dice: ``#d{}`` is 0)
+EMPTY = Die(None, 0)
+#: what ``NdX`` gives when N is a die and either side is empty: empty, yet one die long
+#: (``#(d{}d6)`` is 1, and a position other than 1 of it is 0)
+EMPTY_ONE = Die(None, 1)
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -106,11 +111,48 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     ">": lambda a, b: int(a > b),
     ">=": lambda a, b: int(a >= b),
 }
+#: the operators on two numbers that need no special case (``/`` and ``^`` do)
+INT_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": _trunc_div,
+    "=": lambda a, b: 1 if a == b else 0, "!=": lambda a, b: 1 if a != b else 0,
+    "<": lambda a, b: 1 if a < b else 0, "<=": lambda a, b: 1 if a <= b else 0,
+    ">": lambda a, b: 1 if a > b else 0, ">=": lambda a, b: 1 if a >= b else 0,
+    "&": lambda a, b: 1 if a and b else 0, "|": lambda a, b: 1 if a or b else 0,
+}
+#: a sequence compared to a number (sequence on the left): how many elements match
+_SEQ_NUM: dict[str, Callable[[tuple[int, ...], int], int]] = {
+    "=": lambda s, n: s.count(n),
+    "!=": lambda s, n: len(s) - s.count(n),
+    "<": lambda s, n: sum(1 for x in s if x < n),
+    "<=": lambda s, n: sum(1 for x in s if x <= n),
+    ">": lambda s, n: sum(1 for x in s if x > n),
+    ">=": lambda s, n: sum(1 for x in s if x >= n),
+}
+_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _ADDITIVE = ("+", "-", "|")
 CMP = ("=", "!=", "<", "<=", ">", ">=")
 
 
+def charge_bits(pairs: int, *dists: Distribution) -> None:
+    """Charge the big-integer part of ``pairs`` weight products among ``dists`` and of
+    the gcd that reduces them: exact weights can grow to millions of bits (a die mixed
+    into itself in a loop squares its denominator each round). Below 1024 bits a weight
+    costs no more than a small one (the step's own estimate covers it); above, about
+    2 x words^1.58 units a product (Karatsuba) and 2 x words^2 for the gcd."""
+    words = sum(d.total.bit_length() for d in dists) // 64
+    if words > 16:
+        limits.charge(int(pairs * 2 * words**1.58) + 2 * words * words,
+                      f"arithmetic on distributions with {64 * words:,}-bit weights")
+
+
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    if isinstance(a, Distribution) and isinstance(b, Distribution):
+        charge_bits(len(a) * len(b), a, b)
+    elif isinstance(a, Distribution):
+        charge_bits(len(a), a)
+    else:
+        assert isinstance(b, Distribution)
+        charge_bits(len(b), b)
     if op == "+" and isinstance(a, Distribution):
         return a + b
     if op == "-" and isinstance(a, Distribution):
@@ -160,16 +202,15 @@ def _apply(op: str, left: Any, right: Any) -> Any:
 def _compare(op: str, left: Any, right: Any) -> Any:
     if (isinstance(left, Die) and left.empty) or (isinstance(right, Die) and right.empty):
         return EMPTY
-    f = _OPS[op]
     if isinstance(left, tuple) and isinstance(right, tuple):
         return int(_TUPLE_CMP[op](left, right))
     if isinstance(left, tuple):
         if isinstance(right, int):
-            return sum(f(x, right) for x in left)
+            return _SEQ_NUM[op](left, right)
         left = sum(left)
     if isinstance(right, tuple):
         if isinstance(left, int):
-            return sum(f(left, y) for y in right)
+            return _SEQ_NUM[_FLIP[op]](right, left)
         right = sum(right)
     return _apply(op, left, right)
 
@@ -254,7 +295,7 @@ def dice(count: Any, faces: Any) -> Die:
         count = sum(count)
     if isinstance(count, Die):
         if count.empty or die.empty:
-            return EMPTY
+            return EMPTY_ONE
         one = die.dist
         parts, weights = [], []
         for n, w in count.dist.items():
@@ -304,13 +345,15 @@ def at(left: Any, right: Any, lowest_first: bool) -> Any:
         return sum(ds[p - 1] for p in positions if 1 <= p <= len(ds))
     if isinstance(right, tuple):
         return sum(right[p - 1] for p in positions if 1 <= p <= len(right))
-    if right.empty:
+    if right.empty and right.count == 0:
         return EMPTY
     n = right.count
     # ranks counted from the highest die (1 = highest), with their multiplicity
     ranks = Counter((p if not lowest_first else n + 1 - p) for p in positions if 1 <= p <= n)
     if not ranks:
         return 0
+    if right.empty:
+        return EMPTY
     return Die.single(select(right.base, n, ranks))
 
 
@@ -320,6 +363,7 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
     :func:`keep_sum`, else one face walk of :func:`evaluate_pool`."""
     if n == 1:
         return base.map(lambda x: x * ranks[1]) if ranks[1] != 1 else base
+    charge_bits(len(base) * n * n, *([base] * n))  # weights of n dice multiplied
     if all(v == 1 for v in ranks.values()):
         k = len(ranks)
         if k == n:
@@ -374,26 +418,34 @@ def mix(results: list[tuple[Any, int]]) -> Die:
     """The die of results reached with integer weights (an expansion): each result is a
     number, a sequence (summed) or a die (its collection summed); empty dice drop out and
     the rest are renormalised. All empty: the empty die."""
+    numbers: dict[int, int] = {}  # results that are numbers: outcome -> weight
     parts: list[Distribution] = []
     weights: list[int] = []
     for value, w in results:
-        if isinstance(value, Die):
-            if value.empty:
-                continue
+        if type(value) is int:
+            numbers[value] = numbers.get(value, 0) + w
+        elif isinstance(value, tuple):
+            x = sum(value)
+            numbers[x] = numbers.get(x, 0) + w
+        elif not value.empty:
             parts.append(value.dist)
-        else:
-            parts.append(constant(sum(value) if isinstance(value, tuple) else value))
-        weights.append(w)
+            weights.append(w)
     if not parts:
-        return EMPTY
+        return Die.single(Distribution._raw(numbers)) if numbers else EMPTY
+    if numbers:
+        parts.append(Distribution._raw(numbers))
+        weights.append(sum(numbers.values()))
     if len(parts) == 1:
         return Die.single(parts[0])
-    if all(len(p) == 1 for p in parts):
-        out: dict[int, int] = {}
-        for p, w in zip(parts, weights, strict=True):
-            x = next(iter(p))
-            out[x] = out.get(x, 0) + w
-        return Die.single(Distribution._raw(out))
+    lcm = 1
+    for p in parts:  # the common denominator the mixture scales every part to
+        lcm = lcm * p.total // math.gcd(lcm, p.total)
+        if lcm.bit_length() > 64 * 100_000:
+            break
+    words = (lcm.bit_length() + max(w.bit_length() for w in weights)) // 64
+    limits.charge(sum(len(p) for p in parts) * limits.ENTRY_WORK * (1 + words // 16)
+                  + 2 * words * words, "mixing the results of a function (with "
+                  f"{64 * words:,}-bit weights)")
     return Die.single(Distribution.mixture(parts, weights))
 
 

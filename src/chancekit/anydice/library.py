@@ -137,6 +137,8 @@ def _extreme(which: str) -> Callable[..., Any]:
         if (isinstance(a, V.Die) and a.empty) or (isinstance(b, V.Die) and b.empty):
             return V.EMPTY
         da = a.dist if isinstance(a, V.Die) else constant(a)
+        db = b.dist if isinstance(b, V.Die) else constant(b)
+        V.charge_bits(len(da) * len(db), da, db)
         return V.Die.single(da.max(b.dist if isinstance(b, V.Die) else b) if which == "highest"
                             else da.min(b.dist if isinstance(b, V.Die) else b))
 
