@@ -8,10 +8,40 @@ words when the source lacks them), so tests can inject a scripted source.
 The reproducibility contract is in ``docs/reproducibility.md``.
 """
 
-from chancekit.rng.pcg32 import PCG32, PCG32State
-from chancekit.rng.pyrandom import PCG32Random
-from chancekit.rng.source import BitSource, as_source, default_rng, resolve_rng
-from chancekit.rng.streams import Streams, derive_stream
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # typing is loaded by type checkers only
+if TYPE_CHECKING:
+    from typing import Any
+
+# name -> module that defines it, imported on first use (``chancekit stream`` loads the
+# generator and the named streams, not ``random`` for PCG32Random)
+_LAZY: dict[str, str] = {
+    "PCG32": "chancekit.rng.pcg32",
+    "PCG32State": "chancekit.rng.pcg32",
+    "PCG32Random": "chancekit.rng.pyrandom",
+    "BitSource": "chancekit.rng.source",
+    "as_source": "chancekit.rng.source",
+    "default_rng": "chancekit.rng.source",
+    "resolve_rng": "chancekit.rng.source",
+    "Streams": "chancekit.rng.streams",
+    "derive_stream": "chancekit.rng.streams",
+}
 
 __all__ = ["PCG32", "BitSource", "PCG32Random", "PCG32State", "Streams", "as_source",
            "default_rng", "derive_stream", "resolve_rng"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chancekit.rng' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
