@@ -141,7 +141,7 @@ fill_floats(uint64_t s, uint64_t inc, double *out, Py_ssize_t n)
 }
 
 static PyObject *
-Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+Core_new(PyTypeObject *type, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kwds))
 {
     CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
@@ -186,7 +186,7 @@ bounded(CoreObject *self, uint64_t bound)
 static PyObject *
 words_int(CoreObject *self, Py_ssize_t w, int top)
 {
-    unsigned char small[64];
+    unsigned char small[64] = {0};
     unsigned char *buf = small;
     if (w > 16) {
         buf = PyMem_Malloc((size_t)w * 4);
@@ -505,6 +505,7 @@ static PyTypeObject CoreType = {
 static struct PyModuleDef pcg32module = {
     PyModuleDef_HEAD_INIT, "_pcg32",
     "PCG32's core in C (optional; chancekit.rng.pcg32 has the same in Python).", -1, NULL,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC
