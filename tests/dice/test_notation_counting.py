@@ -142,3 +142,18 @@ def test_readings_and_notes_explain_it() -> None:
     assert line.startswith("note: in roll20, `10d10cs>=8` marks crits")
     assert ambiguities("10d10cs>=8", "foundry")[0].startswith(
         "note: in roll20, `10d10cs>=8` marks crits")
+
+
+def test_operators_after_rolled_sides_belong_to_the_dice() -> None:
+    # 1d(1d6+2)cs>=3: the die has 3..8 sides, rolled first; count it if it shows 3+
+    want: dict[Any, Fraction] = {}
+    for s in range(3, 9):
+        p_hit = Fraction(s - 2, s)
+        want[1] = want.get(1, 0) + Fraction(1, 6) * p_hit
+        want[0] = want.get(0, 0) + Fraction(1, 6) * (1 - p_hit)
+    assert _pmf("1d(1d6+2)cs>=3") == want
+    # 2d(1d4+2)kh1: the higher of two dice with 3..6 sides
+    assert _pmf("2d(1d4+2)kh1") == {x: sum(Fraction(1, 4) * Fraction(2 * x - 1, s * s)
+                                          for s in range(3, 7) if x <= s)
+                                     for x in range(1, 7)}
+    assert dist("2d(3)kh1") == dist("2d3kh1")

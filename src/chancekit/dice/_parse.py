@@ -339,7 +339,7 @@ class _Parser:
         ch = self.peek()
         faces: Sequence[int]
         if ch == "(":
-            sides = self.group()
+            sides = self.group(sides=True)  # operators after ')' belong to the dice
             if isinstance(sides, Group):
                 if sides.is_set:
                     raise self.fail("the sides of a die must be one value, like 1d(1d20)",
@@ -663,7 +663,7 @@ class _Parser:
                             f"highest/lowest", col - 1)
         return Selector(cat, value, col)
 
-    def group(self, brace: bool = False) -> Node:
+    def group(self, brace: bool = False, sides: bool = False) -> Node:
         col = self.pos + 1
         close = "}" if brace else ")"
         self.pos += 1  # "(" or "{"
@@ -692,7 +692,7 @@ class _Parser:
         if (not brace and not comma and self.peek() in ("d", "D") and self.peek()
                 and self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
             return self.dice(col - 1, items[0])  # (1d4)d6: a rolled number of dice
-        ops = self.operators(dice=False, top=None, brace=brace)
+        ops = () if sides else self.operators(dice=False, top=None, brace=brace)
         if brace and len(items) == 1 and isinstance(items[0], Dice) and ops:
             # a group of one roll: its operators act on the dice inside (Roll20)
             inner = items[0]
