@@ -100,8 +100,9 @@ def explode_work(n: int, total: int, depth: int) -> int:
     """
     lb = max(1.0, math.log2(max(2, total)))
     # measured: flint's product of a die of n <= 6 coefficients by a long chain costs
-    # about 0.03 ns per coefficient pair and bit (1/667 unit), larger dice up to 0.12 ns
-    # (1/167 unit); the sums, the value at 1 and the content about 0.06 ns per bit
+    # about 0.03 ns per coefficient pair and bit (1/667 unit), 7 to 12 coefficients up to
+    # 0.22 ns (1/90 unit), more 0.12 ns (1/167 unit); the sums, the value at 1 and the
+    # content about 0.06 ns per bit (docs/performance.md, "Explosion depth")
     per = 667 if n <= 6 else 90 if n <= 12 else 167
     work = 0
     for r in range(1, depth + 1):
