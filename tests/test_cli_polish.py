@@ -146,3 +146,11 @@ def test_estimate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert again.out == first.out and "not exact" in first.out
     refused = _out(capsys, ["dist", "1000d6kh500"], code=1)
     assert "chancekit estimate EXPR" in refused.err
+
+
+@pytest.mark.parametrize("argv", [["serve", "--tune-time-limit", "0"],
+                                  ["serve", "--time-limit", "5000"]])
+def test_serve_time_limits_are_checked(capsys: pytest.CaptureFixture[str],
+                                       argv: list[str]) -> None:
+    err = _out(capsys, argv, code=1).err
+    assert "must be between 0 and 3600 seconds" in err and err.count("\n") == 1

@@ -334,6 +334,14 @@ def test_time_limit_stops_the_work(strict_server_url: str) -> None:
     assert call(strict_server_url, "/api/dist", {"expressions": ["4d6kh3"]})[0] == 200
 
 
+def test_tuning_gets_six_times_the_time_limit(strict_server_url: str) -> None:
+    """serve --time-limit 0.3 (the strict server): tuning jobs get 1.8 s."""
+    status, doc = call(strict_server_url, "/api/version")
+    assert status == 200
+    assert doc["limits"]["time_limit_s"] == 0.3
+    assert doc["limits"]["tune_time_limit_s"] == pytest.approx(1.8)
+
+
 def test_lines_that_finished_survive_the_time_limit(strict_server_url: str) -> None:
     """The third line outlasts the time limit (a test hook that sleeps): the error keeps
     the first two lines' results as 'partial', equal to the library's."""
