@@ -240,3 +240,44 @@ def test_found_late_refusals_are_up_front(text: str) -> None:
     error, peak, calls = measure(lambda: dist(text))
     assert isinstance(error, LimitError) and error.limit == "MAX_WORK", error
     assert calls < MAX_CALLS and peak < PEAK_BYTES
+
+
+# issue #22 item 3: 300d6kh150 was refused (estimate 5.7x the work); the face walk's
+# estimate now follows its structure (pool.keep_work), and a keep after per-die rerolls is
+# priced before the rerolls run
+def test_keep_half_of_300_dice_is_answered() -> None:
+    from chancekit import limits
+    from chancekit.dice import d
+    from chancekit.dice.pool import keep_work
+
+    assert keep_work(d(6), 300, 150) <= limits.MAX_WORK
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        high = dist("300d6kh150")
+    assert budget.estimated <= limits.MAX_WORK
+    low = dist("300d6kl150")
+    # a die's faces x -> 7 - x: the 150 highest of 300 mirror the 150 lowest
+    assert {1050 - x: w for x, w in low.weights.items()} == dict(high.weights)
+    assert high.mean() > 150 * 3.5
+
+
+@pytest.mark.parametrize(("die", "n", "k", "refused"), [
+    (6, 300, 150, False), (6, 100, 90, False), (1000, 8, 4, False), (6, 20, 10, False),
+    (1000, 20, 10, True), (3000, 3, 2, True), (6111, 4, 3, True), (611, 34, 33, True)])
+def test_keep_work_decisions(die: int, n: int, k: int, refused: bool) -> None:
+    from chancekit import limits
+    from chancekit.dice import d
+    from chancekit.dice.pool import keep_work
+
+    assert (keep_work(d(die), n, k) > limits.MAX_WORK) == refused
+
+
+def test_a_keep_after_rerolls_is_priced_before_them() -> None:
+    from chancekit import limits
+
+    # the die is built (charged, 5 M units); the reroll's mixture of its million faces
+    # would count 5 M more before the keep refused: nothing is counted now
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as info:
+            dist("(-58d1000000ro>3kl4/2)")
+    assert info.value.limit == "MAX_WORK" and "keeping 4 of 58 dice" in str(info.value)
+    assert budget.counted == 0

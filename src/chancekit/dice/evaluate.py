@@ -292,13 +292,45 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     # per-die operators (no explosion, no drop) then one keep/drop highest/lowest
     if (all(op.kind in ("rr", "ro", "mi", "ma") for op in head) and last.kind in ("k", "p")
             and len(last.sels) == 1 and not last.sels[0].by_value):
-        unit = per_die(die, head, depth)
         sel = last.sels[0]
         k = min(sel.num, n)
+        _check_keep_ahead(die, n, k if last.kind == "k" else n - k, head)
+        unit = per_die(die, head, depth)
         if last.kind == "k":
             return _keep(unit, n, k, sel.cat == "h")
         return _keep(unit, n, n - k, sel.cat == "l")
     return _general(dict(die.weights), n, ops, depth)
+
+
+def _check_keep_ahead(die: Distribution, n: int, keep: int, head: Sequence[Op]) -> None:
+    """Before the per-die operators ``head`` (rerolls, clamps) build the die a keep of
+    ``keep`` of ``n`` reads, refuse if that keep alone would pass the budget: priced with
+    at least the faces the operators leave (a reroll removes its faces, a clamp merges
+    them) and the die's own total, a lower bound of what the keep will charge
+    (``(-58d1000000ro>3kl4...`` rerolled a million faces, then was refused)."""
+    from chancekit.dice.pool import face_walk_work
+
+    if keep <= 1 or keep >= n:
+        return
+    outs = [v for v in die.outcomes() if isinstance(v, int)]
+    if len(outs) != len(die):
+        return
+    lo, hi = outs[0], outs[-1]
+    for op in head:
+        num = op.sels[-1].num if op.sels else None
+        if op.kind == "mi" and isinstance(num, int):
+            lo = max(lo, num)
+            outs = sorted({max(v, num) for v in outs})
+        elif op.kind == "ma" and isinstance(num, int):
+            hi = min(hi, num)
+            outs = sorted({min(v, num) for v in outs})
+        elif op.kind == "rr":
+            outs = [v for v in outs if not op.matches(v)] or outs
+    if not outs:
+        return
+    limits.check(face_walk_work(len(outs), max(outs) - min(outs) + 1,
+                                die.total.bit_length(), n, keep),
+                 f"keeping {keep} of {n} dice")
 
 
 def _top_face(die: Distribution, op: Op) -> int | None:

@@ -38,7 +38,7 @@ from chancekit._validate import require_int
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d
 from chancekit.dice.selectors import Op, Selector, matches_every_face
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
-from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
+from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK, power_work
 
 __all__ = [
     "MAX_POOL_DICE",
@@ -671,20 +671,48 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
     return evaluate_pool(_keep_rules(k, order), dice)
 
 
+def keep_work(die: Distribution, n: int, k: int) -> int:
+    """Estimated work (units of about 20 ns, :mod:`chancekit.limits`) of the face walk of
+    ``n`` identical dice keeping ``k``, from the walk's own structure (measured against it
+    in benchmarks/bench_limits.py, "keep/drop"):
+
+    * keeping (``_keep_sum_poly``): per face, ``k(k+1)/2`` polynomial-times-integer steps
+      on polynomials of up to ``j x span`` coefficients (``j`` dice kept so far), about 2
+      units a coefficient plus one a 16 words of weight, and 30 units of Python per step;
+    * dropping (``_drop_sum_poly``, fewer dropped than kept): per face and per number
+      dropped so far ``j``, ``drop - j + 1`` powers of the die's tail to the ``n - j``
+      (:func:`chancekit.limits.power_work` each) and 50 units of Python.
+
+    300d6kh150: 42 M (0.64 s measured); 100d6kh90: 2.1 M; 4d6111dl1: 3.8 G (refused).
+
+    >>> from chancekit.dice import d
+    >>> keep_work(d(6), 300, 150) // 10**6, keep_work(d(6), 4, 3)
+    (42, 1572)
+    """
+    outs = die.outcomes()
+    return face_walk_work(len(outs), outs[-1] - outs[0] + 1, die.total.bit_length(), n, k)
+
+
+def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
+    """:func:`keep_work` of a die known by its number of ``faces``, its ``span`` (highest
+    minus lowest face, plus one) and the bits of its total weight (``tbits``): what the
+    pool evaluator checks before building the die it will keep from."""
+    words = n * tbits // 64 + 1
+    drop = n - k
+    if drop < k:  # read from the dropped end; each step powers a degree-n*span poly
+        power = power_work(span, n * (span - 1) + 1, n * tbits)
+        return faces * (drop * (drop + 3) // 2 * power + drop * 50)
+    coefficient_ops = k * k * k * span // 6
+    return faces * (coefficient_ops * (2 + words // 16) + k * (k + 1) // 2 * 30)
+
+
 def _check_keep_work(die: Distribution, n: int, k: int) -> None:
     """Refuse up front a face walk of ``n`` identical dice keeping ``k`` whose estimated
-    work passes ``MAX_WORK`` (units of about 20 ns, so about a second). The estimate is
-    faces x (dice tracked)^2 polynomial operations x their degree x coefficient bits,
-    calibrated on this machine (docs/performance.md): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s)
-    and 4d6111dl1 (12 s) are refused, 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
+    work (:func:`keep_work`) passes ``MAX_WORK`` (units of about 20 ns, so about a
+    second): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s) and 4d6111dl1 (12 s) are refused,
+    300d6kh150 (0.64 s), 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
+    work = keep_work(die, n, k)
     faces = len(die.weights)
-    span = max(die.outcomes()) - min(die.outcomes()) + 1
-    bits = n * die.total.bit_length()
-    drop = n - k
-    if drop < k:  # read from the dropped end; each step is a power of a degree-n*span poly
-        work = faces * drop * drop * n * span * bits // 10
-    else:  # the running sums of up to k kept dice
-        work = faces * k * k * k * span * bits // 600
     if work > MAX_WORK:
         raise LimitError(
             f"keeping {k} of {n} dice with {faces} faces needs about {work:,} units of "
