@@ -216,4 +216,6 @@ def test_reading_is_bounded() -> None:
             _anydice.read_program("-")
     finally:
         sys.stdin = old
-    assert Endless.served <= _anydice.MAX_PROGRAM_BYTES + 1 + 2 * io.DEFAULT_BUFFER_SIZE
+    from chancekit.limits import MAX_PROGRAM_BYTES
+
+    assert Endless.served <= MAX_PROGRAM_BYTES + 1 + 2 * io.DEFAULT_BUFFER_SIZE

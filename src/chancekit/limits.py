@@ -316,6 +316,9 @@ MAX_INT = 10**MAX_INT_DIGITS
 MAX_BOUND_BITS = 4096
 #: the most ``--max-work`` may ask: 10**15 units (about 230 days at 20 ns a unit)
 MAX_WORK_OPTION = 10**15
+#: bytes of an AnyDice program file that ``chancekit anydice FILE`` reads (saved programs
+#: are a few kB; a bigger file is refused before it is read whole)
+MAX_PROGRAM_BYTES = 1_000_000
 
 # -- the web calculator (chancekit.web): input bounds
 
@@ -329,6 +332,8 @@ MAX_SPEC_CHARS = 200
 MAX_ROLLS = 100
 MAX_STREAMS = 8
 MAX_JOBS = 4                  #: tuning jobs running or waiting at once
+#: characters of an AnyDice program sent to /api/anydice (the body limit is the other bound)
+MAX_PROGRAM_CHARS = 60_000
 #: most rolls of one line of a Monte Carlo estimate (the time budget usually stops first)
 MAX_ESTIMATE_SAMPLES = 1_000_000
 #: at most this many rows per series are sent (the rest are counted in ``hidden``)

@@ -68,16 +68,17 @@ def test_a_program_error_names_its_line_column_and_token(server_url: str) -> Non
     assert err["source"][err["column"] - 1] == "}" and err["token"] == "}"
 
 
-@pytest.mark.parametrize("program,limit_words", [
-    ("output 1000d1000000", "MAX_OUTCOMES"),
-    ("loop I over {1..100000000} { output I }", "MAX_SEQUENCE"),
-    ("output [highest 50 of 10000d1000]", "MAX_WORK"),
+@pytest.mark.parametrize("program", [
+    "output 1000d1000000",
+    "loop I over {1..100000000} { output I }",
+    "output [highest 50 of 10000d1000]",
 ])
-def test_runaway_programs_are_refused(server_url: str, program: str,
-                                      limit_words: str) -> None:
+def test_runaway_programs_are_refused(server_url: str, program: str) -> None:
+    """Refused by the language's limits (which one is the language's business: the
+    message names it), not by the server's time limit."""
     status, doc = call(server_url, "/api/anydice", {"program": program})
     assert status == 422 and doc["error"]["type"] == "LimitError"
-    assert limit_words in doc["error"]["detail"]
+    assert "MAX_" in doc["error"]["detail"] and doc["error"]["limit"] != "time_limit"
 
 
 @pytest.mark.parametrize("body,status,words", [

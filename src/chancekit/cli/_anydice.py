@@ -16,9 +16,6 @@ TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
 if TYPE_CHECKING:
     from typing import Any
 
-#: the largest program read, in bytes (AnyDice's saved programs are at most a few kB)
-MAX_PROGRAM_BYTES = 1_000_000
-
 
 #: the ``--json`` fields of an empty output (``d{}``): no outcomes, every figure null
 _EMPTY_FIELDS = {"outcomes": [], "hidden": 0, "total_weight": "0", "mean": None,
@@ -58,10 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_program(path: str) -> str:
     """The program text of ``path`` (``-``: standard input), refused with a clear
     :class:`~chancekit.errors.InvalidValueError` when it cannot be read, is larger than
-    :data:`MAX_PROGRAM_BYTES`, holds a NUL byte (a binary file) or is not UTF-8. A UTF-8
-    byte order mark is dropped; line ends are normalised to ``\\n``."""
+    :data:`~chancekit.limits.MAX_PROGRAM_BYTES`, holds a NUL byte (a binary file) or is
+    not UTF-8. A UTF-8 byte order mark is dropped; line ends are normalised to ``\\n``."""
     from chancekit.cli._common import check_text
     from chancekit.errors import InvalidValueError
+    from chancekit.limits import MAX_PROGRAM_BYTES
 
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)

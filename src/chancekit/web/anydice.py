@@ -1,6 +1,7 @@
 """``POST /api/anydice``: run an AnyDice program in a worker; every output as a series.
 
-The request is ``{"program": TEXT}`` (at most :data:`MAX_PROGRAM_CHARS` characters).
+The request is ``{"program": TEXT}`` (at most
+:data:`~chancekit.limits.MAX_PROGRAM_CHARS` characters).
 :func:`parse_anydice` checks it on the event loop; :func:`anydice_job` runs in a worker
 process of :mod:`chancekit.web.pool` (time limit, killed on disconnect) and answers as
 ``/api/dist`` does: one ``series`` per ``output`` (rows, exact fractions when short, mean,
@@ -18,10 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from chancekit.errors import ChancekitError
-
-#: the longest program accepted (characters); the request body limit (64 KiB) is the other
-MAX_PROGRAM_CHARS = 60_000
-
+from chancekit.limits import MAX_PROGRAM_CHARS
 
 #: the series of an output of the empty die ``d{}``: no rows, no figures
 _EMPTY = {"rows": [], "outcomes": 0, "hidden": 0, "total_weight_bits": 0, "exact": True,
