@@ -334,6 +334,16 @@ def test_time_limit_stops_the_work(strict_server_url: str) -> None:
     assert call(strict_server_url, "/api/dist", {"expressions": ["4d6kh3"]})[0] == 200
 
 
+def test_lines_before_a_refused_line_are_kept(server_url: str) -> None:
+    status, doc = call(server_url, "/api/dist", {"expressions": ["3d6", "1000d6kh500",
+                                                                 "2d6"]})
+    assert status == 422 and doc["error"]["index"] == 1
+    assert [p["series"]["label"] for p in doc["error"]["partial"]] == ["3d6"]
+    # a refusal of the first line has nothing to keep
+    status, doc = call(server_url, "/api/dist", {"expressions": ["1000d6kh500", "3d6"]})
+    assert status == 422 and "partial" not in doc["error"]
+
+
 def test_tuning_gets_six_times_the_time_limit(strict_server_url: str) -> None:
     """serve --time-limit 0.3 (the strict server): tuning jobs get 1.8 s."""
     status, doc = call(strict_server_url, "/api/version")

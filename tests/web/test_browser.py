@@ -351,7 +351,9 @@ def test_estimate_where_exact_work_is_refused(page: Any, server_url: str) -> Non
     named as one, from a reported seed."""
     page.goto(server_url)
     wait(page)
-    calculate(page, "1000d6kh500", value="error")
+    calculate(page, "3d6\n1000d6kh500", value="error")
+    assert set(chart_points(page)) == {"3d6"}     # the line before it is kept
+    assert "line 2" in page.inner_text("#error .error")
     message = page.inner_text("#error .error")
     assert "chancekit." not in message and "--" not in message.replace(" -- ", " ")
     page.click("#estimate")

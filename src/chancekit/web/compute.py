@@ -160,9 +160,11 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
             d = chancekit.dist(e["text"], dialect=dialect)
             s = describe(d)
         except ChancekitError as exc:
-            raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
-                                           expression=e["text"],
-                                           notes=notes(e["text"], dialect))) from None
+            body = error_body(exc, index=i, label=e.get("label", ""), expression=e["text"],
+                              notes=notes(e["text"], dialect))
+            if series:  # the lines before it finished: the page still shows them
+                body["partial"] = [{"index": j, "series": s} for j, s in enumerate(series)]
+            raise JobError(422, body) from None
         s.update(label=e.get("label") or e["text"], text=e["text"],
                  notes=notes(e["text"], dialect) + cap_note(d, e["text"]),
                  caps=cap_fields(d),  # explosions that reached their depth cap
