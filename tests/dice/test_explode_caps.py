@@ -250,3 +250,37 @@ def test_the_web_calculator_result_says_so() -> None:
     assert Fraction(capped["caps"]["capped_mass"]) == Fraction(1, 6) ** 21
     assert any("reached that cap" in n for n in capped["notes"])
     assert plain["caps"]["capped_mass"] == "0" and plain["notes"] == []
+
+
+CAPPED = [("3d6e6", "avrae"), ("2d6!", "avrae"), ("2d6e>4", "avrae"), ("3d4!kh2", "avrae"),
+          ("2d6e6kl1", "avrae"), ("2d4e4e3", "avrae"), ("2d4e4p4", "avrae"),
+          ("2d3e3mi2", "avrae"), ("2d4k>2e4", "avrae"), ("2d4ro<3e4", "avrae"),
+          ("(1d6e6, 1d4e4)kh1", "avrae"), ("4d6e6cs>=5df1", "avrae"), ("1d4! >= 5", "avrae"),
+          ("3d6!!", "roll20"), ("2d6!p", "roll20"), ("{4d6!}kh2", "roll20"),
+          ("6d6!>=5>=5f1", "roll20"), ("2d4!!kh1", "roll20"), ("3d4x>=3cs>=4", "foundry"),
+          ("max(1d4x, 1d6x)", "foundry"), ("(1d2)d4!", "avrae")]
+
+
+@pytest.mark.parametrize(("text", "dialect"), CAPPED, ids=[t for t, _ in CAPPED])
+def test_the_capped_mass_bounds_what_more_depth_changes(text: str, dialect: str,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """Through every engine (closed forms, face walks, the general engine, sets,
+    functions): two depths' answers differ by at most the sum of their capped masses
+    (each is within its own mass of the uncapped law), and the uncapped mean, when
+    given, is the same at both depths and the deeper mean is closer to it."""
+    import chancekit.dice._compile as compile_mod
+
+    got = {}
+    for depth in (2, 12):
+        monkeypatch.setattr(compile_mod, "EXPLODE_DEPTH", depth)
+        got[depth] = dist(text, dialect=dialect)
+    a, b = got[2], got[12]
+    assert a.capped_mass > b.capped_mass > 0, text
+    tv = sum(abs(a.probability(x) - b.probability(x))
+             for x in set(a.outcomes()) | set(b.outcomes())) / 2
+    assert tv <= a.capped_mass + b.capped_mass, text
+    assert a.uncapped_mean == b.uncapped_mean
+    if a.uncapped_mean is not None:
+        um = a.uncapped_mean
+        assert abs(um - Fraction(b.mean())) <= abs(um - Fraction(a.mean())), text
