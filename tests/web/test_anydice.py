@@ -223,3 +223,21 @@ def test_eight_clients_at_once(server_url: str) -> None:
         assert status == 200 and doc["series"][0]["label"] == f"best of {n}"
         got = {r["outcome"]: Fraction(r["p_exact"]) for r in doc["series"][0]["rows"]}
         assert got == {k: Fraction(k**n - (k - 1) ** n, 6**n) for k in range(1, 7)}
+
+
+@pytest.mark.browser
+def test_phone_layout(browser: Any, server_url: str) -> None:
+    """At 390 px the page is no wider than the screen (the editor scrolls inside its box)
+    and the chart is drawn at its real size."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    try:
+        pg.goto(server_url.rstrip("/") + "/anydice")
+        _wait(pg)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        scale = pg.evaluate("""() => [...document.querySelectorAll('.chart svg')].map(s =>
+            s.getBoundingClientRect().width / s.viewBox.baseVal.width)""")
+        assert scale and all(x >= 0.95 for x in scale)
+    finally:
+        context.close()
