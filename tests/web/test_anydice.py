@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import call
+from conftest import IMAGES, call
 
 pytest.importorskip("chancekit.anydice")
 
@@ -120,6 +120,15 @@ def test_openapi_lists_the_endpoint_and_the_page_is_served(server_url: str) -> N
 
 
 # -- the page ---------------------------------------------------------------------------------
+def _shot(page: Any, name: str, tmp_path: Path) -> None:
+    """docs/images/web-NAME.png when CHANCEKIT_SCREENSHOTS=1, else a temporary file."""
+    import os
+
+    where = IMAGES if os.environ.get("CHANCEKIT_SCREENSHOTS") == "1" else tmp_path
+    where.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(where / f"web-{name}.png"), full_page=False)
+
+
 def _wait(page: Any, value: str = "done") -> None:
     page.wait_for_function(f"document.body.dataset.state === {value!r}")
 
@@ -151,6 +160,7 @@ def test_page_outputs_on_one_chart_modes_and_exports(page: Any, server_url: str,
     cell = page.locator('#outcomes tr[data-outcome="6"] td[data-series="best of two"]')
     assert Fraction(cell.get_attribute("data-exact")) == WANT["best of two"][6]
     assert page.inner_text('#summary tr[data-series="best of two"] td.mean-exact') == "161/36"
+    _shot(page, "anydice", tmp_path)
     page.check("input[name=mode][value=atleast]")
     page.wait_for_function("document.querySelector('#mode-name').textContent === '(at least)'")
     assert _points(page)["best of two"] == {
@@ -169,7 +179,7 @@ def test_page_outputs_on_one_chart_modes_and_exports(page: Any, server_url: str,
 
 
 @pytest.mark.browser
-def test_page_places_an_error_at_its_line(page: Any, server_url: str) -> None:
+def test_page_places_an_error_at_its_line(page: Any, server_url: str, tmp_path: Path) -> None:
     page.goto(server_url.rstrip("/") + "/anydice")
     _wait(page)
     _calculate(page, "X: 3\noutput X\noutput 2 + }\noutput 1d4\n", value="error")
@@ -179,6 +189,7 @@ def test_page_places_an_error_at_its_line(page: Any, server_url: str) -> None:
     src, caret = page.inner_text("#error .src"), page.inner_text("#error .caret")
     assert src == "output 2 + }" and src[len(caret) - 1] == "}"
     assert page.inner_text("#gutter .bad") == "3"          # the line is marked
+    _shot(page, "anydice-error", tmp_path)
     box.click()                                           # and the cursor goes there
     at = page.evaluate("document.querySelector('#program').selectionStart")
     assert page.input_value("#program")[at] == "}"
