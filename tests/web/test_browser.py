@@ -364,6 +364,9 @@ def test_estimate_where_exact_work_is_refused(page: Any, server_url: str) -> Non
     assert bars > 5 and page.locator("#est-chart svg line.err").count() == bars
     samples = page.inner_text('#est-summary tr[data-series="1000d6kh500"] td.samples')
     assert int(samples.split()[0]) >= 64
+    # the seed shown is the one used (a drawn seed fits a JavaScript number exactly)
+    seed = int(page.inner_text('#est-summary td.seed').split()[0])
+    assert f"PCG32({seed}, line)" in page.inner_text("#estimate-method")
 
 
 def test_finished_lines_survive_the_time_limit(browser: Any, strict_server_url: str) -> None:
@@ -515,6 +518,24 @@ def test_roll_and_named_streams(page: Any, server_url: str, tmp_path: Path) -> N
     rerun(page, "#roll")
     s = chancekit.Streams("my campaign")["combat"]
     assert int(items.first.get_attribute("data-total")) == chancekit.roll("4d6kh3", rng=s).total
+
+
+def test_a_drawn_seed_repeats_the_rolls(page: Any, server_url: str) -> None:
+    """An empty seed is drawn by the server and shown; rolling again with it (the box now
+    holds it) gives the same rolls -- the seed survives the trip through JavaScript."""
+    page.goto(server_url + "roll")
+    wait(page)
+    page.fill("#seed", "")
+    rerun(page, "#roll")
+    seed = page.input_value("#seed")
+    first = page.locator("#rolls li").all_inner_texts()
+    rerun(page, "#roll")
+    assert page.input_value("#seed") == seed
+    assert page.locator("#rolls li").all_inner_texts() == first
+    rng = chancekit.PCG32(int(seed))
+    assert [int(x) for x in page.locator("#rolls li").evaluate_all(
+        "li => li.map(x => x.dataset.total)")] == [chancekit.roll("4d6kh3", rng=rng).total
+                                                   for _ in range(len(first))]
 
 
 def test_roll_marks_are_styles_not_markdown(page: Any, server_url: str) -> None:

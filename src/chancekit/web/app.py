@@ -228,8 +228,8 @@ def get_list(data: dict[str, Any], name: str, *, max_items: int,
 
 def get_seed(data: dict[str, Any]) -> int | str:
     v = data.get("seed")
-    if v is None:
-        return secrets.randbits(63)
+    if v is None:  # 53 bits: a page's JavaScript numbers hold it exactly (63 would round)
+        return secrets.randbits(53)
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int | str):
