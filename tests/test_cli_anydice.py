@@ -219,3 +219,19 @@ def test_reading_is_bounded() -> None:
     from chancekit.limits import MAX_PROGRAM_BYTES
 
     assert Endless.served <= MAX_PROGRAM_BYTES + 1 + 2 * io.DEFAULT_BUFFER_SIZE
+
+
+def test_a_known_anydice_defect_is_a_warning_on_stderr(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    """``d8 <= {1,2}``: AnyDice reads it as ``>``; chancekit answers exactly (the die
+    against the sequence's sum, 3) and says so, on stderr and in ``warnings``."""
+    path = write(tmp_path, "output d8 <= {1,2}\n")
+    code, out, err = run(capsys, ["anydice", path])
+    assert code == 0 and out.startswith("output 1")
+    assert err.startswith("chancekit anydice: warning: ") and "defect" in err
+    code, out, _ = run(capsys, ["anydice", path, "--json"])
+    doc = json.loads(out)
+    assert len(doc["warnings"]) == 1 and "defect" in doc["warnings"][0]
+    o = doc["outputs"][0]
+    assert {r["outcome"]: Fraction(int(r["weight"]), int(o["total_weight"]))
+            for r in o["outcomes"]} == {1: Fraction(3, 8), 0: Fraction(5, 8)}

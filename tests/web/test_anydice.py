@@ -252,3 +252,11 @@ def test_phone_layout(browser: Any, server_url: str) -> None:
         assert scale and all(x >= 0.95 for x in scale)
     finally:
         context.close()
+
+
+def test_a_known_anydice_defect_comes_with_a_warning(server_url: str) -> None:
+    status, doc = call(server_url, "/api/anydice", {"program": "output d8 <= {1,2}"})
+    assert status == 200 and len(doc["warnings"]) == 1 and "defect" in doc["warnings"][0]
+    rows = doc["series"][0]["rows"]
+    assert {r["outcome"]: Fraction(r["p_exact"]) for r in rows} == {0: Fraction(5, 8),
+                                                                   1: Fraction(3, 8)}
