@@ -260,3 +260,14 @@ def test_a_known_anydice_defect_comes_with_a_warning(server_url: str) -> None:
     rows = doc["series"][0]["rows"]
     assert {r["outcome"]: Fraction(r["p_exact"]) for r in rows} == {0: Fraction(5, 8),
                                                                    1: Fraction(3, 8)}
+
+
+@pytest.mark.browser
+def test_page_shows_the_warning_of_a_known_defect(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, "output d8 <= {1,2}\n")
+    assert page.locator("#warnings .note").count() == 1
+    assert "defect" in page.inner_text("#warnings .note")
+    _calculate(page, "output d8\n")       # the next answer has none
+    assert page.locator("#warnings .note").count() == 0
