@@ -21,7 +21,7 @@
   const seedValue = () => {
     const s = $("#seed").value.trim();
     if (!s) return null;
-    return /^\d+$/.test(s) && s.length < 16 ? Number(s) : s;
+    return /^\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : s;  // up to 2**53 - 1
   };
   async function roll() {
     $("#error").replaceChildren(); $("#notes").replaceChildren(); document.body.dataset.state = "busy";
