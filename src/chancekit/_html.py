@@ -13,6 +13,8 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
+from chancekit.errors import quote
+
 _PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860")
 _TABLE_ROWS = 60  # longer tables show the most likely rows and say how many are hidden
 
@@ -86,13 +88,31 @@ def _pct(p: Fraction | float) -> str:
     return f"{100 * float(p):.4f}%"
 
 
+def label(x: Any) -> str:
+    """``str(x)`` for a table, never failing: ints past 60 digits summarised (quote). The
+    one home of an outcome's table text (``Distribution.__str__``, the CLI, the HTML).
+
+    >>> label(10**200)
+    'an integer of 201 digits (1000000000...0000000000)'
+    >>> label(Fraction(1, 3))
+    '1/3'
+    """
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x) if x.bit_length() <= 190 else quote(x)
+    if isinstance(x, Fraction):
+        return f"{label(x.numerator)}/{label(x.denominator)}" if x.denominator != 1 \
+            else label(x.numerator)
+    try:
+        return str(x)
+    except Exception:
+        return quote(x)
+
+
 def distribution_html(dist: Any, title: str = "") -> str:
     """A distribution: outcome, probability, at least, at most, and a bar chart. Floats
     from the exact weights (``cumulative_float``): quick for 10000d6 too."""
-    from chancekit.dice.distribution import _label
-
     table = dist.cumulative_float()  # no Fraction per row (10000d6: 0.3 s, not minutes)
-    labels = [_label(x) for x, _, _, _ in table]  # never fails on huge ints
+    labels = [label(x) for x, _, _, _ in table]  # never fails on huge ints
     probs = [p for _, p, _, _ in table]
     rows = [(s, _pct(p), _pct(al), _pct(am))
             for s, (_, p, al, am) in zip(labels, table, strict=True)]

@@ -38,6 +38,7 @@ from typing import Any
 
 from chancekit import _exact as flint
 from chancekit import limits
+from chancekit._html import label as _label
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import (
@@ -1289,19 +1290,6 @@ def _decode_outcome(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         raise InvalidValueError("outcome", v, "a finite number")
     return v
-
-
-def _label(x: Any) -> str:
-    """``str(x)`` for a table, never failing: ints past 60 digits summarised (quote)."""
-    if isinstance(x, int) and not isinstance(x, bool):
-        return str(x) if x.bit_length() <= 190 else quote(x)
-    if isinstance(x, Fraction):
-        return f"{_label(x.numerator)}/{_label(x.denominator)}" if x.denominator != 1 \
-            else _label(x.numerator)
-    try:
-        return str(x)
-    except Exception:
-        return quote(x)
 
 
 def _quote_outcome(x: Any) -> str:
