@@ -45,7 +45,9 @@ const CKChart = (() => {
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
                              class: "ck-chart", "data-kind": opts.bars ? "bars" : "lines",
                              "data-log": opts.log ? "1" : "0", "aria-label": opts.title || "chart" });
-    const ys = series.flatMap((s) => s.points.map((p) => p.y)).filter((y) => y !== null && isFinite(y));
+    // the y range holds the points and the tops of their error bars (an estimate's `hi`)
+    const ys = series.flatMap((s) => s.points.flatMap((p) => [p.y, p.hi ?? null]))
+      .filter((y) => y !== null && y !== undefined && isFinite(y));
     const cats = opts.categories;
     let xs = cats ? [0, Math.max(cats.length - 1, 1)] :
       series.flatMap((s) => s.points.map((p) => p.x)).filter((x) => x !== null && isFinite(x));
@@ -61,6 +63,7 @@ const CKChart = (() => {
       for (let i = 1; i < distinct.length; i++) gap = Math.min(gap, distinct[i] - distinct[i - 1]);
       if (distinct.every(Number.isInteger)) gap = 1;
     }
+    if (opts.step) gap = opts.step;  // the caller knows the spacing (an estimate's bins)
     if (opts.bars || cats) { x0 -= gap / 2; x1 += gap / 2; }
     if (x1 === x0) { x0 -= 1; x1 += 1; }
     let y0, y1, Y;
@@ -109,8 +112,9 @@ const CKChart = (() => {
       if (p.lo === undefined || p.hi === undefined || p.lo === null || p.hi === null) return;
       const a = Y(opts.log ? Math.max(p.lo, 10 ** y0) : p.lo), b = Y(p.hi);
       g.append(svg("line", { class: "err", x1: x, x2: x, y1: a, y2: b, "stroke-width": 1.2,
-                             "data-lo": p.lo, "data-hi": p.hi }));
-      for (const y of [a, b]) g.append(svg("line", { x1: x - 3, x2: x + 3, y1: y, y2: y, "stroke-width": 1.2 }));
+                             stroke: "#1d2330", "data-lo": p.lo, "data-hi": p.hi }));
+      for (const y of [a, b]) g.append(svg("line", { x1: x - 3, x2: x + 3, y1: y, y2: y,
+                                                     "stroke-width": 1.2, stroke: "#1d2330" }));
     };
     const slot = plotW * gap / (x1 - x0);
     series.forEach((s, k) => {

@@ -169,11 +169,36 @@
     }
     const d = r.data;
     $("#estimate-method").textContent = `${d.method}. Computed in ${num(d.elapsed_ms / 1000, 2)} s.`;
-    const series = d.series.map((s) => ({ name: s.label, points: s.rows.map((row) => ({
+    // many whole-number totals (1000d6kh500 spans hundreds): about 40 bins of equal width,
+    // each with its own Wilson interval, instead of hundreds of bars seen once or twice
+    const wide = d.series.length === 1 && d.series[0].rows.length > 60 &&
+      d.series[0].rows.every((r) => Number.isInteger(r.x));
+    let step = 1;
+    const wilson = (k, n) => {
+      const z = 1.959963984540054, p = k / n, c = (p + z * z / (2 * n)) / (1 + z * z / n);
+      const h = z / (1 + z * z / n) * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+      return [Math.max(0, c - h), Math.min(1, c + h)];
+    };
+    const binned = (s) => {
+      const lo = Math.min(...s.rows.map((r) => r.x)), hi = Math.max(...s.rows.map((r) => r.x));
+      const width = Math.max(1, Math.ceil((hi - lo + 1) / 40)), bins = new Map();
+      step = width;
+      for (const r of s.rows) {
+        const b = lo + Math.floor((r.x - lo) / width) * width;
+        bins.set(b, (bins.get(b) || 0) + r.count);
+      }
+      return [...bins].map(([b, k]) => {
+        const [l, h] = wilson(k, s.samples), label = width === 1 ? `${b}` : `${b}–${b + width - 1}`;
+        return { x: b + (width - 1) / 2, label, y: k / s.samples, lo: l, hi: h,
+                 tip: `${s.label}\n${label}: ${pct(k / s.samples, 3)} (95 %: ${pct(l, 3)} to ${pct(h, 3)}), ${k} of ${s.samples} rolls` };
+      });
+    };
+    const series = d.series.map((s) => ({ name: s.label, points: wide ? binned(s) : s.rows.map((row) => ({
       x: row.x, label: row.label, y: row.p, lo: row.lo, hi: row.hi,
       tip: `${s.label}\n${row.label}: ${pct(row.p, 3)} (95 %: ${pct(row.lo, 3)} to ${pct(row.hi, 3)}), ${row.count} of ${s.samples} rolls` })) }));
-    CKChart.draw($("#est-chart"), { series, percent: true, bars: true, legend: true, xLabel: "outcome",
-                                    yLabel: "estimated probability", title: "Monte Carlo estimate" });
+    CKChart.draw($("#est-chart"), { series, percent: true, bars: true, legend: true, step,
+      xLabel: wide ? "outcome (in bins of equal width)" : "outcome",
+      yLabel: wide ? "estimated probability of the bin" : "estimated probability", title: "Monte Carlo estimate" });
     $("#est-summary").replaceChildren(
       el("thead", {}, el("tr", {}, ["series", "rolls", "mean", "95 % interval of the mean", "sd", "min", "median", "max", "seed"]
         .map((h) => el("th", {}, h)))),
