@@ -57,6 +57,26 @@ def test_a_command_loads_only_what_it_uses(argv: list[str], absent: set[str]) ->
     assert not mods & absent, sorted(mods & absent)
 
 
+def test_every_commands_help_loads_no_engine_flint_numpy_or_typing() -> None:
+    # one process runs `chancekit COMMAND --help` for every command: the union is clean
+    program = """
+import contextlib, io, json, sys
+from chancekit.cli.main import build_parser, main
+commands = sorted(build_parser()._subparsers._group_actions[0].choices)
+assert len(commands) > 10, commands
+for command in commands:
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            main([command, "--help"])
+        except SystemExit:
+            pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+    mods = loaded(program)
+    assert "chancekit.cli._dice" in mods
+    assert not mods & (HEAVY | ENGINE | {"typing"}), sorted(mods & (HEAVY | ENGINE | {"typing"}))
+
+
 def test_a_first_small_dist_loads_no_flint_numpy_cards_symbols_or_web() -> None:
     mods = loaded(RUN_CODE.format(code="import chancekit; chancekit.dist('3d6').mean()"))
     assert "chancekit.dice.distribution" in mods
