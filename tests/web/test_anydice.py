@@ -271,3 +271,53 @@ def test_page_shows_the_warning_of_a_known_defect(page: Any, server_url: str) ->
     assert "defect" in page.inner_text("#warnings .note")
     _calculate(page, "output d8\n")       # the next answer has none
     assert page.locator("#warnings .note").count() == 0
+
+
+def _explode_d6(depth: int) -> dict[int, Fraction]:
+    """A d6 that rolls again on a 6, at most ``depth`` more times (AnyDice's explode)."""
+    out: dict[int, Fraction] = {}
+
+    def go(total: int, p: Fraction, left: int) -> None:
+        for face in range(1, 7):
+            if face == 6 and left:
+                go(total + 6, p / 6, left - 1)
+            else:
+                out[total + face] = out.get(total + face, Fraction(0)) + p / 6
+    go(0, Fraction(1), depth)
+    return out
+
+
+def _hit(ac: int) -> Any:
+    return lambda r: 2 if r[0] == 20 else int(r[0] + 5 >= ac)
+
+
+#: what each help example says it computes, without chancekit (labels as the program names)
+EXAMPLES: dict[str, dict[str, dict[int, Fraction]]] = {
+    "ability": {"4d6, drop the lowest": brute([D6] * 4, lambda r: sum(sorted(r)[1:]))},
+    "advantage": {"advantage": brute([D20] * 2, max), "one d20": brute([D20], sum),
+                  "disadvantage": brute([D20] * 2, min)},
+    "attack": {f"hits vs AC {ac}": brute([D20], _hit(ac)) for ac in (12, 15, 18)},
+    "explode": {"exploding d6": _explode_d6(3)},
+    "count": {"successes on 6d6 (5+)": brute([D6] * 6, lambda r: sum(x >= 5 for x in r))},
+    "positions": {"the two highest of 3d6": brute([D6] * 3, lambda r: sum(sorted(r)[1:]))},
+    "loop": {f"best of {n}d6": brute([D6] * n, max) for n in range(1, 6)},
+}
+
+
+@pytest.mark.browser
+def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    buttons = page.locator("#examples button.ex")
+    assert buttons.count() == len(EXAMPLES)
+    for i in range(buttons.count()):
+        name = buttons.nth(i).get_attribute("data-example")
+        page.evaluate("document.body.dataset.state = ''")
+        buttons.nth(i).click()
+        _wait(page)
+        assert _points(page) == EXAMPLES[name], name
+    # several outputs: each later one's distance from the first, exact
+    assert page.locator("#compare tbody tr").count() == 4     # the loop: 5 outputs
+    first, third = EXAMPLES["loop"]["best of 1d6"], EXAMPLES["loop"]["best of 3d6"]
+    tv = sum(abs(first.get(x, 0) - third.get(x, 0)) for x in range(1, 7)) / 2
+    assert Fraction(page.inner_text('#compare tr[data-series="best of 3d6"] td.tv-exact')) == tv

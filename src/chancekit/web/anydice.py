@@ -5,9 +5,10 @@ The request is ``{"program": TEXT}`` (at most
 :func:`parse_anydice` checks it on the event loop; :func:`anydice_job` runs in a worker
 process of :mod:`chancekit.web.pool` (time limit, killed on disconnect) and answers as
 ``/api/dist`` does: one ``series`` per ``output`` (rows, exact fractions when short, mean,
-sd, skewness, kurtosis, quantiles: :func:`chancekit.web.compute.describe`), plus the
-program's ``warnings``. An error of the program is a 422 whose body adds ``line``,
-``column``, ``token`` and ``source`` (the program's line) so the page can place it.
+sd, skewness, kurtosis, quantiles: :func:`chancekit.web.compute.describe`), each later
+output's distance from the first (``comparisons``), plus the program's ``warnings``. An
+error of the program is a 422 whose body adds ``line``, ``column``, ``token`` and
+``source`` (the program's line) so the page can place it.
 Only the public API is used: :func:`chancekit.anydice.run_program`.
 
 >>> parse_anydice({"program": "output 3d6"})
@@ -46,7 +47,7 @@ def anydice_job(req: dict[str, Any], progress: Any) -> dict[str, Any]:
     import time
 
     from chancekit.anydice import run_program
-    from chancekit.web.compute import JobError, describe, error_body
+    from chancekit.web.compute import JobError, compare, describe, error_body
 
     program = req["program"]
     t0 = time.perf_counter()
@@ -59,10 +60,14 @@ def anydice_job(req: dict[str, Any], progress: Any) -> dict[str, Any]:
             s.update(label=str(label), text=str(label), index=i)
             series.append(s)
             progress(i + 1, len(outputs))
+        # each later output's distance from the first, as /api/dist (outputs of d{} have none)
+        first = outputs[0][1] if outputs and len(outputs[0][1]) else None
+        comparisons = [compare(first, d, 0, i) for i, (_, d) in enumerate(outputs)
+                       if i and first is not None and len(d)]
     except ChancekitError as exc:
         raise JobError(422, error_body(exc, **_where(exc, program))) from None
-    return {"series": series, "warnings": [str(w) for w in result.warnings],
-            "outputs": len(series),
+    return {"series": series, "comparisons": comparisons,
+            "warnings": [str(w) for w in result.warnings], "outputs": len(series),
             "run_ms": round(1000 * (time.perf_counter() - t0), 3)}
 
 

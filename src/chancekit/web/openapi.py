@@ -66,10 +66,11 @@ def openapi_document() -> dict[str, Any]:
                 "Runs a program in AnyDice's language (chancekit.anydice.run_program, "
                 "exactly): one series per `output`, in order, each as /api/dist's series "
                 "(label = the output's name, rows, exact fractions when short, mean, sd, "
-                "skewness, kurtosis, quantiles), and 'warnings' (where AnyDice's own answer "
-                "is known to differ). At most 60 000 characters. A program error is a 422 "
-                "whose error adds 'line', 'column' (1-based), 'token' and 'source' (the text "
-                "of that line); work past a limit is a 422 LimitError.",
+                "skewness, kurtosis, quantiles), 'comparisons' (each later output's KS and "
+                "total variation distance from the first) and 'warnings' (where AnyDice's "
+                "own answer is known to differ). At most 60 000 characters. A program error "
+                "is a 422 whose error adds 'line', 'column' (1-based), 'token' and 'source' "
+                "(the text of that line); work past a limit is a 422 LimitError.",
                 {"program": "output [highest 3 of 4d6] named \"stats\""},
                 {"program": {"type": "string", "maxLength": 60000}}, ["program"]),
             "/api/estimate": _post(

@@ -10,6 +10,19 @@
   let badLine = null;      // the line of the last error, marked in the gutter
   let note = "";           // e.g. a share link made with another chancekit version
 
+  // the help's examples: each loads its program and runs it
+  const EXAMPLES = {
+    ability: 'output [highest 3 of 4d6] named "4d6, drop the lowest"\n',
+    advantage: 'output [highest 1 of 2d20] named "advantage"\noutput d20 named "one d20"\n' +
+               'output [lowest 1 of 2d20] named "disadvantage"\n',
+    attack: 'function: attack ROLL:n vs AC:n {\n  if ROLL = 20 { result: 2 }\n  if ROLL + 5 >= AC { result: 1 }\n' +
+            '  result: 0\n}\nloop AC over {12, 15, 18} {\n  output [attack d20 vs AC] named "hits vs AC [AC]"\n}\n',
+    explode: 'set "explode depth" to 3\noutput [explode d6] named "exploding d6"\n',
+    count: 'output [count {5,6} in 6d6] named "successes on 6d6 (5+)"\n',
+    positions: 'function: top two of ROLL:s {\n  result: 1@ROLL + 2@ROLL\n}\n' +
+               'output [top two of 3d6] named "the two highest of 3d6"\n',
+    loop: 'loop N over {1..5} {\n  output [highest 1 of Nd6] named "best of [N]d6"\n}\n',
+  };
   const mode = () => document.querySelector("input[name=mode]:checked").value;
   const view = () => ({ program: $("#program").value, mode: mode(), transpose: $("#transpose").checked,
                         log: $("#log").checked, bars: $("#bars").checked });
@@ -125,6 +138,16 @@
         el("td", {}, num(s.skewness)), el("td", {}, num(s.kurtosis)), el("td", {}, s.min ?? "–"),
         ...qs.map((q) => el("td", { class: `q q${q}` }, s.quantiles[q] ?? "–")), el("td", {}, s.max ?? "–"),
         el("td", {}, s.outcomes)))));
+    // distances from the first output: Kolmogorov-Smirnov and total variation, exact when short
+    const comps = result.comparisons || [];
+    $("#compare-card").hidden = !comps.length;
+    $("#compare").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", { class: "l" }, "output"), el("th", { class: "l" }, "compared with"),
+        el("th", {}, "KS distance"), el("th", {}, "exact KS"), el("th", {}, "total variation"), el("th", {}, "exact TV"))),
+      el("tbody", {}, comps.map((c) => el("tr", { "data-series": series[c.b].label },
+        el("td", { class: "l" }, series[c.b].label), el("td", { class: "l" }, series[c.a].label),
+        el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
+        el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
     const order = [], seen = new Map();
     for (const s of series) for (const r of s.rows) if (!seen.has(r.label)) { seen.set(r.label, r.x); order.push(r.label); }
     if (allNumeric) order.sort((a, b) => seen.get(a) - seen.get(b));
@@ -180,6 +203,9 @@
   ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
   ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
   $("#run").addEventListener("click", run);
+  document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
+    $("#program").value = EXAMPLES[b.dataset.example]; gutter(); run();
+  }));
   $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
   document.querySelectorAll("input[name=mode], #transpose, #log, #bars").forEach((i) => i.addEventListener("change", render));
   $("#csv").addEventListener("click", exportCSV);
