@@ -81,6 +81,10 @@ _PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"estimate it with chancekit\.roll\(\.\.\.\) many times",
          "estimate it (Estimate: random rolls, with error bars)"),
         (r"(grid=\.\.\.)", "a coarser grid"),
+        (r"use chancekit\.dist\(\.\.\.\) for the exact distribution instead",
+         "the Dice page gives the exact distribution instead"),
+        (r",? prune small states \(prune=[^)]*\),? or raise max_states", ""),
+        (r"chancekit\.roll\(\.\.\.\)", "random rolls (Estimate)"),
     ))
 _LEFT_OVER = re.compile(r" ?\([^()]*(?:--[a-z]|chancekit\.|\w=)[^()]*\)|--(?=[a-z])")
 
