@@ -154,9 +154,6 @@ KNOWN_CYCLES: list[set[str]] = [
     {"chancekit.dice.distribution", "chancekit.dice.modifiers", "chancekit.dice.caps"},
     # Pool.sum() delegates to the evaluator, which keeps the k highest with pool.keep_sum
     {"chancekit.dice.pool", "chancekit.dice.evaluate"},
-    # the web app: request parsing (app) <-> the AnyDice job (anydice) <-> the jobs (compute)
-    {"chancekit.web.app", "chancekit.web.anydice", "chancekit.web.compute",
-     "chancekit.web.pool"},
 ]
 
 

@@ -39,12 +39,12 @@ from chancekit.limits import (
     MAX_JOBS,
     MAX_LABEL_CHARS,
     MAX_LOOT_CHARS,
+    MAX_PROGRAM_CHARS,
     MAX_ROLLS,
     MAX_SPEC_CHARS,
     MAX_STREAMS,
     MAX_SYSTEMS,
 )
-from chancekit.web.anydice import parse_anydice
 from chancekit.web.compute import TEST_HOOKS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
@@ -364,6 +364,23 @@ def parse_roll(data: dict[str, Any]) -> dict[str, Any]:
             "n": get_int(data, "n", default=1, lo=1, hi=MAX_ROLLS), "streams": streams,
             "demo_n": get_int(data, "demo_n", default=5, lo=1, hi=20),
             "dialect": get_dialect(data)}
+
+
+def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/anydice``: ``{"program": TEXT}``, at most
+    :data:`~chancekit.limits.MAX_PROGRAM_CHARS` characters, line ends normalised.
+
+    >>> parse_anydice({"program": "output 3d6\\r\\n"})
+    {'program': 'output 3d6\\n'}
+    """
+    program = get_str(data, "program", max_len=MAX_PROGRAM_CHARS)
+    if not program.strip():
+        raise ApiError(400, "'program' is empty: write an AnyDice program, e.g. "
+                       "output 3d6", field="program")
+    if "\0" in program:
+        raise ApiError(400, "'program' holds a NUL character: give an AnyDice program as "
+                       "text", field="program")
+    return {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
 
 
 # -- the result cache: deterministic requests only -----------------------------------------

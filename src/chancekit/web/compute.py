@@ -544,11 +544,66 @@ def sleep_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     return {"slept": True}
 
 
-def _anydice_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
-    """``POST /api/anydice`` (:mod:`chancekit.web.anydice`, imported when first used)."""
-    from chancekit.web.anydice import anydice_job
+# -- AnyDice programs ------------------------------------------------------------------------
+#: the series of an output of the empty die ``d{}``: no rows, no figures
+_EMPTY_SERIES = {"rows": [], "outcomes": 0, "hidden": 0, "total_weight_bits": 0, "exact": True,
+                 "mean": None, "mean_float": None, "sd": None, "skewness": None,
+                 "kurtosis": None, "kurtosis_exact": None, "min": None, "max": None,
+                 "quantiles": {}}
 
-    return anydice_job(req, progress)
+
+def anydice_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """``POST /api/anydice``: run ``req["program"]`` (:func:`chancekit.anydice.run_program`)
+    and answer as :func:`dist_job` does: one series per ``output`` (label = the output's
+    name), each later output's distance from the first (``comparisons``; outputs of the
+    empty die ``d{}`` have no rows and none), and the program's ``warnings``. A program
+    error is a 422 whose body adds ``line``, ``column``, ``token`` and ``source`` (the text
+    of that line), so a page can place it.
+
+    >>> out = anydice_job({"program": 'output [highest 1 of 2d4] named "best"'},
+    ...                   lambda d, t: None)
+    >>> [(r["label"], r["p_exact"]) for r in out["series"][0]["rows"]]
+    [('1', '1/16'), ('2', '3/16'), ('3', '5/16'), ('4', '7/16')]
+    """
+    from chancekit.anydice import run_program
+
+    program = req["program"]
+    t0 = time.perf_counter()
+    try:
+        result = run_program(program)
+        outputs = list(result.outputs)
+        series = []
+        for i, (label, d) in enumerate(outputs):
+            s = describe(d) if len(d) else dict(_EMPTY_SERIES)
+            s.update(label=str(label), text=str(label), index=i)
+            series.append(s)
+            progress(i + 1, len(outputs))
+        first = outputs[0][1] if outputs and len(outputs[0][1]) else None
+        comparisons = [compare(first, d, 0, i) for i, (_, d) in enumerate(outputs)
+                       if i and first is not None and len(d)]
+    except ChancekitError as exc:
+        raise JobError(422, error_body(exc, **_program_place(exc, program))) from None
+    return {"series": series, "comparisons": comparisons,
+            "warnings": [str(w) for w in result.warnings], "outputs": len(series),
+            "run_ms": round(1000 * (time.perf_counter() - t0), 3)}
+
+
+def _program_place(exc: BaseException, program: str) -> dict[str, Any]:
+    """Where in the program an error is: ``line`` and ``column`` (1-based; null when the
+    error has no place, e.g. a work limit), ``token``, and ``source``: the text of that
+    line (at most 500 characters)."""
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    line = line if isinstance(line, int) and not isinstance(line, bool) else None
+    column = column if isinstance(column, int) and not isinstance(column, bool) else None
+    token = getattr(exc, "token", None)
+    source = None
+    if line is not None:
+        lines = program.split("\n")
+        if 1 <= line <= len(lines):
+            source = lines[line - 1][:500]
+    return {"line": line, "column": column,
+            "token": None if token is None else str(token)[:200], "source": source}
 
 
 #: the test hooks are routed only when this environment variable is "1"
@@ -558,7 +613,7 @@ JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "dist": dist_job,
     "estimate": estimate_job,
     "pool": pool_job,
-    "anydice": _anydice_job,
+    "anydice": anydice_job,
     "table": table_job,
     "fairness": fairness_job,
     "tune": tune_job,
