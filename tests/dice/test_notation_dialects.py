@@ -98,9 +98,8 @@ def test_dialect_is_keyword_only_and_checked() -> None:
 
 
 def test_the_web_app_sees_the_dialect_argument() -> None:
-    from chancekit.web.compute import dist_accepts_dialect, dist_job
+    from chancekit.web.compute import dist_job
 
-    assert dist_accepts_dialect()
     req = {"expressions": [{"text": "5d10>7"}], "dialect": "roll20"}
     out = dist_job(req, lambda done, total: None)
     assert out["dialect"] == "roll20" and out["series"][0]["text"] == "5d10>7"
