@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from html import escape
 from typing import Any
 
 from chancekit.errors import quote
+
+
+def escape(text: str) -> str:
+    """``html.escape``, imported on first use: ``label`` is needed by every cold
+    ``dist()``, the HTML only in a notebook."""
+    from html import escape as html_escape
+
+    return html_escape(text)
+
 
 _PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860")
 _TABLE_ROWS = 60  # longer tables show the most likely rows and say how many are hidden
