@@ -26,7 +26,6 @@ Fraction(11, 20)
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import numbers
 import operator
@@ -657,6 +656,8 @@ class Distribution:
         >>> fudge().to_json()[:58]
         '{"format": "chancekit.distribution/2", "outcomes": [-1, 0,'
         """
+        import json  # on first use: a cold dist() does not need it
+
         return json.dumps(self.to_dict())
 
     @classmethod
@@ -695,6 +696,8 @@ class Distribution:
         >>> Distribution.from_json(d(6).to_json()) == d(6)
         True
         """
+        import json
+
         try:
             data = json.loads(text)
         except (TypeError, ValueError) as e:
