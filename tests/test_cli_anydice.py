@@ -235,3 +235,11 @@ def test_a_known_anydice_defect_is_a_warning_on_stderr(capsys: pytest.CaptureFix
     o = doc["outputs"][0]
     assert {r["outcome"]: Fraction(int(r["weight"]), int(o["total_weight"]))
             for r in o["outcomes"]} == {1: Fraction(3, 8), 0: Fraction(5, 8)}
+
+
+def test_labels_are_text_not_rich_markup(capsys: pytest.CaptureFixture[str],
+                                         tmp_path: Path) -> None:
+    """An output named like rich markup (``[/x]`` closes no tag) prints as written."""
+    label = "[bold]x[/] [/nope] [link=http://a]y"
+    code, out, err = run(capsys, ["anydice", write(tmp_path, f'output 1d2 named "{label}"\n')])
+    assert code == 0 and err == "" and out.splitlines()[0] == label

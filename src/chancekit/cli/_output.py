@@ -49,17 +49,21 @@ def print_table(
     rows)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     rows = [[str(c) for c in row] for row in rows]
     console = Console(file=sys.stdout, soft_wrap=True)
     if len(rows) > _PLAIN_ROWS and not console.is_terminal \
             and _print_plain(console, headers, rows, title, align):
         return
-    table = Table(title=title, box=None, header_style="bold", pad_edge=False)
+    # the title and cells are the user's text (an AnyDice output named "[/x]", a label):
+    # shown as they are, never read as rich markup
+    table = Table(title=None if title is None else Text(title), box=None,
+                  header_style="bold", pad_edge=False)
     for i, h in enumerate(headers):
         table.add_column(h, justify=(align[i] if align else "right"))  # type: ignore[arg-type]
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(c) for c in row))
     console.print(table)
 
 
