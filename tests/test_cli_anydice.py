@@ -243,3 +243,15 @@ def test_labels_are_text_not_rich_markup(capsys: pytest.CaptureFixture[str],
     label = "[bold]x[/] [/nope] [link=http://a]y"
     code, out, err = run(capsys, ["anydice", write(tmp_path, f'output 1d2 named "{label}"\n')])
     assert code == 0 and err == "" and out.splitlines()[0] == label
+
+
+def test_control_characters_in_a_name_are_shown_not_obeyed(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An escape sequence in a program's ``named`` text would recolour the terminal: the
+    table shows control characters as their visible pictures (``--json`` keeps the text)."""
+    path = write(tmp_path, 'output 1d2 named "a\x1b[31mRED\x07b"\n')
+    code, out, _ = run(capsys, ["anydice", path])
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert out.splitlines()[0] == "a\u241b[31mRED\u2407b"
+    code, out, _ = run(capsys, ["anydice", path, "--json"])
+    assert json.loads(out)["outputs"][0]["label"] == "a\x1b[31mRED\x07b"

@@ -130,18 +130,26 @@ def run_anydice(args: argparse.Namespace) -> int:
                         for (label, d), (shown, hidden) in zip(outputs, rows, strict=True)],
             "warnings": warnings})
     else:
+        from chancekit.errors import _CONTROL_PICTURES
+
         table_args = argparse.Namespace(json=False, plot=None, all=args.all)
         for i, (label, d) in enumerate(outputs):
             if i:
                 print()
+            # a name is shown, never obeyed: control characters (an escape sequence in a
+            # program's "named" text) print as their visible pictures
+            title = str(label).translate(_CONTROL_PICTURES)
             if len(d):
-                show_distribution(d, str(label), table_args, {}, "anydice")
+                show_distribution(d, title, table_args, {}, "anydice")
             else:
-                print(f"{label}\n(empty: no outcomes, the empty die d{{}})")
+                print(f"{title}\n(empty: no outcomes, the empty die d{{}})")
         if not outputs:
             print("(no output: the program has no `output` statement)", file=sys.stderr)
     for line in warnings:
-        print(f"chancekit anydice: warning: {line}", file=sys.stderr)
+        from chancekit.errors import _CONTROL_PICTURES
+
+        print(f"chancekit anydice: warning: {line.translate(_CONTROL_PICTURES)}",
+              file=sys.stderr)
     if args.plot:
         if not outputs:
             from chancekit.errors import InvalidValueError
