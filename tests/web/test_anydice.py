@@ -321,3 +321,14 @@ def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> No
     first, third = EXAMPLES["loop"]["best of 1d6"], EXAMPLES["loop"]["best of 3d6"]
     tv = sum(abs(first.get(x, 0) - third.get(x, 0)) for x in range(1, 7)) / 2
     assert Fraction(page.inner_text('#compare tr[data-series="best of 3d6"] td.tv-exact')) == tv
+
+
+@pytest.mark.browser
+def test_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, 'output 1d2 named "=HYPERLINK(1)"\noutput 1d2 named "-5"\n')
+    with page.expect_download() as got:
+        page.click("#csv")
+    rows = Path(got.value.path()).read_text().splitlines()[1:]
+    assert {r.split(",")[0] for r in rows} == {"'=HYPERLINK(1)", "-5"}
