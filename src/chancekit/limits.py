@@ -295,7 +295,7 @@ MARKOV_EDGE_WORK = 40
 MARKOV_MOMENT_WORK = 100
 #: work units of one transition in the integer passes of acyclic chains (plus one a
 #: 64-bit word of the common denominator)
-MARKOV_INT_WORK = 10
+MARKOV_INT_WORK = 25
 
 # -- random streams (chancekit.rng)
 

@@ -254,6 +254,20 @@ def test_every_two_value_target_is_its_long_run_rate(system):
         assert abs(share - float(exact.probability(value))) < 1e-9, (value, share)
 
 
+def test_systems_without_a_finite_chain_are_refused_up_front():
+    from chancekit.fair import Deck as FairDeck
+    from chancekit.fair import Dice, NoRepeatSystem
+
+    for system in (Dice(2), FairDeck(3), NoRepeatSystem(Dice(3))):
+        with pytest.raises(InvalidValueError, match="counts every value"):
+            first_success(system, system.values[0])
+        with pytest.raises(InvalidValueError, match="counts every value"):
+            long_run(system)
+    with pytest.raises(LimitError) as e:
+        first_success(PityTimer(0.001, soft_start=10, ramp=1e-6))
+    assert e.value.limit == "MAX_MARKOV_STATES"
+
+
 def test_long_run_rate_agrees_with_simulation():
     pity = PityTimer(0.1, soft_start=4, ramp=0.2)
     rate = float(long_run(pity).probability(True))

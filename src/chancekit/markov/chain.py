@@ -198,9 +198,10 @@ class Chain:
                             for c, comp in enumerate(comps)]
         return self._closed
 
-    def solve_work(self, edge_work: int = MARKOV_EDGE_WORK) -> int:
-        """Estimated work units of one pass over the chain (substitution and dense
-        solves) at ``edge_work`` units a transition, made before the pass starts."""
+    def solve_work(self, edge_work: int = MARKOV_EDGE_WORK, solves: int = 1) -> int:
+        """Estimated work units of one pass over the chain at ``edge_work`` units a
+        transition, with ``solves`` dense solves a component, made before the pass
+        starts."""
         comps, _ = self.components()
         units = (self.transitions + len(self.states)) * edge_work
         for comp in comps:
@@ -212,7 +213,7 @@ class Chain:
                         f"strongly connected component); the dense exact solve takes at most "
                         f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
                         "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
-                units += k**3 // 4 + k * k * 4
+                units += solves * k**3 // 4 + k * k * 50
         return units
 
 
@@ -324,8 +325,9 @@ def upfront(what: str, states: int, transitions: int, block: int = 0) -> None:
         raise _refuse(what, units)
 
 
-def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK) -> None:
-    limits.charge(chain.solve_work(edge_work), what)
+def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK,
+            solves: int = 1) -> None:
+    limits.charge(chain.solve_work(edge_work, solves), what)
 
 
 def _dense(rows: list[list[Any]]) -> Any:
@@ -411,8 +413,9 @@ def _acyclic_scale(chain: Chain) -> tuple[int, int, int] | None:
     height the most steps from ``start`` to absorption (counting a self-loop as none),
     bits the size of L**height. Every probability of the passes below is then an integer
     over L**height (a path of k steps multiplies k fractions over divisors of L), so they
-    run in exact integers, no gcd. None for other chains, or when L**height would pass
-    :data:`_SCALE_BITS` bits (the rational passes take over)."""
+    run in exact integers, no gcd, when L**height has at most :data:`_SCALE_BITS` bits
+    (else the rational passes take over, on numbers of about that size). None for other
+    chains."""
     comps, _ = chain.components()
     if len(comps) != len(chain.states):
         return None
@@ -426,10 +429,17 @@ def _acyclic_scale(chain: Chain) -> tuple[int, int, int] | None:
         i = comp[0]
         if succ[i]:
             height[i] = 1 + max(height[j] for j in succ[i])
-    bits = height[0] * lcm.bit_length()
-    if bits > _SCALE_BITS:
-        return None
-    return lcm, height[0], bits
+    return lcm, height[0], height[0] * lcm.bit_length()
+
+
+def _integer(acyclic: tuple[int, int, int] | None) -> bool:
+    return acyclic is not None and acyclic[2] <= _SCALE_BITS
+
+
+def _rational_work(base: int, acyclic: tuple[int, int, int] | None) -> int:
+    """Work units of one transition of a rational pass: fractions grow towards the
+    common denominator's size when it is known."""
+    return base + (acyclic[2] // 256 if acyclic is not None else 0)
 
 
 #: the largest common denominator (in bits) of the integer passes
@@ -505,15 +515,15 @@ def _absorb(chain: Chain) -> Distribution:
     _check_absorbing(chain)
     with _budget():
         acyclic = _acyclic_scale(chain)
-        if acyclic is not None:
-            lcm, height, bits = acyclic
+        if _integer(acyclic):
+            lcm, height, bits = acyclic  # type: ignore[misc]
             _charge(chain, "absorb()", _edge_work(MARKOV_INT_WORK, bits))
             scale = lcm**height
             ints = _flow_int(chain, scale)
             out = {chain.states[i]: Fraction(ints[i], scale)
                    for i in range(len(chain.states)) if chain.absorbing(i) and ints[i]}
             return Distribution(out)
-        _charge(chain, "absorb()")
+        _charge(chain, "absorb()", _rational_work(MARKOV_EDGE_WORK, acyclic))
         mass, _ = _flow(chain)
     out = {chain.states[i]: _fraction(mass[i]) for i in range(len(chain.states))
            if chain.absorbing(i) and mass[i]}
@@ -622,20 +632,22 @@ def _pmf(chain: Chain, upto: int | None, tail: Fraction | None) -> tuple[list[Fr
     while True:
         done = sum(m for i, m in cur.items() if not succ[i])
         live = [(i, m) for i, m in cur.items() if succ[i]]
-        pmf.append(Fraction(done, scale))
-        left = Fraction(sum(m for _, m in live), scale)
-        if not left or (upto is not None and t >= upto) or (
-                tail is not None and left <= tail):
+        pmf.append(Fraction(done, scale) if done else Fraction(0))
+        alive = sum(m for _, m in live)  # left = alive / scale, compared without a gcd
+        if not alive or (upto is not None and t >= upto) or (
+                tail is not None and alive * tail.denominator <= tail.numerator * scale):
             if upto is not None:  # ended early: the rest of 0..upto has no mass
                 pmf += [Fraction(0)] * (upto + 1 - len(pmf))
-            return pmf, left
+            return pmf, Fraction(alive, scale)
         if t >= MAX_MARKOV_STEPS:
             raise LimitError(
-                f"steps(): {t:,} steps leave {float(left):.3g} of the probability; "
+                f"steps(): {t:,} steps leave {alive / scale:.3g} of the probability; "
                 f"MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,} is the most one call walks: ask "
                 "for a larger tail or a smaller upto", limit="MAX_MARKOV_STEPS", value=t)
+        words = scale.bit_length() // 64 + 1
         limits.charge(sum(len(succ[i]) + 1 for i, _ in live)
-                      * _edge_work(MARKOV_INT_WORK, scale.bit_length()),
+                      * _edge_work(MARKOV_INT_WORK, scale.bit_length())
+                      + 2 * words * words,  # the next row's fraction: one gcd
                       f"steps(): step {t + 1}")
         nxt: dict[int, int] = {}
         get = nxt.get
@@ -705,18 +717,18 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
         depth = _acyclic_depth(chain)
         acyclic = _acyclic_scale(chain)
         if depth is not None and (upto is None or upto >= depth):  # bounded: all of it
-            pmf = (_pmf_acyclic(chain, depth, acyclic) if acyclic is not None
+            pmf = (_pmf_acyclic(chain, depth, acyclic) if _integer(acyclic)  # type: ignore[arg-type]
                    else _pmf(chain, depth, None)[0])
             return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))
-        if acyclic is not None:
-            lcm, height, bits = acyclic
+        if _integer(acyclic):
+            lcm, height, bits = acyclic  # type: ignore[misc]
             _charge(chain, "steps()", _edge_work(MARKOV_INT_WORK, bits) * 2)
             scale = lcm**height
             a, b = _moments_int(chain, lcm, scale)
             mean = Fraction(a, scale)
             var = Fraction(b, scale * lcm) - mean * mean
         else:
-            _charge(chain, "steps()", MARKOV_MOMENT_WORK)
+            _charge(chain, "steps()", _rational_work(MARKOV_MOMENT_WORK, acyclic), solves=2)
             m1, m2 = _moments(chain)
             mean = _fraction(m1[0])
             var = _fraction(m2[0]) - mean * mean
@@ -740,7 +752,7 @@ def _pmf_acyclic(chain: Chain, depth: int, acyclic: tuple[int, int, int]) -> lis
     L**height (``fmpz_poly``; :func:`_acyclic_scale`)."""
     lcm, height, bits = acyclic
     limits.charge((chain.transitions + len(chain.states))
-                  * _edge_work(MARKOV_EDGE_WORK, bits) * (1 + depth // 32),
+                  * _edge_work(MARKOV_EDGE_WORK, bits) * (1 + depth // 4),
                   "steps(): the step-count distribution")
     comps, _ = chain.components()
     succ, weight, total = chain.succ, chain.weight, chain.total

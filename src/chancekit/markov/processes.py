@@ -348,9 +348,24 @@ def _since_cap(system: System) -> int | None:
 
 
 def _state_chain(system: System) -> tuple[Callable[[Any], Any], Any, Callable[[Any], Any]]:
-    """(canonical state, start, probabilities at a state) of a system's state chain."""
+    """(canonical state, start, probabilities at a state) of a system's state chain.
+    Refused up front when the state is known to be too big: a counter capped past
+    MAX_MARKOV_STATES, or a system whose state counts every draw (dice, decks, dynamic
+    dice: no finite chain)."""
+    from chancekit.fair.systems import _CountSystem
+
+    if isinstance(system, _CountSystem) or isinstance(getattr(system, "inner", None),
+                                                      _CountSystem):
+        raise InvalidValueError(
+            f"{type(system).__name__}'s state counts every value drawn, so its chain has no "
+            "end; first_success and long_run take systems with a bounded state (PRD, pity "
+            "timers, gacha, error accumulator, aim assist, lucky streak, history rerolls)")
     sysc = system.copy()
     cap = _since_cap(sysc)
+    if cap is not None:
+        states = (2 if isinstance(system, GachaPity) else 1) * cap + 2
+        upfront(f"{type(system).__name__}'s counter (up to {cap:,} tries since a success)",
+                states, 3 * states)
     if cap is not None:
         def canon(s: Any) -> Any:
             return (min(s[0], cap), *s[1:])
