@@ -256,6 +256,18 @@ def test_icepool_absorbing_results():
     assert steps(ck, 12).mean == icepool.mean_time_to_absorb(ice, 12)
 
 
+def test_eight_threads_get_the_same_exact_answers():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def race(hp):
+        return hp if hp <= 0 else (d(6) + d(6)).map(lambda x: hp - x)
+
+    want = (absorb(race, 40), steps(race, 40))
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: (absorb(race, 40), steps(race, 40)), range(16)))
+    assert all(g == want for g in got)
+
+
 # --------------------------------------------------------------------------- refusals
 def test_a_chain_that_never_absorbs_is_refused_clearly():
     with pytest.raises(InvalidValueError, match="never absorbs"):

@@ -93,6 +93,8 @@ def run_markov(args: argparse.Namespace) -> int:
     from chancekit.errors import InvalidValueError
 
     upto = None if args.upto is None else parse_int(args.upto, "--upto")
+    if upto is not None and upto < 0:
+        raise InvalidValueError("--upto", args.upto, "a count >= 0")
     tail = None if upto is not None else Fraction(1, 10**6)
     winner = None
     if args.kind == "usage-die":
@@ -118,7 +120,12 @@ def run_markov(args: argparse.Namespace) -> int:
         from chancekit.fair.spec import system_from_spec
 
         _need(args, (1,), "one fairness spec (pity:0.006,74,0.06,90, prd:0.25, gacha:...)")
-        system = system_from_spec(args.args[0], None)
+        from chancekit.errors import InvalidTypeError
+
+        try:
+            system = system_from_spec(args.args[0], None)
+        except InvalidTypeError:  # a system of n values: its state counts every draw
+            system = system_from_spec(args.args[0], 2)
         value: Any = True
         if args.value is not None:
             value = {"true": True, "false": False}.get(args.value.lower(), args.value)
@@ -133,7 +140,15 @@ def run_markov(args: argparse.Namespace) -> int:
         seq = tuple(_ints(args.sequence, "--sequence"))
         if not 1 <= len(seq) <= 12:
             raise InvalidValueError("--sequence", args.sequence, "1 to 12 rolls")
-        result = markov.roll_until(args.args[0], lambda last: last == seq, len(seq),
+        from chancekit.dice.notation import dist
+
+        die = dist(args.args[0])
+        missing = [x for x in seq if x not in die]
+        if missing:
+            raise InvalidValueError("--sequence", args.sequence,
+                                    f"rolls {args.args[0]} can show (it never shows "
+                                    f"{missing[0]})")
+        result = markov.roll_until(die, lambda last: last == seq, len(seq),
                                    upto=upto, tail=tail)
         unit = "rolls"
     return _show(args, result, unit, winner)
