@@ -1,11 +1,12 @@
 """chancekit — exact, fast and reproducible randomness for games.
 
-Five capabilities, one subpackage each:
+Six capabilities, one subpackage each:
 
 ============================  =====================================================
 ``chancekit.dice``            exact dice distributions, notation, pools face by face
 ``chancekit.sampling``        Vose alias tables, two-dice tabletop tables, chance tree
 ``chancekit.fair``            decks, dynamic dice & co., exact fairness metrics, tuning
+``chancekit.markov``          exact Markov chains: absorption, time to absorb, long run
 ``chancekit.rng``             PCG32 (bit-exact with the reference), named streams
 ``chancekit.errors``          the one error hierarchy (root: ``ChancekitError``)
 ============================  =====================================================
