@@ -144,6 +144,9 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: (lambda big: lambda: _sampling().ChanceTree({"a": big, "b": 1}))(2**(10**7)),
     # chancekit.rng
     ("MAX_CHILD_DEPTH", "chancekit.limits"): _deep_child,
+    ("MAX_BULK", "chancekit.limits"):
+        lambda: (lambda g: lambda: g.random_array(2**30 + 1))(importlib.import_module(
+            "chancekit.rng").PCG32(1)),
     # chancekit.markov (processes that count their states refuse before exploring)
     ("MAX_MARKOV_STATES", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),

@@ -303,6 +303,9 @@ MARKOV_INT_WORK = 25
 MAX_ID_LENGTH = 1024
 #: deepest nesting of ``Streams.child`` (and of ``children`` in a saved file)
 MAX_CHILD_DEPTH = 100
+#: elements of one bulk PCG32 array (``u32_array``, ``random_array``, ``randbelow_array``:
+#: 4 or 8 GiB) and 32-bit words of one ``getrandbits`` (2**35 bits)
+MAX_BULK = 2**30
 
 # -- the command line (chancekit.cli)
 

@@ -26,6 +26,8 @@
 
 #define MULT 6364136223846793005ULL
 #define TWO32 4294967296ULL
+/* the most bits of one getrandbits: 32 * chancekit.limits.MAX_BULK (2**30 words) */
+#define MAX_BITS (32LL << 30)
 /* at least this many words before the GIL is released for a fill */
 #define RELEASE_AT 65536
 
@@ -284,14 +286,13 @@ Core_getrandbits(CoreObject *self, PyObject *arg)
         if (overflow == 0 && k >= 0) {
             if (k <= 32)
                 return PyLong_FromUnsignedLong(k ? step(self) >> (32 - k) : 0);
-            if (k / 32 < PY_SSIZE_T_MAX / 8) {
+            if (k <= MAX_BITS) {
                 int top = (int)(k % 32);
                 return words_int(self, (Py_ssize_t)((k + 31) / 32), top ? top : 32);
             }
         }
-        if (overflow > 0 || k > 0)
-            return PyErr_NoMemory();
     }
+    /* anything else (a bad type or value, or past MAX_BITS: a LimitError): in Python */
     return PyObject_CallMethod((PyObject *)self, "_getrandbits_checked", "O", arg);
 }
 

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from chancekit import _state
 from chancekit._validate import require_int
-from chancekit.errors import InvalidTypeError, InvalidValueError, StateError, quote
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
+from chancekit.limits import MAX_BULK
 
 if TYPE_CHECKING:
     import numpy as np
@@ -258,7 +259,7 @@ class _PyCore:
         >>> PurePCG32(42, 54).getrandbits(32) == 0xA15C02B7
         True
         """
-        if k.__class__ is not int or k < 0:
+        if k.__class__ is not int or not 0 <= k <= 32 * MAX_BULK:
             return self._getrandbits_checked(k)  # type: ignore[attr-defined,no-any-return]
         if k <= 32:
             return self.next_u32() >> (32 - k) if k else 0
@@ -365,7 +366,24 @@ class _Generator:
         return self.randbelow(require_int("bound", bound, lo=1))  # type: ignore[attr-defined,no-any-return]
 
     def _getrandbits_checked(self, k: Any) -> int:
-        return self.getrandbits(require_int("k", k, lo=0))  # type: ignore[attr-defined,no-any-return]
+        k = require_int("k", k, lo=0)
+        if k > 32 * MAX_BULK:
+            raise LimitError(
+                f"getrandbits({k:,}) asks for more than {32 * MAX_BULK:,} bits (MAX_BULK = "
+                f"{MAX_BULK:,} words, chancekit.limits); draw it in parts",
+                limit="MAX_BULK", value=k)
+        return self.getrandbits(k)  # type: ignore[attr-defined,no-any-return]
+
+    @staticmethod
+    def _bulk_n(n: Any) -> int:
+        """``n`` for a bulk method: an int from 0 to :data:`~chancekit.limits.MAX_BULK`."""
+        n = require_int("n", n, lo=0)
+        if n > MAX_BULK:
+            raise LimitError(
+                f"n = {n:,} draws in one array is more than MAX_BULK = {MAX_BULK:,} "
+                "(chancekit.limits); draw in blocks (each block continues the stream)",
+                limit="MAX_BULK", value=n)
+        return n
 
     def advance(self, delta: int) -> None:
         """Jump ``delta`` steps ahead (or back, if negative) in O(log |delta|).
@@ -430,7 +448,7 @@ class _Generator:
         """
         import numpy as np
 
-        out = np.empty(require_int("n", n, lo=0), dtype=np.uint32)
+        out = np.empty(self._bulk_n(n), dtype=np.uint32)
         self._fill_u32(out)  # type: ignore[attr-defined]
         return out
 
@@ -445,7 +463,7 @@ class _Generator:
         """
         import numpy as np
 
-        out = np.empty(require_int("n", n, lo=0), dtype=np.float64)
+        out = np.empty(self._bulk_n(n), dtype=np.float64)
         self._fill_random(out)  # type: ignore[attr-defined]
         return out
 
@@ -462,7 +480,7 @@ class _Generator:
         import numpy as np
 
         bound = require_int("bound", bound, lo=1)
-        n = require_int("n", n, lo=0)
+        n = self._bulk_n(n)
         if bound > 1 << 32:
             raise InvalidValueError(
                 "bound", bound, "an integer from 1 to 2**32 for randbelow_array "
