@@ -143,7 +143,30 @@ def test_acyclic_chains_take_the_integer_passes_and_agree(step):
     got = absorb(step, 0)
     want, mean = _oracle_absorb(step, 0)
     assert got.pmf() == want
-    assert steps(step, 0).mean == mean
+    s = steps(step, 0)
+    assert s.mean == mean
+    walk = steps(step, 0, tail=Fraction(1, 10**30))  # the variance from the walked pmf
+    m1 = sum(t * p for t, p in enumerate(walk.pmf))
+    m2 = sum(t * t * p for t, p in enumerate(walk.pmf))
+    assert abs((m2 - m1 * m1) - s.variance) < Fraction(1, 10**20)
+
+
+@settings(max_examples=15)
+@given(chains(), st.integers(0, 2**32 - 1))
+def test_steps_mean_agrees_with_simulation_of_random_chains(step, seed):
+    s = steps(step, 0)
+    table = _table(step, 0)
+    rng = random.Random(seed)
+    runs, total = 3000, 0
+    for _ in range(runs):
+        x, t = 0, 0
+        while table[x] != {x: 1}:
+            nxt = list(table[x])
+            x = rng.choices(nxt, [float(table[x][y]) for y in nxt])[0]
+            t += 1
+        total += t
+    se = (float(s.variance) / runs) ** 0.5
+    assert abs(total / runs - float(s.mean)) <= 5 * se + 1e-9
 
 
 @settings(max_examples=40)
