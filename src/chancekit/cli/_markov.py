@@ -63,14 +63,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_markov)
 
 
-def _need(args: argparse.Namespace, counts: tuple[int, ...], usage: str) -> None:
-    from chancekit.errors import InvalidValueError
-
-    if len(args.args) not in counts:
-        raise InvalidValueError(f"markov {args.kind} takes {usage}; got {len(args.args)} "
-                                f"argument(s): {' '.join(args.args) or '(none)'}")
-
-
 def parse_int(text: str, what: str) -> int:
     """A strict integer argument (:func:`~chancekit.cli._common.parse_int_text`)."""
     from chancekit.cli._common import parse_int_text
@@ -82,75 +74,16 @@ def parse_int(text: str, what: str) -> int:
     return value
 
 
-def _ints(text: str, what: str) -> list[int]:
-    return [parse_int(x.strip(), what) for x in text.split(",") if x.strip()]
-
-
 def run_markov(args: argparse.Namespace) -> int:
-    from fractions import Fraction
-
-    from chancekit import markov
     from chancekit.errors import InvalidValueError
+    from chancekit.markov.processes import builtin
 
     upto = None if args.upto is None else parse_int(args.upto, "--upto")
     if upto is not None and upto < 0:
         raise InvalidValueError("--upto", args.upto, "a count >= 0")
-    tail = None if upto is not None else Fraction(1, 10**6)
-    winner = None
-    if args.kind == "usage-die":
-        _need(args, tuple(range(1, 101)), "one or more dice (d12 d10 d8 ...)")
-        ladder = [a if not a.isdigit() else int(a) for a in args.args]
-        result = markov.usage_die(ladder, down=set(_ints(args.down, "--down")), upto=upto,
-                                  tail=tail)
-        unit = "uses"
-    elif args.kind == "race":
-        _need(args, (2, 4), "HP DAMAGE, or HP1 DMG1 HP2 DMG2")
-        order = "alternating" if args.alternating else "simultaneous"
-        if len(args.args) == 2:
-            race = markov.hp_race(parse_int(args.args[0], "HP"), args.args[1], order=order,
-                                  upto=upto, tail=tail)
-        else:
-            hp = (parse_int(args.args[0], "HP1"), parse_int(args.args[2], "HP2"))
-            race = markov.hp_race(hp, (args.args[1], args.args[3]), order=order, upto=upto,
-                                  tail=tail)
-            winner = race.winner
-        result = race.rounds
-        unit = "rounds"
-    elif args.kind == "pity":
-        from chancekit.fair.spec import system_from_spec
-
-        _need(args, (1,), "one fairness spec (pity:0.006,74,0.06,90, prd:0.25, gacha:...)")
-        from chancekit.errors import InvalidTypeError
-
-        try:
-            system = system_from_spec(args.args[0], None)
-        except InvalidTypeError:  # a system of n values: its state counts every draw
-            system = system_from_spec(args.args[0], 2)
-        value: Any = True
-        if args.value is not None:
-            value = {"true": True, "false": False}.get(args.value.lower(), args.value)
-        elif "featured" in system.values:
-            value = "featured"
-        result = markov.first_success(system, value, upto=upto, tail=tail)
-        unit = "pulls"
-    else:  # until
-        _need(args, (1,), "one die (1d6) and --sequence")
-        if not args.sequence:
-            raise InvalidValueError("--sequence", args.sequence, "the rolls to wait for, e.g. 6,6")
-        seq = tuple(_ints(args.sequence, "--sequence"))
-        if not 1 <= len(seq) <= 12:
-            raise InvalidValueError("--sequence", args.sequence, "1 to 12 rolls")
-        from chancekit.dice.notation import dist
-
-        die = dist(args.args[0])
-        missing = [x for x in seq if x not in die]
-        if missing:
-            raise InvalidValueError("--sequence", args.sequence,
-                                    f"rolls {args.args[0]} can show (it never shows "
-                                    f"{missing[0]})")
-        result = markov.roll_until(die, lambda last: last == seq, len(seq),
-                                   upto=upto, tail=tail)
-        unit = "rolls"
+    result, winner, unit = builtin(args.kind, args.args, down=args.down,
+                                   alternating=args.alternating, value=args.value,
+                                   sequence=args.sequence, upto=upto)
     return _show(args, result, unit, winner)
 
 

@@ -39,8 +39,8 @@ from chancekit.markov.chain import (
     upfront,
 )
 
-__all__ = ["Race", "board", "draw_until", "first_success", "hp_race", "long_run",
-           "monopoly", "roll_until", "usage_die"]
+__all__ = ["BUILTINS", "Race", "board", "builtin", "draw_until", "first_success", "hp_race",
+           "long_run", "monopoly", "roll_until", "usage_die"]
 
 
 def _die(value: Any, what: str) -> Distribution:
@@ -580,3 +580,96 @@ def monopoly(sides: int = 6) -> Distribution:
                           lambda at: (at - 3) % 40] + [None] * 6
     return board(40, sides=sides, doubles=3, jail=10, go_to={30: 10}, jail_ends_run=False,
                  cards={2: chest, 17: chest, 33: chest, 7: chance, 22: chance, 36: chance})
+
+
+# --------------------------------------------------------------------------- built-ins
+#: the processes the command line and the web calculator offer, and what each counts
+BUILTINS = {"usage-die": "uses", "race": "rounds", "pity": "pulls", "until": "rolls"}
+
+
+def _int_text(text: str, what: str) -> int:
+    t = text.strip()
+    if not (t.isascii() and t.lstrip("+-").isdigit() and len(t) <= 12):
+        raise InvalidValueError(what, text, "an integer")
+    return int(t)
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    return [_int_text(x, what) for x in text.split(",") if x.strip()]
+
+
+def builtin(kind: str, args: Sequence[str], *, down: str = "1,2", alternating: bool = False,
+            value: str | None = None, sequence: str | None = None,
+            upto: int | None = None) -> tuple[Steps, Distribution | None, str]:
+    """One of the :data:`BUILTINS` from text arguments, as the command line and the web
+    calculator give them: ``(count, winner or None, unit)``. A count with no bound is
+    walked up to ``upto``, or until less than 1e-6 is left.
+
+    - ``usage-die DIE...`` (``down``: the faces that step down, "1,2");
+    - ``race HP DAMAGE`` or ``race HP1 DMG1 HP2 DMG2`` (each fighter's HP, then the damage
+      it deals; ``alternating``: the first strikes first);
+    - ``pity SPEC``: a fairness spec (``pity:0.006,74,0.06,90``, ``gacha:…``, ``prd:0.25``);
+      ``value``: the value waited for (default True, or ``featured``);
+    - ``until DIE`` with ``sequence`` ("6,6"): rolls until the last rolls are it.
+
+    >>> count, winner, unit = builtin("until", ["1d6"], sequence="6,6", upto=2)
+    >>> count.mean, count.pmf[2], unit
+    (Fraction(42, 1), Fraction(1, 36), 'rolls')
+    """
+    if kind not in BUILTINS:
+        raise InvalidValueError("kind", kind, "one of " + ", ".join(BUILTINS))
+    args = [str(a) for a in args]
+
+    def need(counts: tuple[int, ...], usage: str) -> None:
+        if len(args) not in counts:
+            raise InvalidValueError(f"{kind} takes {usage}; got {len(args)} argument(s): "
+                                    f"{' '.join(args) or '(none)'}")
+
+    if upto is not None:
+        upto = require_int("upto", upto, lo=0)
+    tail = None if upto is not None else Fraction(1, 10**6)
+    winner = None
+    if kind == "usage-die":
+        need(tuple(range(1, 101)), "one or more dice (d12 d10 d8 ...)")
+        ladder = [int(a) if a.isascii() and a.isdigit() else a for a in args]
+        count = usage_die(ladder, down=set(_int_list(down, "down")), upto=upto, tail=tail)
+    elif kind == "race":
+        need((2, 4), "HP DAMAGE, or HP1 DMG1 HP2 DMG2")
+        order = "alternating" if alternating else "simultaneous"
+        if len(args) == 2:
+            race = hp_race(_int_text(args[0], "HP"), args[1], order=order, upto=upto,
+                           tail=tail)
+        else:
+            hp = (_int_text(args[0], "HP1"), _int_text(args[2], "HP2"))
+            race = hp_race(hp, (args[1], args[3]), order=order, upto=upto, tail=tail)
+            winner = race.winner
+        count = race.rounds
+    elif kind == "pity":
+        from chancekit.errors import InvalidTypeError as _Type
+        from chancekit.fair.spec import system_from_spec
+
+        need((1,), "one fairness spec (pity:0.006,74,0.06,90, prd:0.25, gacha:...)")
+        try:
+            system = system_from_spec(args[0], None)
+        except _Type:  # a system of n values: its state counts every draw
+            system = system_from_spec(args[0], 2)
+        wanted: Any = True
+        if value is not None:
+            wanted = {"true": True, "false": False}.get(value.lower(), value)
+        elif "featured" in system.values:
+            wanted = "featured"
+        count = first_success(system, wanted, upto=upto, tail=tail)
+    else:
+        need((1,), "one die (1d6) and a sequence")
+        if not sequence:
+            raise InvalidValueError("sequence", sequence, "the rolls to wait for, e.g. 6,6")
+        seq = tuple(_int_list(sequence, "sequence"))
+        if not 1 <= len(seq) <= 12:
+            raise InvalidValueError("sequence", sequence, "1 to 12 rolls")
+        die = _die(args[0], "die")
+        missing = [x for x in seq if x not in die]
+        if missing:
+            raise InvalidValueError("sequence", sequence, f"rolls {args[0]} can show (it "
+                                    f"never shows {missing[0]})")
+        count = roll_until(die, lambda last: last == seq, len(seq), upto=upto, tail=tail)
+    return count, winner, BUILTINS[kind]
