@@ -36,7 +36,7 @@ def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None 
                          limit="depth", value=depth)
     stay = {k: w for k, w in die._w.items() if k not in fire}
     boom = {k: w for k, w in die._w.items() if k in fire}
-    if die._int:
+    if die._int and _dense_fits(die, depth):
         # checked before any work, before the die's dense polynomial is built (faces 1
         # and 10**17 would make it 10**17 coefficients): the result spans at most
         # (depth + 1) * (n - 1) + 1 outcomes with weights of about (depth + 1) *
@@ -72,7 +72,12 @@ def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None 
                 e = flint.fmpz_poly([int(c) // g for c in e.coeffs()])
         return caps.attach(Distribution._from_poly(e_off, e),
                            *caps.explode_cap(die, fire, depth))
-    # general outcomes: dictionary convolution
+    # general outcomes, or whole numbers far from 0 (faces 10**6 and 10**6 + 1 make few
+    # sums but a dense polynomial of millions of coefficients): dictionary convolution,
+    # its outcomes bounded and its work charged before it starts
+    work = _dict_explode_work(die, len(stay), len(boom), depth)
+    _charge(work, f"exploding a die with {len(die._w)} faces {depth} times")
+    limits.count(work)
     cur = die
     for _ in range(depth):
         out: dict[Any, int] = {}
@@ -84,6 +89,49 @@ def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None 
                 out[r] = out.get(r, 0) + w * v
         cur = Distribution._raw(out)
     return caps.attach(cur, *caps.explode_cap(die, fire, depth))
+
+
+def _dense_fits(die: Distribution, depth: int) -> bool:
+    """Whether the dense polynomial of a whole-number die's explosion is about as long as
+    the calibrated span ``(depth + 1) * (n - 1) + 1`` (faces near 0; a chain of ``m``
+    faces sums to between ``m * lo`` and ``m * hi``), so :func:`explode_work` prices it."""
+    lo, hi = die.outcomes()[0], die.outcomes()[-1]
+    span = (depth + 1) * (hi - lo) + 1
+    lower = lo if lo >= 0 else (depth + 1) * lo
+    upper = hi if hi <= 0 else (depth + 1) * hi
+    return upper - lower + 1 <= 2 * span + 1
+
+
+def _dict_explode_work(die: Distribution, n_stay: int, n_boom: int, depth: int) -> int:
+    """Work of the dictionary explosion, refused past MAX_OUTCOMES outcomes: level k has
+    at most ``n_stay + n_boom * |level k - 1|`` outcomes, and at most ``C(k + b, b) * n``
+    (a multiset of at most k of the b exploding faces, then any face), and for whole
+    numbers at most the dense span; each pair costs a dictionary entry and a product of
+    weights of about ``(k + 1) log2(total)`` bits. O(depth)."""
+    n = len(die._w)
+    lb = max(1.0, math.log2(max(2, die._total)))
+    dense: float = math.inf
+    if all(type(x) is int or type(x) is Fraction for x in die._w):
+        # rational faces: every sum is a multiple of 1/L (L the denominators' lcm) in the
+        # range a chain of 1 to depth + 1 faces can reach
+        lo, hi = min(die._w), max(die._w)
+        lower = lo if lo >= 0 else (depth + 1) * lo
+        upper = hi if hi <= 0 else (depth + 1) * hi
+        den = math.lcm(*(Fraction(x).denominator for x in die._w))
+        dense = int((upper - lower) * den) + 1
+    bound, multisets, work = n, 1, 0
+    for k in range(1, depth + 1):
+        work += (n_boom * bound + n_stay) * (limits.ENTRY_WORK + int((k + 1) * lb) // 64)
+        if multisets <= MAX_OUTCOMES:
+            multisets = multisets * (k + n_boom) // k  # C(k + b, b)
+        bound = min(n_stay + n_boom * bound, multisets * n, dense)
+        if bound > MAX_OUTCOMES:
+            raise LimitError(
+                f"exploding this die {depth} times can give {bound:,} outcomes after {k} "
+                f"explosions (its {n} faces, {n_boom} of them exploding), more than "
+                f"MAX_OUTCOMES = {MAX_OUTCOMES:,}; use fewer faces or a smaller depth",
+                limit="MAX_OUTCOMES", value=bound)
+    return work
 
 
 def explode_work(n: int, total: int, depth: int) -> int:
