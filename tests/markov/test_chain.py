@@ -327,7 +327,7 @@ def test_limits_are_counted_while_exploring_and_estimated_before_solving(monkeyp
         upfront("x", 10, 10, block=5000)
     assert e.value.limit == "MAX_MARKOV_BLOCK"
     with pytest.raises(LimitError) as e:
-        upfront("x", 1000, 4_000_000, block=999)
+        upfront("x", 1000, 900_000, block=999)
     assert e.value.limit == "MAX_MARKOV_WORK"
     with pytest.raises(LimitError) as e:
         steps(lambda n: n, 0, upto=100_001)
@@ -337,6 +337,15 @@ def test_limits_are_counted_while_exploring_and_estimated_before_solving(monkeyp
         steps(lambda n: Distribution({n: 1, n + 1: 1}) if n < 2 else n, 0,
               tail=Fraction(1, 2**200_000))
     assert e.value.limit in ("MAX_MARKOV_WORK", "MAX_MARKOV_STEPS")
+
+
+def test_an_error_in_the_step_function_names_the_state():
+    def step(n):
+        return 1 // (3 - n) if n < 5 else n
+
+    with pytest.raises(ZeroDivisionError) as e:
+        absorb(lambda n: n + 1 if n < 3 else step(n), 0)
+    assert "in step(3)" in "".join(getattr(e.value, "__notes__", []))
 
 
 def test_solve_work_is_estimated_from_the_explored_chain():

@@ -109,6 +109,16 @@ def test_one_sided_race_closed_form():
     assert hp_race(30, "2d6").rounds.distribution is not None
 
 
+def test_damage_that_never_lowers_hp_is_refused():
+    for damage in ("0", "1d2-2"):
+        with pytest.raises(InvalidValueError, match="never ends"):
+            hp_race(10, damage)
+    with pytest.raises(InvalidValueError, match="never ends"):
+        hp_race((5, 5), ("0", "0"))
+    # one side harmless: the other always wins
+    assert hp_race((5, 5), ("0", "1d4")).winner.pmf() == {"second": 1}
+
+
 def test_hp_race_bad_input():
     with pytest.raises(InvalidValueError, match="order"):
         hp_race(10, "1d6", order="random")

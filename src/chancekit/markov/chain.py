@@ -245,7 +245,12 @@ def explore(step: Step, start: Hashable) -> Chain:
     i = 0
     while i < len(states):
         s = states[i]
-        nxt = _coerce(step(s), s, cache)
+        try:
+            nxt = _coerce(step(s), s, cache)
+        except Exception as e:  # the user's step: say at which state it failed
+            if not isinstance(e, InvalidTypeError | InvalidValueError):
+                e.add_note(f"(in step({quote(s, limit=80)}) of a chancekit.markov chain)")
+            raise
         loop = 0
         ss: list[int] = []
         ww: list[int] = []

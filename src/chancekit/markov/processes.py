@@ -142,6 +142,9 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
         a = require_int("hp", hp, lo=1, hi=10**6)
         dmg = _die(damage, "damage")
         _ints(dmg, "damage")
+        if max(dmg.outcomes()) <= 0:
+            raise InvalidValueError("damage", damage, "damage that can lower the HP (some "
+                                    "outcome above 0): else the race never ends")
         times = _times(a, dmg) if method == "auto" else None
         if times is not None:
             return Race(None, _cut(_steps_of(times), upto))
@@ -158,6 +161,9 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
     db = _die(damage[1], "damage[1]")
     _ints(da, "damage[0]")
     _ints(db, "damage[1]")
+    if max(da.outcomes()) <= 0 and max(db.outcomes()) <= 0:
+        raise InvalidValueError("damage", damage, "damage that can lower someone's HP (an "
+                                "outcome above 0 on either side): else the race never ends")
     if method == "auto":
         ta, tb = _times(a, db), _times(b, da)  # rounds until first / second goes down
         if ta is not None and tb is not None:
