@@ -156,6 +156,12 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
     ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(900, "1d2"),
+    # chancekit.anydice (a :s function with state: every sorted roll of 20d20 enumerated)
+    ("MAX_ANYDICE_WORK", "chancekit.limits"): lambda: lambda: _anydice(
+        "T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]"),
+    ("MAX_FUNCTION_DEPTH", "chancekit.limits"):
+        lambda: lambda: _anydice('set "maximum function depth" to 1001'),
+    ("MAX_SEQUENCE", "chancekit.limits"): lambda: lambda: _anydice("output #{1..1000001}"),
 }
 
 #: rows allowed more Python calls than MAX_CALLS before refusing, and why
@@ -170,6 +176,12 @@ CALL_ALLOWANCE: dict[tuple[str, str], int] = {
 OTHER_ERRORS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     ("MAX_DEPTH", "chancekit.limits"): (NotationError, "nested too deeply (more than 100"),
 }
+
+
+def _anydice(text: str) -> Any:
+    from chancekit.anydice import run
+
+    return run(text)
 
 
 def _dist(text: str) -> Any:

@@ -33,6 +33,7 @@ Programs that hit a known AnyDice defect get the exact answer and a warning
 
 from __future__ import annotations
 
+import sys
 import warnings as _warnings
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -45,6 +46,10 @@ from chancekit.limits import MAX_ANYDICE_WORK, evaluation
 
 __all__ = ["EMPTY", "AnyDiceError", "AnyDiceResult", "AnyDiceWarning", "Empty", "run",
            "run_program"]
+
+
+#: the Python recursion limit an AnyDice run needs (MAX_FUNCTION_DEPTH levels)
+_RECURSION = 20_000
 
 
 class Empty:
@@ -111,6 +116,11 @@ def run_program(text: str) -> AnyDiceResult:
         raise InvalidTypeError("text", text, "a str (an AnyDice program)")
     program = parse(text)
     interp = Interpreter(text, program)
+    # a function at "maximum function depth" 1000 nests about 10 Python frames a level:
+    # allow that (Python 3.11+ keeps pure-Python frames off the C stack); deeper still is
+    # refused below as a LimitError, never a RecursionError
+    if sys.getrecursionlimit() < _RECURSION:
+        sys.setrecursionlimit(_RECURSION)
     with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK", refuse=_refuse):
         try:
             interp.run()

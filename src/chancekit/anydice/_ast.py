@@ -19,10 +19,11 @@ __all__ = ["Assign", "Binary", "Call", "FunctionDef", "If", "Item", "Loop", "Num
 
 
 class Node:
-    __slots__ = ("column", "line", "size")
+    __slots__ = ("column", "height", "line", "size")
     line: int
     column: int
     size: int
+    height: int
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
@@ -33,14 +34,14 @@ class Num(Node):
     __slots__ = ("value",)
 
     def __init__(self, value: int, line: int, column: int) -> None:
-        self.value, self.line, self.column, self.size = value, line, column, 1
+        self.value, self.line, self.column, self.size, self.height = value, line, column, 1, 1
 
 
 class Var(Node):
     __slots__ = ("name",)
 
     def __init__(self, name: str, line: int, column: int) -> None:
-        self.name, self.line, self.column, self.size = name, line, column, 1
+        self.name, self.line, self.column, self.size, self.height = name, line, column, 1, 1
 
 
 class Item(Node):
@@ -53,6 +54,7 @@ class Item(Node):
         self.value, self.stop, self.repeat = value, stop, repeat
         self.line, self.column = line, column
         self.size = 1 + sum(x.size for x in (value, stop, repeat) if x is not None)
+        self.height = 1 + max(x.height for x in (value, stop, repeat) if x is not None)
 
 
 class SeqLit(Node):
@@ -61,6 +63,7 @@ class SeqLit(Node):
     def __init__(self, items: tuple[Item, ...], line: int, column: int) -> None:
         self.items, self.line, self.column = items, line, column
         self.size = 1 + sum(i.size for i in items)
+        self.height = 1 + max((i.height for i in items), default=0)
 
 
 class Unary(Node):
@@ -71,6 +74,7 @@ class Unary(Node):
     def __init__(self, op: str, operand: Any, line: int, column: int) -> None:
         self.op, self.operand, self.line, self.column = op, operand, line, column
         self.size = 1 + operand.size
+        self.height = 1 + operand.height
 
 
 class Binary(Node):
@@ -79,6 +83,7 @@ class Binary(Node):
     def __init__(self, op: str, left: Any, right: Any, line: int, column: int) -> None:
         self.op, self.left, self.right, self.line, self.column = op, left, right, line, column
         self.size = 1 + left.size + right.size
+        self.height = 1 + max(left.height, right.height)
 
 
 class Call(Node):
@@ -90,6 +95,7 @@ class Call(Node):
                  column: int) -> None:
         self.key, self.args, self.line, self.column = key, args, line, column
         self.size = 1 + sum(a.size for a in args)
+        self.height = 1 + max((a.height for a in args), default=0)
 
 
 class Param:

@@ -30,6 +30,10 @@ __all__ = ["NODE_WORK", "Interpreter"]
 
 #: work units charged per syntax-tree node evaluated (about 0.5 us of interpretation)
 NODE_WORK = 25
+#: work units of one function call's own machinery (binding, a copy of the caller's
+#: variables, mixing the results: about 20 us) and of one expansion iteration (5 us)
+CALL_WORK = 1000
+ITERATION_WORK = 250
 
 _DEFAULTS = {"position order": "highest first", "explode depth": 2,
              "maximum function depth": 10}
@@ -52,6 +56,7 @@ class Interpreter:
         self._assigned: dict[int, frozenset[str]] = {}
         self._compiled: dict[int, Any] = {}
         self._keep: list[Any] = []
+        self._plans: dict[tuple[int, int], Any] = {}
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -73,7 +78,7 @@ class Interpreter:
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> None:
-        self.charge(sum(s.size for s in self.program) * NODE_WORK, "running the program")
+        self.charge(static_cost(self.program) * NODE_WORK, "running the program")
         self.block(self.program, {})
 
     def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
@@ -100,9 +105,9 @@ class Interpreter:
             if isinstance(value, V.Die):
                 raise self.error("a loop runs over a sequence or a number, not a die", stmt.expr)
             items = (value,) if isinstance(value, int) else value
-            body_size = sum(s.size for s in stmt.body)
+            body_size = static_cost(stmt.body)
             self.charge(len(items) * body_size * NODE_WORK,
-                        f"a loop of {len(items)} rounds over {body_size} steps")
+                        f"a loop of {len(items):,} rounds over {body_size:,} steps")
             for x in items:
                 env[stmt.name] = x
                 self.block(stmt.body, env)
@@ -173,8 +178,8 @@ class Interpreter:
                                  stmt, str(value))
             if name == "maximum function depth" and value > MAX_FUNCTION_DEPTH:
                 raise LimitError(f'"maximum function depth" {value} is past the limit '
-                                 f"{MAX_FUNCTION_DEPTH}", limit="MAX_FUNCTION_DEPTH",
-                                 value=value)
+                                 f"MAX_FUNCTION_DEPTH = {MAX_FUNCTION_DEPTH}",
+                                 limit="MAX_FUNCTION_DEPTH", value=value)
             if name == "explode depth" and value > limits.MAX_EXPLODE_DEPTH:
                 raise LimitError(f'"explode depth" {value} is past MAX_EXPLODE_DEPTH = '
                                  f"{limits.MAX_EXPLODE_DEPTH}", limit="MAX_EXPLODE_DEPTH",
@@ -315,6 +320,7 @@ class Interpreter:
         if self.depth >= self.settings["maximum function depth"]:
             return V.EMPTY
         args = [f(env) for f in arg_fns]
+        self.charge(CALL_WORK + len(env), "a function call")
         func = self.funcs.get(node.key)
         if func is not None:
             kinds = [p.kind for p in func.params]
@@ -379,7 +385,7 @@ class Interpreter:
         total = 1
         for items in lists:
             total *= len(items)
-        self.charge(total * (body_size + len(expansion)) * NODE_WORK,
+        self.charge(total * (body_size * NODE_WORK + ITERATION_WORK),
                     f"a function expanded over {total:,} outcomes")
         for combo in itertools.product(*reversed(lists)):
             yield combo[::-1]
@@ -445,7 +451,7 @@ class Interpreter:
                   varying: set[str]) -> tuple[Any, list[str], Any] | None:
         """The body rewritten to read features of the roll, the feature variables and the
         feature vectors with weights (one face walk), or None (enumerate the rolls)."""
-        p = _pools.plan(func, i)
+        p = _pools.plan(func, i, self._plans)
         if (p is None or any(k in self.funcs for k in p.builtins)
                 or _pools.operand_reads(p) & varying):
             return None
@@ -486,6 +492,41 @@ class Interpreter:
                 args[i] = value
             results.append((entry.func(self, *args), weight))
         return V.mix(results)
+
+
+def static_cost(stmts: tuple[Any, ...]) -> int:
+    """Nodes a block evaluates, counting a nested loop over a literal range ``{a..b}`` as
+    its rounds times its body (so nested loops are refused before the outer one starts);
+    other loops count once (they charge their rounds when they start)."""
+    total = 0
+    for s in stmts:
+        if isinstance(s, A.Loop):
+            rounds = _literal_length(s.expr)
+            total += s.expr.size + max(rounds, 1) * static_cost(s.body)
+        elif isinstance(s, A.If):
+            total += sum(c.size + static_cost(b) for c, b in s.branches)
+            total += static_cost(s.orelse or ())
+        elif isinstance(s, A.FunctionDef):
+            total += 1
+        else:
+            total += s.size
+    return total
+
+
+def _literal_length(expr: Any) -> int:
+    if not isinstance(expr, A.SeqLit):
+        return 1
+    n = 0
+    for i in expr.items:
+        if i.repeat is not None:
+            return 1
+        if i.stop is None:
+            n += 1
+        elif isinstance(i.value, A.Num) and isinstance(i.stop, A.Num):
+            n += max(0, i.stop.value - i.value.value + 1)
+        else:
+            return 1
+    return n
 
 
 def _assigned(stmts: tuple[Any, ...]) -> set[str]:

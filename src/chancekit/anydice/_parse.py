@@ -27,6 +27,8 @@ __all__ = ["parse"]
 
 
 _CMP = ("=", "!=", "<", "<=", ">", ">=")
+#: the longest chain of operators in one expression (its tree is evaluated recursively)
+_HEIGHT = 2000
 _PREFIX = ("-", "+", "!", "#", "d")
 
 
@@ -202,53 +204,60 @@ class _Parser:
 
     # -- expressions ----------------------------------------------------------------------
 
+    def binary(self, tok: Token, left: Any, right: Any) -> A.Binary:
+        node = A.Binary(tok.text, left, right, tok.line, tok.column)
+        if node.height > _HEIGHT:
+            raise self.error(f"this expression is too long: more than {_HEIGHT} operators in "
+                             "a chain (use a loop)", tok)
+        return node
+
     def expr(self) -> Any:
         left = self.comparison()
         while self.peek().kind == "op" and self.peek().text in ("&", "|"):
             tok = self.next()
-            left = A.Binary(tok.text, left, self.comparison(), tok.line, tok.column)
+            left = self.binary(tok, left, self.comparison())
         return left
 
     def comparison(self) -> Any:
         left = self.additive()
         while self.peek().kind == "op" and self.peek().text in _CMP:
             tok = self.next()
-            left = A.Binary(tok.text, left, self.additive(), tok.line, tok.column)
+            left = self.binary(tok, left, self.additive())
         return left
 
     def additive(self) -> Any:
         left = self.multiplicative()
         while self.peek().kind == "op" and self.peek().text in ("+", "-"):
             tok = self.next()
-            left = A.Binary(tok.text, left, self.multiplicative(), tok.line, tok.column)
+            left = self.binary(tok, left, self.multiplicative())
         return left
 
     def multiplicative(self) -> Any:
         left = self.power()
         while self.peek().kind == "op" and self.peek().text in ("*", "/"):
             tok = self.next()
-            left = A.Binary(tok.text, left, self.power(), tok.line, tok.column)
+            left = self.binary(tok, left, self.power())
         return left
 
     def power(self) -> Any:
         left = self.position()
         while self.at("op", "^"):
             tok = self.next()
-            left = A.Binary("^", left, self.position(), tok.line, tok.column)
+            left = self.binary(tok, left, self.position())
         return left
 
     def position(self) -> Any:
         left = self.dice()
         while self.at("op", "@"):
             tok = self.next()
-            left = A.Binary("@", left, self.dice(), tok.line, tok.column)
+            left = self.binary(tok, left, self.dice())
         return left
 
     def dice(self) -> Any:
         left = self.unary()
         while self.at("op", "d"):
             tok = self.next()
-            left = A.Binary("d", left, self.unary(), tok.line, tok.column)
+            left = self.binary(tok, left, self.unary())
         return left
 
     def unary(self) -> Any:
@@ -264,6 +273,9 @@ class _Parser:
     def atom(self) -> Any:
         tok = self.peek()
         if tok.kind == "num":
+            if len(tok.text) > 300:
+                raise self.error(f"a number of {len(tok.text)} digits is too long (at most "
+                                 "300; AnyDice's numbers are 64-bit)")
             self.next()
             return A.Num(int(tok.text), tok.line, tok.column)
         if tok.kind == "var":

@@ -57,23 +57,14 @@ class Plan:
         self.names = names
 
 
-_plans: dict[tuple[int, int], Plan | None] = {}
-
-
-def plan(func: A.FunctionDef, index: int) -> Plan | None:
+def plan(func: A.FunctionDef, index: int, cache: dict[tuple[int, int], Any]) -> Plan | None:
     """The rewrite of ``func`` for its parameter ``index``, or None when the body uses it
-    in another way (cached per function)."""
+    in another way (cached in ``cache``, one per program run: keyed by ``id(func)``, the
+    tree living as long as the run)."""
     key = (id(func), index)
-    if key in _plans:
-        got = _plans[key]
-        return got
-    result = _make(func, index)
-    _plans[key] = result
-    _keep.append(func)
-    return result
-
-
-_keep: list[Any] = []
+    if key not in cache:
+        cache[key] = _make(func, index)
+    return cache[key]
 
 
 def _make(func: A.FunctionDef, index: int) -> Plan | None:
@@ -304,7 +295,10 @@ class _FeatureRule(FaceRule):
         return state[1:]
 
 
+#: one rule object per feature set, so the pool engine's memo cache (keyed by rule
+#: identity) is reused across calls; cleared past RULES_KEPT entries
 _rules: dict[tuple[Any, ...], _FeatureRule] = {}
+RULES_KEPT = 512
 
 
 def features(queries: list[tuple[str, Any]], base: Distribution, n: int,
@@ -341,6 +335,8 @@ def features(queries: list[tuple[str, Any]], base: Distribution, n: int,
     walk = tuple(s for s in spec if s[0] != "len")
     rule = _rules.get(walk)
     if rule is None:
+        if len(_rules) >= RULES_KEPT:
+            _rules.clear()
         rule = _rules[walk] = _FeatureRule(tuple(_runtime(s) for s in walk))
     dist = evaluate_pool(rule, n * [base])
     out = []

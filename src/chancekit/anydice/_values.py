@@ -27,7 +27,7 @@ from typing import Any
 from chancekit import limits
 from chancekit.dice import Distribution, FaceRule, constant, evaluate_pool, keep_sum
 from chancekit.dice.pool import Decided
-from chancekit.errors import LimitError
+from chancekit.errors import LimitError, quote
 
 __all__ = ["EMPTY", "Die", "as_die", "at", "binary", "dice", "make_die", "to_seq", "unary"]
 
@@ -81,6 +81,19 @@ def _trunc_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
+#: the most bits of a number a program may build by ``*`` or ``^`` (AnyDice's numbers are
+#: 64-bit; past this a LimitError, so squaring in a loop cannot build a gigabyte integer)
+NUMBER_BITS = 4096
+
+
+def _mul(a: int, b: int) -> int:
+    if a.bit_length() + b.bit_length() > NUMBER_BITS + 1:
+        raise LimitError(f"a product of numbers with {a.bit_length() + b.bit_length()} bits "
+                         f"is past {NUMBER_BITS} bits (AnyDice works with 64-bit numbers)",
+                         limit="number bits", value=a.bit_length() + b.bit_length())
+    return a * b
+
+
 def _power(a: int, b: int) -> int:
     if b < 0:
         if a == 0:
@@ -90,16 +103,16 @@ def _power(a: int, b: int) -> int:
         if a == -1:
             return -1 if b % 2 else 1
         return 0
-    if abs(a) > 1 and b * a.bit_length() > 4096:
-        raise LimitError(f"{a} ^ {b} has more than 4096 bits; AnyDice works with 64-bit "
-                         "numbers", limit="power bits", value=b)
+    if abs(a) > 1 and b * (a.bit_length() - 1) > NUMBER_BITS:
+        raise LimitError(f"{quote(a)} ^ {quote(b)} has more than {NUMBER_BITS} bits (AnyDice "
+                         "works with 64-bit numbers)", limit="number bits", value=b)
     return a**b
 
 
 _OPS: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
+    "*": _mul,
     "/": _trunc_div,
     "^": _power,
     "&": lambda a, b: int(bool(a) and bool(b)),
@@ -113,7 +126,7 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 }
 #: the operators on two numbers that need no special case (``/`` and ``^`` do)
 INT_OPS: dict[str, Callable[[int, int], int]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": _trunc_div,
+    "+": operator.add, "-": operator.sub, "*": _mul, "/": _trunc_div,
     "=": lambda a, b: 1 if a == b else 0, "!=": lambda a, b: 1 if a != b else 0,
     "<": lambda a, b: 1 if a < b else 0, "<=": lambda a, b: 1 if a <= b else 0,
     ">": lambda a, b: 1 if a > b else 0, ">=": lambda a, b: 1 if a >= b else 0,
@@ -145,14 +158,20 @@ def charge_bits(pairs: int, *dists: Distribution) -> None:
                       f"arithmetic on distributions with {64 * words:,}-bit weights")
 
 
+#: work units of one operator on a die beyond its entries (building the result: ~2 us)
+OP_WORK = 100
+
+
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
     if isinstance(a, Distribution) and isinstance(b, Distribution):
         charge_bits(len(a) * len(b), a, b)
     elif isinstance(a, Distribution):
         charge_bits(len(a), a)
+        limits.charge(OP_WORK + len(a) * limits.ENTRY_WORK, f"a die {op} a number")
     else:
         assert isinstance(b, Distribution)
         charge_bits(len(b), b)
+        limits.charge(OP_WORK + len(b) * limits.ENTRY_WORK, f"a number {op} a die")
     if op == "+" and isinstance(a, Distribution):
         return a + b
     if op == "-" and isinstance(a, Distribution):
@@ -290,9 +309,12 @@ def as_die(value: Any) -> Die:
 def dice(count: Any, faces: Any) -> Die:
     """Binary ``NdX``: N (a sequence is summed; a die: each of its outcomes, mixed) dice
     like X. ``0dX`` is 0, ``(-N)dX`` is ``Nd(-X)``."""
-    die = make_die(faces)
     if isinstance(count, tuple):
         count = sum(count)
+    if isinstance(count, int) and abs(count) > limits.MAX_DICE:  # before building the die
+        raise LimitError(f"{abs(count)} dice is past MAX_DICE = {limits.MAX_DICE}; use "
+                         "fewer dice", limit="MAX_DICE", value=abs(count))
+    die = make_die(faces)
     if isinstance(count, Die):
         if count.empty or die.empty:
             return EMPTY_ONE
@@ -386,6 +408,8 @@ class _RankRule(FaceRule):
     def __new__(cls, ranks: tuple[tuple[int, int], ...]) -> _RankRule:  # one rule per key
         rule = _RANK_RULES.get(ranks)
         if rule is None:
+            if len(_RANK_RULES) >= 512:  # bounded: a long-running server sees many
+                _RANK_RULES.clear()
             rule = _RANK_RULES[ranks] = super().__new__(cls)
         return rule
 
