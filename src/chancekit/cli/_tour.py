@@ -41,6 +41,12 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
         ["sample", "1d6", "-n", "30", "--seed", "7", "--swap", "1"],
     ),
     (
+        "Until something happens",
+        "Who wins the race to zero, 30 HP dealing 2d6 against 25 HP dealing 1d8+2, and in "
+        "how many rounds? An exact Markov chain, no depth cap:",
+        ["markov", "race", "30", "2d6", "25", "1d8+2"],
+    ),
+    (
         "Fair randomness, tuned",
         "Which system keeps 90% of a die's unpredictability with the least unfairness "
         "over a 25-turn match? The published result, exactly:",
