@@ -67,6 +67,23 @@ __all__ = ["Chain", "Steps", "absorb", "explore", "stationary", "steps", "upfron
 Step = Callable[[Any], Any]
 
 
+def _weights(value: Any, state: Any, cache: dict[str, Distribution]
+             ) -> tuple[dict[Any, int], int]:
+    """A step's result as ``(next state -> int weight, total)``: a dict of plain
+    positive ints is taken as it is (no sorting, no gcd), anything else through
+    :func:`_coerce`."""
+    if type(value) is dict and value:
+        total = 0
+        for w in value.values():
+            if type(w) is not int or w <= 0:
+                break
+            total += w
+        else:
+            return value, total
+    d = _coerce(value, state, cache)
+    return d._w, d._total
+
+
 def _coerce(value: Any, state: Any, cache: dict[str, Distribution]) -> Distribution:
     """A step's result as a Distribution: itself, notation read by ``dist``, or a
     certain next state."""
@@ -141,6 +158,13 @@ class Chain:
             return self._comps
         n = len(self.states)
         succ = self.succ
+        order = _topological(succ)
+        if order is not None:  # acyclic (self-loops aside): every state its own component
+            comp_of = [0] * n
+            for c, i in enumerate(reversed(order)):
+                comp_of[i] = c
+            self._comps = ([[i] for i in reversed(order)], comp_of)
+            return self._comps
         order = [-1] * n
         low = [0] * n
         on = [False] * n
@@ -217,6 +241,25 @@ class Chain:
         return units
 
 
+def _topological(succ: list[tuple[int, ...]]) -> list[int] | None:
+    """Kahn's algorithm: the states sources first, or None when there is a cycle."""
+    n = len(succ)
+    indeg = [0] * n
+    for s in succ:
+        for j in s:
+            indeg[j] += 1
+    ready = [i for i in range(n) if not indeg[i]]
+    order: list[int] = []
+    while ready:
+        i = ready.pop()
+        order.append(i)
+        for j in succ[i]:
+            indeg[j] -= 1
+            if not indeg[j]:
+                ready.append(j)
+    return order if len(order) == n else None
+
+
 def explore(step: Step, start: Hashable) -> Chain:
     """Explore the chain from ``start``: call ``step`` once per reachable state.
 
@@ -246,7 +289,7 @@ def explore(step: Step, start: Hashable) -> Chain:
     while i < len(states):
         s = states[i]
         try:
-            nxt = _coerce(step(s), s, cache)
+            weights, total = _weights(step(s), s, cache)
         except Exception as e:  # the user's step: say at which state it failed
             if not isinstance(e, InvalidTypeError | InvalidValueError):
                 e.add_note(f"(in step({quote(s, limit=80)}) of a chancekit.markov chain)")
@@ -254,7 +297,7 @@ def explore(step: Step, start: Hashable) -> Chain:
         loop = 0
         ss: list[int] = []
         ww: list[int] = []
-        for x, q in nxt._w.items():
+        for x, q in weights.items():
             j = index.get(x)
             if j is None:
                 j = len(states)
@@ -281,7 +324,7 @@ def explore(step: Step, start: Hashable) -> Chain:
         chain.succ.append(tuple(ss))
         chain.weight.append(tuple(ww))
         chain.loop.append(loop)
-        chain.total.append(nxt._total)
+        chain.total.append(total)
         i += 1
     return chain
 
@@ -430,10 +473,11 @@ def _acyclic_scale(chain: Chain) -> tuple[int, int, int] | None:
         if succ[i]:
             lcm = math.lcm(lcm, total[i] - loop[i])
     height = [0] * len(chain.states)
+    get = height.__getitem__
     for comp in comps:  # sinks first
         i = comp[0]
         if succ[i]:
-            height[i] = 1 + max(height[j] for j in succ[i])
+            height[i] = 1 + max(map(get, succ[i]))
     return lcm, height[0], height[0] * lcm.bit_length()
 
 
