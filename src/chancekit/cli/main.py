@@ -15,6 +15,10 @@ from collections.abc import Sequence
 from chancekit import __version__
 from chancekit.errors import ChancekitError
 
+TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
+if TYPE_CHECKING:
+    from typing import Any
+
 # Subcommand modules, in the order ``chancekit --help`` lists them.
 _COMMAND_MODULES = (
     "chancekit.cli._tour",
@@ -32,7 +36,56 @@ _COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Recorder:
+    """Stands in for a subcommand's parser while the command modules register: records
+    the calls (``add_argument``, ``set_defaults``, argument groups) and replays them on
+    the real parser of the one command that runs, so the others' parsers are not built."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any], _Recorder | None]] = []
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        self.calls.append(("add_argument", args, kwargs, None))
+
+    def set_defaults(self, **kwargs: Any) -> None:
+        self.calls.append(("set_defaults", (), kwargs, None))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> _Recorder:
+        group = _Recorder()
+        self.calls.append(("add_mutually_exclusive_group", (), kwargs, group))
+        return group
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> _Recorder:
+        group = _Recorder()
+        self.calls.append(("add_argument_group", args, kwargs, group))
+        return group
+
+    def replay(self, target: Any) -> None:
+        for name, args, kwargs, group in self.calls:
+            made = getattr(target, name)(*args, **kwargs)
+            if group is not None:
+                group.replay(made)
+
+
+class _Commands:
+    """Stands in for argparse's subparsers action while the command modules register
+    (``register(sub)`` calls ``sub.add_parser(name, ...)``, as with argparse)."""
+
+    def __init__(self) -> None:
+        self.parsers: dict[str, tuple[dict[str, Any], _Recorder]] = {}
+
+    def add_parser(self, name: str, **kwargs: Any) -> _Recorder:
+        recorder = _Recorder()
+        self.parsers[name] = (kwargs, recorder)
+        return recorder
+
+
+_ALL = "*"
+
+
+def build_parser(command: str | None = _ALL) -> argparse.ArgumentParser:
+    """The ``chancekit`` parser. Every command is listed; ``command`` says which are built
+    in full: all of them (the default), that one, or none (``None``: the top-level help)."""
     from chancekit.cli._common import add_work_option
 
     parser = argparse.ArgumentParser(
@@ -43,11 +96,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"chancekit {__version__}")
     add_work_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = _Commands()
     for name in _COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
-    for command in sub.choices.values():
-        add_work_option(command, sub=True)
+        importlib.import_module(name).register(commands)
+    for name, (kwargs, recorder) in commands.parsers.items():
+        if command == _ALL or name == command:
+            built = sub.add_parser(name, **kwargs)
+            recorder.replay(built)
+            add_work_option(built, sub=True)
+        else:  # listed in the help, with its one line; built only when it runs
+            sub.add_parser(name, help=kwargs.get("help"), add_help=False)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not a top-level option or
+    the value of one), or ``None``."""
+    words = iter(argv)
+    for word in words:
+        if word == "--max-work":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(0)
     from chancekit.cli._common import check_output_files, work_budget
 
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
