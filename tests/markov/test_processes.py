@@ -245,6 +245,25 @@ def test_gacha_featured_with_the_guarantee():
         first_success(g, "legendary")
 
 
+@pytest.mark.parametrize("system", [PRD(0.1), AimAssist(0.65, 0.10, cap=0.95),
+                                    AimAssist(0.3, 0.2)], ids=repr)
+def test_first_success_renews_at_the_long_run_rate(system):
+    # a "tries since the last success" system starts where a success leaves it: the
+    # mean wait is 1 / the long-run rate (summed independently by long_run_rate)
+    chance = getattr(system, "chance", None) or (lambda k: min(1.0, k * system.C))
+    assert abs(1 / float(first_success(system).mean) - long_run_rate(chance)) < 1e-9
+
+
+def test_first_success_of_the_other_two_value_systems():
+    from chancekit.fair.studio import true_hit
+
+    assert first_success(TwoRollHit(70)).mean == 1 / true_hit(70)
+    assert first_success(LuckyStreak(0.25, 2)).mean == 4   # from rest: a plain 25 % roll
+    acc = first_success(ErrorAccumulator(0.25))             # chances 1/4, 1/2, 3/4, 1
+    want, alive = _survival_pmf(lambda k: Fraction(min(k, 4), 4), 4)
+    assert list(acc.pmf) == want and alive == 0
+
+
 TWO_VALUE = [
     PRD(0.25), PRD(0.1),
     PityTimer(0.1), PityTimer(0.1, hard=10), PityTimer(0.05, soft_start=10),
