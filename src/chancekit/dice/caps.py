@@ -361,6 +361,18 @@ class CappedDistribution(Distribution):
     def __repr__(self) -> str:
         return super().__repr__()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles keep the cap (Distribution's own __reduce__ would rebuild a plain one)
+        c = _cap(self)
+        if c is None:
+            return (Distribution, (dict(self._w),))
+        return (_unpickle, (dict(self._w), c[0], c[1]))
+
+
+def _unpickle(weights: dict[Any, int], capped: Fraction,
+              umean: Fraction | None) -> Distribution:
+    return attach(Distribution(weights), capped, umean)
+
 
 def _binary(name: str, op: str, swap: bool = False) -> Callable[..., Any]:
     base = getattr(Distribution, name)
