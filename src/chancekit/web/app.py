@@ -39,6 +39,7 @@ from chancekit.limits import (
     MAX_JOBS,
     MAX_LABEL_CHARS,
     MAX_LOOT_CHARS,
+    MAX_MARKOV_STEPS,
     MAX_PROGRAM_CHARS,
     MAX_ROLLS,
     MAX_SPEC_CHARS,
@@ -46,6 +47,7 @@ from chancekit.limits import (
     MAX_SYSTEMS,
 )
 from chancekit.web.compute import TEST_HOOKS
+from chancekit.web.markov import KINDS as MARKOV_KINDS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
 # -- input bounds -------------------------------------------------------------------------
@@ -383,6 +385,41 @@ def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
     return {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
 
 
+def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/markov``: ``kind`` (usage-die, race, first-success), its inputs, and
+    ``upto`` (the last step count to list; left out: until at most 1e-6 is left).
+
+    >>> parse_markov({"kind": "race", "hp": 30, "damage": "2d6"})
+    {'kind': 'race', 'upto': None, 'hp': 30, 'damage': '2d6', 'hp2': None, 'order': 'simultaneous'}
+    """
+    kind = get_str(data, "kind", max_len=20)
+    if kind not in MARKOV_KINDS:
+        raise ApiError(400, f"'kind' must be one of {', '.join(MARKOV_KINDS)}", field="kind")
+    upto = data.get("upto")
+    req: dict[str, Any] = {"kind": kind, "upto": None if upto is None else get_int(
+        data, "upto", lo=0, hi=MAX_MARKOV_STEPS)}
+    if kind == "usage-die":
+        req["ladder"] = get_str(data, "ladder", max_len=400, allow_empty=False)
+        req["down"] = get_str(data, "down", default="1,2", max_len=200)
+    elif kind == "race":
+        req["hp"] = get_int(data, "hp", lo=1, hi=10**6)
+        req["damage"] = get_str(data, "damage", max_len=MAX_EXPRESSION_CHARS,
+                                allow_empty=False)
+        req["hp2"] = None if data.get("hp2") is None else get_int(data, "hp2", lo=1,
+                                                                    hi=10**6)
+        if req["hp2"] is not None:
+            req["damage2"] = get_str(data, "damage2", max_len=MAX_EXPRESSION_CHARS,
+                                     allow_empty=False)
+        req["order"] = get_str(data, "order", default="simultaneous", max_len=20)
+        if req["order"] not in ("simultaneous", "alternating"):
+            raise ApiError(400, "'order' must be \"simultaneous\" or \"alternating\"",
+                           field="order")
+    else:
+        req["system"] = get_str(data, "system", max_len=MAX_SPEC_CHARS, allow_empty=False)
+        req["value"] = get_str(data, "value", default="", max_len=40)
+    return req
+
+
 # -- the result cache: deterministic requests only -----------------------------------------
 class ResultCache:
     """An LRU of JSON results for requests whose answer depends only on the request
@@ -494,7 +531,7 @@ def _static(name: str) -> bytes:
 
 _PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
           "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
-          "/anydice": "anydice.html"}
+          "/anydice": "anydice.html", "/markov": "markov.html"}
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 # no external resources anywhere: the browser is told so too
@@ -646,6 +683,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         Route("/api/pool", endpoint("pool", parse_pool, always), methods=["POST"]),
         Route("/api/table", endpoint("table", parse_table, always), methods=["POST"]),
         Route("/api/anydice", endpoint("anydice", parse_anydice, always), methods=["POST"]),
+        Route("/api/markov", endpoint("markov", parse_markov, always), methods=["POST"]),
         Route("/api/fairness", endpoint("fairness", parse_fairness, always),
               methods=["POST"]),
         Route("/api/roll", endpoint("roll", parse_roll, never), methods=["POST"]),

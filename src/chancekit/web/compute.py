@@ -606,6 +606,22 @@ def _program_place(exc: BaseException, program: str) -> dict[str, Any]:
             "token": None if token is None else str(token)[:200], "source": source}
 
 
+# -- Markov processes ------------------------------------------------------------------------
+def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """``POST /api/markov``: :func:`chancekit.web.markov.markov_job` (usage dice, HP
+    races, a fairness system's first success); a refused input is a 422 whose error adds
+    ``field`` and ``where`` (the page's words for the input)."""
+    from chancekit.web.markov import InputError
+    from chancekit.web.markov import markov_job as run
+
+    try:
+        return run(req, progress)
+    except InputError as exc:
+        body = error_body(exc.error, field=exc.field, where=exc.where)
+        body["message"] = page_words(exc.message)
+        raise JobError(422, body) from None
+
+
 #: the test hooks are routed only when this environment variable is "1"
 TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
 
@@ -614,6 +630,7 @@ JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "estimate": estimate_job,
     "pool": pool_job,
     "anydice": anydice_job,
+    "markov": markov_job,
     "table": table_job,
     "fairness": fairness_job,
     "tune": tune_job,

@@ -73,6 +73,27 @@ def openapi_document() -> dict[str, Any]:
                 "(the text of that line); work past a limit is a 422 LimitError.",
                 {"program": "output [highest 3 of 4d6] named \"stats\""},
                 {"program": {"type": "string", "maxLength": 60000}}, ["program"]),
+            "/api/markov": _post(
+                "processes that run until something happens (exact Markov chains)",
+                "chancekit.markov's built-in processes, exactly: 'kind' usage-die ('ladder' "
+                "such as \"12,10,8,6,4\" or \"d12 d10 1d8\", 'down' the faces that step it "
+                "down, default \"1,2\"), race ('hp' and 'damage' a round; with 'hp2' and "
+                "'damage2' two sides, each 'damage' what that side deals, 'order' "
+                "simultaneous or alternating) or first-success (a fairness 'system' spec "
+                "such as prd:0.25, pity:0.1,10 or gacha:0.006,74,0.06,90, and the 'value' "
+                "waited for: true, or featured for gacha). Answers the exact 'mean' and "
+                "'variance' of the count (text when short, and floats), 'sd', 'rows' (count, "
+                "probability, at least, at most; exact fractions when short) up to "
+                "'shown_upto' ('upto' if given, else until at most 1e-6 is left), 'tail' "
+                "(the exact probability of a larger count, not in the rows), 'complete', and "
+                "'winner' for a two-sided race. A refused input is a 422 whose error adds "
+                "'field' and 'where'.",
+                {"kind": "race", "hp": 30, "damage": "2d6", "hp2": 25, "damage2": "1d8+2",
+                 "order": "alternating"},
+                {"kind": {"enum": ["usage-die", "race", "first-success"]}, "upto": i,
+                 "ladder": s, "down": s, "hp": i, "damage": s, "hp2": i, "damage2": s,
+                 "order": {"enum": ["simultaneous", "alternating"]}, "system": s,
+                 "value": s}, ["kind"]),
             "/api/estimate": _post(
                 "a Monte Carlo estimate (not exact)",
                 "For expressions the exact engine refuses: 'samples' rolls (default 10000) "
@@ -160,6 +181,7 @@ def openapi_document() -> dict[str, Any]:
                                      "properties": {"type": s, "message": s, "problem": s,
                                                     "text": s, "column": i, "limit": s,
                                                     "index": i, "detail": s,
+                                                    "field": s, "where": s,
                                                     "notes": {"type": "array", "items": s},
                                                     "partial": {"type": "array"}}}}}}},
     }

@@ -1,0 +1,430 @@
+"""The Markov page and ``POST /api/markov``: usage dice, HP races and a fairness system's
+first success, checked against references of the test's own (closed forms, a geometric
+law, a brute-force enumeration of small races), never against chancekit.markov itself;
+bad input is a clean 4xx in the page's words; the page fills, shows the mean, marks stale
+results, keeps its inputs in a share link and fits a phone."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import urllib.request
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import IMAGES, call
+
+#: what a page must never say: a command-line flag, a Python call or keyword argument
+CLI_OR_PYTHON = re.compile(r"(?<![\w-])--[a-z]|chancekit\.\w|\w\(\)|\w\(\.\.\.\)|\b[a-z_]+=(?:"
+                           r"True|False|\.\.\.|'|\d)")
+#: ... nor the library's argument names (a 400 names the request's JSON field, which the
+#: page turns into its label)
+ARGUMENTS = re.compile(r"\b(?:upto|tail|ladder\[|damage\[|hp\[|first_success|long_run)")
+
+
+def markov(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    status, doc = call(url, "/api/markov", body)
+    assert status == 200, doc
+    return doc
+
+
+def rows(doc: dict[str, Any]) -> dict[int, Fraction]:
+    """The rows' exact probabilities (every row must have one)."""
+    return {r["count"]: Fraction(r["p_exact"]) for r in doc["rows"]}
+
+
+def agree(doc: dict[str, Any], want: dict[int, Fraction], tail: Fraction) -> None:
+    """Each row is ``want`` exactly when the answer has the fraction (it is sent when
+    short), else as a float; the same for the tail."""
+    assert [r["count"] for r in doc["rows"]] == [t for t, p in sorted(want.items()) if p]
+    for r in doc["rows"]:
+        if r["p_exact"] is not None:
+            assert Fraction(r["p_exact"]) == want[r["count"]]
+        assert r["p"] == pytest.approx(float(want[r["count"]]), rel=1e-12)
+    if doc["tail"] is not None:
+        assert Fraction(doc["tail"]) == tail
+    assert doc["tail_float"] == pytest.approx(float(tail), rel=1e-12)
+
+
+def check_rows_add_up(doc: dict[str, Any]) -> None:
+    """The rows and the stated tail sum to 1 exactly; at least / at most agree."""
+    got = rows(doc)
+    assert sum(got.values()) + Fraction(doc["tail"]) == 1
+    for r in doc["rows"]:
+        below = sum((p for t, p in got.items() if t < r["count"]), Fraction(0))
+        assert Fraction(r["ge_exact"]) == 1 - below
+        assert Fraction(r["le_exact"]) == below + Fraction(r["p_exact"])
+
+
+# -- usage dice: a die of s sides stepping down on k of its faces lasts s/k uses (geometric)
+def geometric_sum(ps: list[Fraction], upto: int) -> list[Fraction]:
+    """P(G1 + ... + Gm = t), t = 0..upto, Gi geometric on {1, 2, ...} with success pi:
+    a convolution written out here (the test's own reference)."""
+    dist = [Fraction(1)] + [Fraction(0)] * upto
+    for p in ps:
+        geo = [Fraction(0)] + [(1 - p) ** (t - 1) * p for t in range(1, upto + 1)]
+        dist = [sum((dist[a] * geo[t - a] for a in range(t + 1)), Fraction(0))
+                for t in range(upto + 1)]
+    return dist
+
+
+@pytest.mark.parametrize("ladder, down, sides", [
+    ("12,10,8,6,4", "1,2", [12, 10, 8, 6, 4]),
+    ("d20 d12", "1", [20, 12]),
+    ("6, 1d4", "1,2", [6, 4]),
+    ("8", "1,2,3,4", [8]),
+])
+def test_usage_die_closed_form(server_url: str, ladder: str, down: str,
+                               sides: list[int]) -> None:
+    k = len(down.split(","))
+    doc = markov(server_url, {"kind": "usage-die", "ladder": ladder, "down": down})
+    ps = [Fraction(k, s) for s in sides]
+    assert Fraction(doc["mean"]) == sum(Fraction(s, k) for s in sides)   # sum of s/k
+    assert Fraction(doc["variance"]) == sum((1 - p) / p**2 for p in ps)
+    assert doc["unit"] == "uses" and not doc["complete"]
+    assert doc["tail_float"] <= 1e-6                                  # walked to 1e-6
+    want = geometric_sum(ps, doc["shown_upto"])
+    agree(doc, dict(enumerate(want)), 1 - sum(want))
+
+
+def test_usage_die_mean_is_twenty(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "usage-die", "ladder": "12,10,8,6,4"})
+    assert doc["mean"] == "20" and doc["mean_float"] == 20.0 and doc["variance"] == "70"
+
+
+def test_upto_lists_that_many_and_states_the_rest(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "usage-die", "ladder": "6,4", "upto": 3})
+    assert doc["shown_upto"] == 3
+    assert rows(doc) == {2: Fraction(1, 6), 3: Fraction(7, 36)}
+    assert Fraction(doc["tail"]) == Fraction(23, 36)
+
+
+# -- first success: a plain rate is geometric; PRD's chance is min(1, n C) on the n-th try
+def test_plain_rate_is_geometric(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "first-success", "system": "pity:0.25", "upto": 40})
+    p = Fraction(1, 4)
+    assert rows(doc) == {t: (1 - p) ** (t - 1) * p for t in range(1, 41)}
+    assert Fraction(doc["tail"]) == (1 - p) ** 40
+    assert Fraction(doc["mean"]) == 4 and Fraction(doc["variance"]) == 12
+    assert doc["unit"] == "pulls" and doc["winner"] is None
+    check_rows_add_up(doc)
+
+
+def test_prd_first_success(server_url: str) -> None:
+    from chancekit.fair import PRD
+
+    c = PRD(0.25).C
+    doc = markov(server_url, {"kind": "first-success", "system": "prd:0.25"})
+    assert doc["complete"] and doc["tail"] == "0"   # certain by try ceil(1/C)
+    left, want = 1.0, {}
+    for n in itertools.count(1):
+        q = min(1.0, n * c)
+        want[n] = left * q
+        left *= 1 - q
+        if q >= 1:
+            break
+    got = {r["count"]: r["p"] for r in doc["rows"]}
+    assert got == pytest.approx(want, abs=1e-9)
+    assert doc["mean_float"] == pytest.approx(4.0, abs=1e-6)   # PRD keeps the nominal rate
+
+
+def test_gacha_waits_for_the_featured_item(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "first-success", "system": "gacha:0.006,74,0.06,90"})
+    assert doc["complete"] and doc["shown_upto"] == 180   # two hard pities at most
+    assert "featured" in doc["title"] and 60 < doc["mean_float"] < 120
+
+
+# -- HP races, against a brute-force enumeration of every roll sequence -------------------------
+def faces(text: str) -> list[int]:
+    m = re.fullmatch(r"1d(\d+)([+-]\d+)?", text)
+    assert m
+    return [x + int(m.group(2) or 0) for x in range(1, int(m.group(1)) + 1)]
+
+
+def brute_race(hp1: int, deal1: str, hp2: int | None, deal2: str | None, order: str,
+               ) -> tuple[dict[int, Fraction], dict[str, Fraction]]:
+    """(P(rounds = t), P(winner)) by recursion over every roll, each equally likely."""
+    f1 = faces(deal1)
+    f2 = faces(deal2) if deal2 else []
+
+    @cache
+    def go(a: int, b: int) -> tuple[tuple[tuple[int, str], Fraction], ...]:
+        out: dict[tuple[int, str], Fraction] = {}
+
+        def add(t: int, who: str, p: Fraction) -> None:
+            out[(t, who)] = out.get((t, who), Fraction(0)) + p
+
+        if hp2 is None:   # one side: a is its HP, f1 the damage it takes
+            for x in f1:
+                if a - x <= 0:
+                    add(1, "", Fraction(1, len(f1)))
+                else:
+                    for (t, w), p in go(a - x, 0):
+                        add(t + 1, w, p / len(f1))
+            return tuple(out.items())
+        for x, y in itertools.product(f1, f2):   # x: first deals to second; y: back
+            p0 = Fraction(1, len(f1) * len(f2))
+            b2 = b - x
+            if order == "alternating" and b2 <= 0:
+                add(1, "first", p0)
+                continue
+            a2 = a - y
+            if a2 <= 0 or b2 <= 0:
+                add(1, "both" if a2 <= 0 and b2 <= 0 else ("first" if b2 <= 0 else "second"),
+                    p0)
+            else:
+                for (t, w), p in go(a2, b2):
+                    add(t + 1, w, p * p0)
+        return tuple(out.items())
+
+    rounds: dict[int, Fraction] = {}
+    winner: dict[str, Fraction] = {}
+    for (t, w), p in go(hp1, hp2 or 0):
+        rounds[t] = rounds.get(t, Fraction(0)) + p
+        winner[w] = winner.get(w, Fraction(0)) + p
+    return rounds, winner
+
+
+@pytest.mark.parametrize("body", [
+    {"hp": 7, "damage": "1d4"},
+    {"hp": 6, "damage": "1d3", "hp2": 5, "damage2": "1d2+1", "order": "simultaneous"},
+    {"hp": 6, "damage": "1d3", "hp2": 5, "damage2": "1d2+1", "order": "alternating"},
+    {"hp": 4, "damage": "1d4", "hp2": 4, "damage2": "1d4"},
+])
+def test_hp_race_against_brute_force(server_url: str, body: dict[str, Any]) -> None:
+    doc = markov(server_url, {"kind": "race", **body})
+    want_rounds, want_winner = brute_race(body["hp"], body["damage"], body.get("hp2"),
+                                          body.get("damage2"),
+                                          body.get("order", "simultaneous"))
+    assert doc["complete"] and doc["tail"] == "0"
+    assert rows(doc) == want_rounds
+    assert Fraction(doc["mean"]) == sum(t * p for t, p in want_rounds.items())
+    mean = sum(t * p for t, p in want_rounds.items())
+    assert Fraction(doc["variance"]) == sum((t - mean) ** 2 * p
+                                            for t, p in want_rounds.items())
+    if "hp2" in body:
+        got = {w["outcome"]: Fraction(w["p_exact"]) for w in doc["winner"]}
+        assert {k: v for k, v in got.items() if v} == want_winner
+    else:
+        assert doc["winner"] is None
+    check_rows_add_up(doc)
+
+
+def test_a_race_with_misses_walks_and_states_the_tail(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "race", "hp": 3, "damage": "1d2-1", "upto": 12})
+    # each round a hit (1) with chance 1/2: rounds until 3 hits, a negative binomial
+    want = {t: Fraction(math_comb(t - 1, 2), 2**t) for t in range(3, 13)}
+    assert rows(doc) == want
+    assert Fraction(doc["tail"]) == 1 - sum(want.values())
+    assert Fraction(doc["mean"]) == 6
+
+
+def math_comb(n: int, k: int) -> int:
+    from math import comb
+
+    return comb(n, k)
+
+
+# -- refusals ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("body, status, field", [
+    ({}, 400, None),
+    ({"kind": "monopoly"}, 400, "kind"),
+    ({"kind": "usage-die"}, 400, "ladder"),
+    ({"kind": "usage-die", "ladder": "12", "upto": -1}, 400, "upto"),
+    ({"kind": "usage-die", "ladder": "12", "upto": 10**9}, 400, "upto"),
+    ({"kind": "race", "hp": 0, "damage": "2d6"}, 400, "hp"),
+    ({"kind": "race", "hp": 10**7, "damage": "2d6"}, 400, "hp"),
+    ({"kind": "race", "hp": "30", "damage": "2d6"}, 400, "hp"),
+    ({"kind": "race", "hp": 30, "damage": "2d6", "hp2": 20}, 400, "damage2"),
+    ({"kind": "race", "hp": 30, "damage": "2d6", "order": "sideways"}, 400, "order"),
+    ({"kind": "first-success", "system": ""}, 400, "system"),
+    ({"kind": "usage-die", "ladder": "12,x"}, 422, "ladder"),
+    ({"kind": "usage-die", "ladder": "12,10", "down": "13"}, 422, "down"),
+    ({"kind": "usage-die", "ladder": "12,10", "down": "one"}, 422, "down"),
+    ({"kind": "usage-die", "ladder": "12,99999999999"}, 422, "ladder"),
+    ({"kind": "race", "hp": 30, "damage": "2d6+"}, 422, "damage"),
+    ({"kind": "race", "hp": 1000, "damage": "1d2-1", "hp2": 1000, "damage2": "1d2-1"},
+     422, "damage"),
+    ({"kind": "first-success", "system": "deck"}, 422, "system"),
+    ({"kind": "first-success", "system": "pity:abc"}, 422, "system"),
+    ({"kind": "first-success", "system": "prd:0.25", "value": "maybe"}, 422, "value"),
+])
+def test_bad_input_is_a_clean_error_in_page_words(server_url: str, body: dict[str, Any],
+                                                  status: int, field: str | None) -> None:
+    got, doc = call(server_url, "/api/markov", body)
+    assert got == status, doc
+    err = doc["error"]
+    assert err["message"] and not CLI_OR_PYTHON.search(err["message"]), err["message"]
+    if field is not None:
+        assert err.get("field") == field
+    if status == 422:
+        assert not ARGUMENTS.search(err["message"]), err["message"]
+        assert err["where"] and not CLI_OR_PYTHON.search(err["where"])
+
+
+def test_a_refused_ladder_die_says_which(server_url: str) -> None:
+    _, doc = call(server_url, "/api/markov", {"kind": "usage-die", "ladder": "12, 1d8+, 6"})
+    err = doc["error"]
+    assert err["where"] == "die 2 of the ladder (1d8+)"
+    assert err["type"] == "NotationError" and err["text"] == "1d8+" and err["column"]
+
+
+def test_work_past_a_limit_names_the_limit(server_url: str) -> None:
+    _, doc = call(server_url, "/api/markov", {"kind": "race", "hp": 1000, "damage": "1d2-1",
+                                             "hp2": 1000, "damage2": "1d2-1"})
+    assert doc["error"]["type"] == "LimitError" and doc["error"]["limit"]
+
+
+def test_openapi_lists_the_endpoint_and_every_page_links_the_page(server_url: str) -> None:
+    _, doc = call(server_url, "/api/openapi.json")
+    example = doc["paths"]["/api/markov"]["post"]["requestBody"]["content"][
+        "application/json"]["example"]
+    assert markov(server_url, example)["winner"]   # the example works
+    for path in ("", "anydice", "pools", "markov", "tables", "fairness", "roll", "docs"):
+        with urllib.request.urlopen(server_url.rstrip("/") + "/" + path) as resp:
+            html = resp.read().decode()
+        nav = re.search(r"<nav>(.*?)</nav>", html).group(1)
+        assert '<a href="/markov">Markov</a>' in nav or (
+            path == "markov" and '<a class="here" href="/markov">Markov</a>' in nav), path
+
+
+# -- the page ------------------------------------------------------------------------------------
+def _wait(page: Any, value: str = "done") -> None:
+    page.wait_for_function(f"document.body.dataset.state === {value!r}")
+
+
+def _run(page: Any, value: str = "done") -> None:
+    page.evaluate("document.body.dataset.state = ''")
+    page.click("#run")
+    _wait(page, value)
+
+
+def _then_wait(page: Any, act: Any) -> None:
+    """Do ``act()`` (a change that runs the page) and wait for its answer."""
+    page.evaluate("document.body.dataset.state = ''")
+    act()
+    _wait(page)
+
+
+def _shot(page: Any, name: str, tmp_path: Path) -> None:
+    import os
+
+    where = IMAGES if os.environ.get("CHANCEKIT_SCREENSHOTS") == "1" else tmp_path
+    where.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(where / f"web-{name}.png"), full_page=False)
+
+
+@pytest.mark.browser
+def test_page_fills_the_form_and_shows_the_exact_mean(page: Any, server_url: str,
+                                                      tmp_path: Path) -> None:
+    page.goto(server_url.rstrip("/") + "/markov")
+    _wait(page)
+    # the default: d12 -> d10 -> d8 -> d6 -> d4, mean exactly 20 uses
+    assert page.get_attribute("#mean", "data-exact") == "20"
+    assert "20 uses" in page.inner_text("#figures")
+    tail = float(page.get_attribute("#tail", "data-p"))   # its exact text is long: not sent
+    assert 0 < tail <= 1e-6 and "Not shown" in page.inner_text("#tail-note")
+    # a two-sided race, alternating: the mean and the winner against the brute force
+    _then_wait(page, lambda: page.select_option("#kind", "race"))
+    _then_wait(page, lambda: page.check("input[name=sides][value='2']"))
+    page.fill("#hp", "6")
+    page.fill("#damage", "1d3")
+    page.fill("#hp2", "5")
+    page.fill("#damage2", "1d2+1")
+    page.select_option("#order", "alternating")
+    _run(page)
+    rounds, winner = brute_race(6, "1d3", 5, "1d2+1", "alternating")
+    mean = sum(t * p for t, p in rounds.items())
+    assert Fraction(page.get_attribute("#mean", "data-exact")) == mean
+    assert page.get_attribute("#tail", "data-exact") == "0"
+    assert page.is_visible("#winner-card")
+    cell = page.inner_text('#winner tr[data-outcome="first"] td.exact-cell')
+    assert Fraction(cell) == winner["first"]
+    points = page.evaluate("""() => [...document.querySelectorAll('#chart svg circle.pt')]
+        .map(c => [c.dataset.x, c.dataset.exact])""")
+    assert {int(x): Fraction(e) for x, e in points} == rounds
+    _shot(page, "markov", tmp_path)
+    # At least: the chart shows P(rounds >= t)
+    page.check("input[name=mode][value=atleast]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent.includes('least')")
+    points = page.evaluate("""() => [...document.querySelectorAll('#chart svg circle.pt')]
+        .map(c => [c.dataset.x, c.dataset.exact])""")
+    assert {int(x): Fraction(e) for x, e in points} == {
+        t: sum(p for u, p in rounds.items() if u >= t) for t in rounds}
+    # a fairness system: a plain 25 % rate waits 4 pulls on average
+    _then_wait(page, lambda: page.select_option("#kind", "first-success"))
+    page.fill("#system", "pity:0.25")
+    _run(page)
+    assert page.get_attribute("#mean", "data-exact") == "4"
+
+
+@pytest.mark.browser
+def test_page_error_marks_the_results_stale(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/markov")
+    _wait(page)
+    page.fill("#ladder", "12, 1d8+, 6")
+    _run(page, "error")
+    text = page.inner_text("#error")
+    assert "die 2 of the ladder" in text and "^" in text
+    assert not CLI_OR_PYTHON.search(text) and not ARGUMENTS.search(text)
+    assert page.evaluate("document.body.dataset.stale") == "1"
+    assert page.is_disabled("#csv") and page.locator(".results > .stale-note").count() == 1
+    page.fill("#ladder", "12,10")
+    _run(page)
+    assert page.evaluate("document.body.dataset.stale") == "" and page.is_enabled("#csv")
+    # a request the server refuses before any work names the page's own label
+    page.fill("#upto", "-1")
+    _run(page, "error")
+    assert page.inner_text("#error").startswith("Show up to") and "upto" not in page.inner_text(
+        "#error")
+
+
+@pytest.mark.browser
+def test_share_link_holds_the_inputs(page: Any, browser: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/markov")
+    _wait(page)
+    _then_wait(page, lambda: page.select_option("#kind", "race"))
+    page.fill("#hp", "12")
+    page.fill("#damage", "1d6")
+    page.check("#bars")
+    _run(page)
+    mean = page.get_attribute("#mean", "data-exact")
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+    link = page.input_value("#share-url")
+    other = browser.new_context(bypass_csp=True).new_page()
+    try:
+        other.goto(link)
+        _wait(other)
+        assert other.input_value("#kind") == "race" and other.input_value("#hp") == "12"
+        assert other.is_checked("#bars")
+        assert other.get_attribute("#mean", "data-exact") == mean
+    finally:
+        other.context.close()
+
+
+@pytest.mark.browser
+def test_phone_layout(browser: Any, server_url: str) -> None:
+    """At 390 px the page (each process, a race with its winner table) is no wider than
+    the screen and the chart is drawn at its real size."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    try:
+        pg.goto(server_url.rstrip("/") + "/markov")
+        _wait(pg)
+        for kind in ("usage-die", "race", "first-success"):
+            if kind != "usage-die":
+                _then_wait(pg, lambda k=kind: pg.select_option("#kind", k))
+            if kind == "race":
+                _then_wait(pg, lambda: pg.check("input[name=sides][value='2']"))
+            assert pg.evaluate("document.documentElement.scrollWidth") <= 390, kind
+            scale = pg.evaluate("""() => [...document.querySelectorAll('.chart svg')].map(s =>
+                s.getBoundingClientRect().width / s.viewBox.baseVal.width)""")
+            assert scale and all(x >= 0.95 for x in scale), (kind, scale)
+    finally:
+        context.close()
