@@ -53,10 +53,11 @@ class Interpreter:
         self.outputs: list[tuple[str, Distribution | None]] = []
         self.warnings: list[str] = []
         self.depth = 0
-        self._assigned: dict[int, frozenset[str]] = {}
+        self._assigned: dict[tuple[int, str], bool] = {}
         self._compiled: dict[int, Any] = {}
         self._keep: list[Any] = []
         self._plans: dict[tuple[int, int], Any] = {}
+        self._blocks: dict[int, Any] = {}
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -82,36 +83,70 @@ class Interpreter:
         self.block(self.program, {})
 
     def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
-        for stmt in stmts:
-            self.statement(stmt, env)
+        fns = self._blocks.get(id(stmts))
+        if fns is None:
+            fns = self._blocks[id(stmts)] = tuple(self.compile_stmt(s) for s in stmts)
+            self._keep.append(stmts)
+        for fn in fns:
+            fn(env)
+
+    def compile_stmt(self, stmt: Any) -> Any:
+        """The statement as a closure ``env -> None`` (built once per node)."""
+        t = type(stmt)
+        if t is A.Assign:
+            name = stmt.name
+            ef = self.compile(stmt.expr)
+
+            def assign(env: dict[str, Any]) -> None:
+                env[name] = ef(env)
+
+            return assign
+        if t is A.Result:
+            ef = self.compile(stmt.expr)
+
+            def result(env: dict[str, Any]) -> None:
+                raise _Return(ef(env))
+
+            return result
+        if t is A.If:
+            # (no charge here: the enclosing program, loop or function charged the
+            # sizes of both branches already)
+            branches = [(self.compile(c), c, b) for c, b in stmt.branches]
+            orelse = stmt.orelse
+
+            def if_(env: dict[str, Any]) -> None:
+                for cf, cond, body in branches:
+                    value = cf(env)
+                    if value if type(value) is int else self.truth(value, cond):
+                        self.block(body, env)
+                        return
+                if orelse is not None:
+                    self.block(orelse, env)
+
+            return if_
+        if t is A.Loop:
+            ef = self.compile(stmt.expr)
+            name, body = stmt.name, stmt.body
+            body_size = static_cost(body)
+
+            def loop(env: dict[str, Any]) -> None:
+                value = ef(env)
+                if isinstance(value, V.Die):
+                    raise self.error("a loop runs over a sequence or a number, not a die",
+                                     stmt.expr)
+                items = (value,) if isinstance(value, int) else value
+                self.charge(len(items) * body_size * NODE_WORK,
+                            f"a loop of {len(items):,} rounds over {body_size:,} steps")
+                for x in items:
+                    env[name] = x
+                    self.block(body, env)
+
+            return loop
+        return lambda env: self.statement(stmt, env)
 
     def statement(self, stmt: Any, env: dict[str, Any]) -> None:
         t = type(stmt)
-        if t is A.Assign:
-            env[stmt.name] = self.eval(stmt.expr, env)
-        elif t is A.Result:
-            raise _Return(self.eval(stmt.expr, env))
-        elif t is A.If:
-            # (no charge here: the enclosing program, loop or function charged the
-            # sizes of both branches already)
-            for cond, body in stmt.branches:
-                if self.truth(self.eval(cond, env), cond):
-                    self.block(body, env)
-                    return
-            if stmt.orelse is not None:
-                self.block(stmt.orelse, env)
-        elif t is A.Loop:
-            value = self.eval(stmt.expr, env)
-            if isinstance(value, V.Die):
-                raise self.error("a loop runs over a sequence or a number, not a die", stmt.expr)
-            items = (value,) if isinstance(value, int) else value
-            body_size = static_cost(stmt.body)
-            self.charge(len(items) * body_size * NODE_WORK,
-                        f"a loop of {len(items):,} rounds over {body_size:,} steps")
-            for x in items:
-                env[stmt.name] = x
-                self.block(stmt.body, env)
-        elif t is A.Output:
+        if t is A.Output:
             value = self.eval(stmt.expr, env)
             n = len(self.outputs) + 1
             label = self.label(stmt.name, env, stmt) if stmt.name is not None else f"output {n}"
@@ -234,6 +269,15 @@ class Interpreter:
                     return self.binary(node, op, left, right)
 
                 return binary
+            if op == "@":
+                def position(env: dict[str, Any]) -> Any:
+                    left = lf(env)
+                    right = rf(env)
+                    if type(left) is int and type(right) is tuple:
+                        return right[left - 1] if 0 < left <= len(right) else 0
+                    return self.binary(node, op, left, right)
+
+                return position
             return lambda env: self.binary(node, op, lf(env), rf(env))
         if t is A.Unary:
             of = self._compile(node.operand)
@@ -255,6 +299,8 @@ class Interpreter:
             if op == "d":
                 return V.dice(left, right)
             if op == "@":
+                if type(left) is int and type(right) is tuple:
+                    return right[left - 1] if 0 < left <= len(right) else 0
                 if type(left) is int and type(right) is int and not self.lowest_first:
                     text = str(right)
                     if right < 0:
@@ -438,11 +484,13 @@ class Interpreter:
                             local[name] = v
                 results.append((self.body(body, local), weight))
                 n_iter += 1
-            if n_iter > 1 and self.writes_params(func):
+            first_expanded = func.params[expansion[0][0]]  # AnyDice resets it if a :n
+            fastest = first_expanded.name if first_expanded.kind == "n" else ""
+            if n_iter > 1 and self.writes_params(func, fastest):
                 self.warn(f"the function at line {func.line} assigns to its own parameter "
-                          "while expanded over several outcomes: AnyDice keeps such writes "
-                          "from one outcome to the next (a known defect), so its answer "
-                          "differs from this exact one")
+                          "and reads it before writing it, while expanded over several "
+                          "outcomes: AnyDice keeps such writes from one outcome to the next "
+                          "(a known defect), so its answer can differ from this exact one")
             return V.mix(results)
         finally:
             self.depth -= 1
@@ -473,11 +521,18 @@ class Interpreter:
             return r.value
         return V.EMPTY
 
-    def writes_params(self, func: A.FunctionDef) -> bool:
-        got = self._assigned.get(id(func))
+    def writes_params(self, func: A.FunctionDef, fastest: str) -> bool:
+        """Whether the body assigns a parameter, other than the ``:n`` one that varies
+        fastest (AnyDice resets that one), and may read it before its own write: then
+        the value AnyDice leaks from an earlier outcome can change the answer."""
+        key = (id(func), fastest)
+        got = self._assigned.get(key)
         if got is None:
-            got = self._assigned[id(func)] = frozenset(_assigned(func.body))
-        return any(p.name in got for p in func.params)
+            params = {p.name for p in func.params}
+            written = (_assigned(func.body) & params) - {fastest}
+            got = self._assigned[key] = any(
+                not _pools.stateless(func.body, params - {name}, {name}) for name in written)
+        return got
 
     def run_builtin(self, entry: Any, bound: list[Any],
                     expansion: list[tuple[Any, Any]]) -> Any:

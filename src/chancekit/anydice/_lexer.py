@@ -12,11 +12,12 @@ quoted string, quotes removed), ``op`` (punctuation: ``+ - * / ^ @ # ! & | = != 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from chancekit.anydice.errors import AnyDiceError
 
-__all__ = ["Token", "tokenize"]
+__all__ = ["Token", "tokenize", "tokens"]
 
 
 class Token(NamedTuple):
@@ -40,7 +41,12 @@ _TOKEN = re.compile(r"""
 def tokenize(source: str) -> list[Token]:
     """The tokens of ``source``; an unknown character or an unterminated string raises
     :class:`AnyDiceError` naming its line and column."""
-    out: list[Token] = []
+    return list(tokens(source))
+
+
+def tokens(source: str) -> Iterator[Token]:
+    """The tokens of ``source`` one by one (the parser reads them as it goes, so an error
+    early in a huge text is found without reading the rest)."""
     pos, line, line_start = 0, 1, 0
     n = len(source)
     match = _TOKEN.match
@@ -57,17 +63,16 @@ def tokenize(source: str) -> list[Token]:
             if len(text) < 2 or not text.endswith('"'):
                 raise AnyDiceError("unterminated string (no closing '\"')", line=line,
                                    column=col, token='"', source=source)
-            out.append(Token("str", text[1:-1], line, col))
+            yield Token("str", text[1:-1], line, col)
         elif kind == "word" and text == "d":
-            out.append(Token("op", "d", line, col))
+            yield Token("op", "d", line, col)
         elif kind == "op" and text.startswith("."):
-            out.append(Token("op", "..", line, col))
+            yield Token("op", "..", line, col)
         elif kind not in ("space", "comment"):
-            out.append(Token(kind, text, line, col))  # type: ignore[arg-type]
+            yield Token(kind, text, line, col)  # type: ignore[arg-type]
         newlines = text.count("\n")
         if newlines:
             line += newlines
             line_start = pos + text.rindex("\n") + 1
         pos = m.end()
-    out.append(Token("end", "", line, pos - line_start + 1))
-    return out
+    yield Token("end", "", line, pos - line_start + 1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from chancekit.anydice import _ast as A
-from chancekit.anydice._lexer import Token, tokenize
+from chancekit.anydice._lexer import Token, tokens
 from chancekit.anydice.errors import AnyDiceError
 from chancekit.limits import MAX_DEPTH
 
@@ -49,19 +49,24 @@ def _describe(tok: Token) -> str:
 class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
-        self.toks = tokenize(source)
-        self.i = 0
+        self.stream = tokens(source)
+        self.buf: list[Token] = []
         self.depth = 0
 
     # -- helpers --------------------------------------------------------------------------
 
     def peek(self, ahead: int = 0) -> Token:
-        return self.toks[min(self.i + ahead, len(self.toks) - 1)]
+        buf = self.buf
+        while len(buf) <= ahead:
+            if buf and buf[-1].kind == "end":
+                return buf[-1]
+            buf.append(next(self.stream))
+        return buf[ahead]
 
     def next(self) -> Token:
-        tok = self.toks[self.i]
+        tok = self.peek()
         if tok.kind != "end":
-            self.i += 1
+            self.buf.pop(0)
         return tok
 
     def error(self, problem: str, tok: Token | None = None) -> AnyDiceError:

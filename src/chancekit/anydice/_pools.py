@@ -29,7 +29,7 @@ from typing import Any
 from chancekit.anydice import _ast as A
 from chancekit.dice import Distribution, FaceRule, evaluate_pool
 
-__all__ = ["Plan", "features", "operand_reads", "plan"]
+__all__ = ["Plan", "features", "operand_reads", "plan", "stateless"]
 
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _CMP = frozenset(_FLIP)
@@ -73,7 +73,7 @@ def _make(func: A.FunctionDef, index: int) -> Plan | None:
     if names.count(param) != 1:
         return None
     assigned = _assigned(func.body)
-    if param in assigned or not _stateless(func.body, set(names), assigned):
+    if param in assigned or not stateless(func.body, set(names), assigned):
         return None
     rw = _Rewriter(param, {param} | assigned)
     try:
@@ -130,7 +130,7 @@ def operand_reads(p: Plan) -> set[str]:
     return out
 
 
-def _stateless(stmts: tuple[Any, ...], defined: set[str], assigned: set[str]) -> bool:
+def stateless(stmts: tuple[Any, ...], defined: set[str], assigned: set[str]) -> bool:
     """Whether no variable the body assigns is read before this run of the body assigned
     it (so one run cannot see what an earlier run left behind)."""
     defined = set(defined)
@@ -148,12 +148,12 @@ def _stateless(stmts: tuple[Any, ...], defined: set[str], assigned: set[str]) ->
                 return False
         elif isinstance(s, A.If):
             for cond, block in s.branches:
-                if not ok(cond) or not _stateless(block, defined, assigned):
+                if not ok(cond) or not stateless(block, defined, assigned):
                     return False
-            if s.orelse is not None and not _stateless(s.orelse, defined, assigned):
+            if s.orelse is not None and not stateless(s.orelse, defined, assigned):
                 return False
         elif isinstance(s, A.Loop):
-            if not ok(s.expr) or not _stateless(s.body, defined | {s.name}, assigned):
+            if not ok(s.expr) or not stateless(s.body, defined | {s.name}, assigned):
                 return False
         else:
             return False

@@ -17,6 +17,7 @@ mappingproxy({0: 1, 1: 2, 2: 2, 3: 1})
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections import Counter
@@ -480,26 +481,26 @@ def fraction_weights(d: Distribution) -> dict[int, Fraction]:
 
 def multisets(base: Distribution, n: int, lowest_first: bool) -> list[tuple[tuple[int, ...], int]]:
     """Every sorted roll of ``n`` dice like ``base`` with its weight (multinomial times
-    face weights), in AnyDice's order: highest first (rolls sorted high to low) by default,
-    else low to high."""
-    faces = list(base.items())  # increasing
+    face weights), in AnyDice's order: highest first (each roll high to low, the rolls in
+    decreasing order) by default, else low to high. One C-level
+    ``combinations_with_replacement`` pass; O(rolls x n)."""
+    faces = list(base.outcomes())  # increasing
+    if not lowest_first:
+        faces.reverse()
+    fact = [math.factorial(i) for i in range(n + 1)]
+    top = fact[n]
+    weights = base.weights
+    uniform = len(set(weights.values())) == 1
     out: list[tuple[tuple[int, ...], int]] = []
-    fact = math.factorial
-
-    def rec(i: int, left: int, roll: list[int], weight: int, denom: int) -> None:
-        if i == len(faces) - 1:
-            f, w = faces[i]
-            full = roll + [f] * left
-            out.append((tuple(full), weight * w**left * fact(n) // (denom * fact(left))))
-            return
-        f, w = faces[i]
-        for k in range(left, -1, -1):
-            rec(i + 1, left - k, roll + [f] * k, weight * w**k, denom * fact(k))
-
-    rec(0, n, [], 1, 1)
-    if lowest_first:
-        out.sort()
-    else:
-        out = [(r[::-1], w) for r, w in out]
-        out.sort(key=lambda rw: rw[0], reverse=True)
+    append = out.append
+    for roll in itertools.combinations_with_replacement(faces, n):
+        counts = Counter(roll)
+        denom = 1
+        for c in counts.values():
+            denom *= fact[c]
+        w = top // denom
+        if not uniform:
+            for f, c in counts.items():
+                w *= weights[f] ** c
+        append((roll, w))
     return out
