@@ -34,6 +34,7 @@ def _took_closed_form(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         return got
 
     monkeypatch.setattr(evaluate, "_compound_keep", spy)
+    monkeypatch.setattr(evaluate, "_WALK_FACTOR", 10**9)  # never the walk instead
     return seen
 
 
@@ -112,10 +113,12 @@ def test_falls_back_when_tiers_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_refused_up_front_by_its_estimate() -> None:
+    # 20d10!!kh10 is answered since issue #22 (compounded, then the face walk of the keep:
+    # tests/dice/test_hardening3.py); twice the dice are refused by both ways' estimates
     from chancekit import limits
     from chancekit.errors import LimitError
 
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget, \
-            pytest.raises(LimitError, match="compounding and keeping"):
-        dist("20d10!!kh10", dialect="roll20")
-    assert budget.counted == 0
+            pytest.raises(LimitError, match="compounding and keeping|keeping 20 of 40"):
+        dist("40d10!!kh20", dialect="roll20")
+    assert budget.counted < 200_000  # at most the compounding of one die

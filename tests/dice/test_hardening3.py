@@ -281,3 +281,25 @@ def test_a_keep_after_rerolls_is_priced_before_them() -> None:
             dist("(-58d1000000ro>3kl4/2)")
     assert info.value.limit == "MAX_WORK" and "keeping 4 of 58 dice" in str(info.value)
     assert budget.counted == 0
+
+
+def test_compounding_many_dice_then_keep_takes_the_cheaper_way() -> None:
+    """issue #22: 20d10!!kh10 (roll20) was refused: the closed form's estimate is 87 M
+    units; compounding each die and walking the faces of the keep is priced 20 M and
+    taken. Both ways give the same law."""
+    from chancekit import limits
+    from chancekit.dice import d, evaluate
+    from chancekit.dice.pool import Pool
+    from chancekit.dice.selectors import equal, highest
+
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        got = dist("20d10!!kh10", dialect="roll20")
+    assert budget.estimated <= limits.MAX_WORK and len(got) > 100
+    walk = dist("20d6!!kh10", dialect="roll20")
+    saved = evaluate._WALK_FACTOR
+    evaluate._WALK_FACTOR = 10**9
+    try:
+        closed = Pool(d(6), 20).compound(equal(6)).keep(highest(10)).sum()
+    finally:
+        evaluate._WALK_FACTOR = saved
+    assert walk == closed

@@ -403,6 +403,11 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
     return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
 
 
+#: :func:`_compound_keep` leaves the work to the face walk when this many times the walk's
+#: estimate is still below its own (the walk's estimate runs 2-3x under on compounded dice)
+_WALK_FACTOR = 3
+
+
 def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
                    depth: int) -> Distribution | None:
     """``n`` dice compounding on their top face ``v`` only, then keep/drop the highest or
@@ -446,8 +451,20 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     step = 12 * ENTRY_WORK + (k * D + 1) * words // 4
     product = 12 * ENTRY_WORK + (k * D + 1) * words // 2
     states = k * (k + 1) // 2
-    _charge((D + 1) * states * (n + 1) * step + 2 * states * (n + 1) * v * product,
-            "compounding and keeping these dice")
+    work = (D + 1) * states * (n + 1) * step + 2 * states * (n + 1) * v * product
+    # the other way: compound each die (one die of about D x faces outcomes), then the face
+    # walk of the keep (pool.keep_work) -- cheaper for many dice of few faces (20d10!!kh10:
+    # 1.0 s against 1.5 s measured). The walk's estimate runs 2-3x under on these wide
+    # dice (10d10!!kh5: 1.8 M estimated, 7.8 M measured), so it is taken when
+    # _WALK_FACTOR x its estimate is still below this one's
+    from chancekit.dice.pool import face_walk_work
+
+    span = v * D + faces[-1] - faces[0] + 1
+    walk = face_walk_work(min(span, D * (len(faces) - 1) + len(faces)), span,
+                          (D + 1) * s_.bit_length(), n, k)
+    if _WALK_FACTOR * walk < work:
+        return None
+    _charge(work, "compounding and keeping these dice")
     h = [a ** j * s_ ** (D - j) for j in range(D)] + [a ** D]  # weight of level j, per face
     q = [x * b for x in h[:D]] + [h[D] * s_]  # weight of level j
     levels = list(range(D, -1, -1)) if high else list(range(D + 1))
