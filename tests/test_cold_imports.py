@@ -95,3 +95,30 @@ def test_the_big_paths_still_load_what_they_need() -> None:
     # the probe can fail: a dist past the small-power path does load python-flint
     mods = loaded(RUN_CODE.format(code="import chancekit; chancekit.dist('300d6')"))
     assert "flint" in mods
+
+
+def test_only_the_command_that_runs_gets_its_parser_built() -> None:
+    from chancekit.cli.main import _Recorder, build_parser
+
+    def subparsers(parser):
+        return next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+
+    full = subparsers(build_parser()).choices
+    one = subparsers(build_parser("dist")).choices
+    listed = subparsers(build_parser(None)).choices
+    assert list(full) == list(one) == list(listed)  # every command is listed, in order
+    assert len(full["roll"]._actions) > 3 and len(full["dist"]._actions) > 3
+    assert [a.dest for a in one["dist"]._actions] == [a.dest for a in full["dist"]._actions]
+    assert one["roll"]._actions == [] and listed["dist"]._actions == []
+
+    # the recorder replays nested calls on what the real calls return
+    import argparse
+
+    rec = _Recorder()
+    group = rec.add_mutually_exclusive_group(required=True)
+    group.add_argument("--a", action="store_true")
+    group.add_argument("--b", action="store_true")
+    rec.set_defaults(x=1)
+    parser = argparse.ArgumentParser()
+    rec.replay(parser)
+    assert parser.parse_args(["--b"]) == argparse.Namespace(a=False, b=True, x=1)

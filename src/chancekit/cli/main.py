@@ -38,33 +38,30 @@ _COMMAND_MODULES = (
 
 class _Recorder:
     """Stands in for a subcommand's parser while the command modules register: records
-    the calls (``add_argument``, ``set_defaults``, argument groups) and replays them on
-    the real parser of the one command that runs, so the others' parsers are not built."""
+    every method call (``add_argument``, ``set_defaults``, argument groups, anything) and
+    replays them on the real parser of the one command that runs, so the other commands'
+    parsers are not built. A call returns a recorder of its own, replayed on what the real
+    call returns (an argument group, a subparsers action)."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any], _Recorder | None]] = []
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any], _Recorder]] = []
 
-    def add_argument(self, *args: Any, **kwargs: Any) -> None:
-        self.calls.append(("add_argument", args, kwargs, None))
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
 
-    def set_defaults(self, **kwargs: Any) -> None:
-        self.calls.append(("set_defaults", (), kwargs, None))
+        def record(*args: Any, **kwargs: Any) -> _Recorder:
+            made = _Recorder()
+            self.calls.append((name, args, kwargs, made))
+            return made
 
-    def add_mutually_exclusive_group(self, **kwargs: Any) -> _Recorder:
-        group = _Recorder()
-        self.calls.append(("add_mutually_exclusive_group", (), kwargs, group))
-        return group
-
-    def add_argument_group(self, *args: Any, **kwargs: Any) -> _Recorder:
-        group = _Recorder()
-        self.calls.append(("add_argument_group", args, kwargs, group))
-        return group
+        return record
 
     def replay(self, target: Any) -> None:
-        for name, args, kwargs, group in self.calls:
-            made = getattr(target, name)(*args, **kwargs)
-            if group is not None:
-                group.replay(made)
+        for name, args, kwargs, made in self.calls:
+            result = getattr(target, name)(*args, **kwargs)
+            if made.calls:
+                made.replay(result)
 
 
 class _Commands:
