@@ -1,0 +1,157 @@
+"""Random small chains (this file's own generator: up to 7 states, random integer weights,
+self-loops, cycles, absorbing states) against an exact solve of the textbook equations by
+Gaussian elimination in Fractions, written here: where the chain ends (B = N R), the mean
+and variance of the steps (t = N 1, var = (2N - I) t - t*t), the step-count distribution
+walked state by state, and the stationary distribution of an irreducible chain (pi P = pi).
+A chain from which some reachable states never absorb must be refused by absorb/steps."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from chancekit import Distribution
+from chancekit.errors import InvalidValueError
+from chancekit.markov import absorb, stationary, steps
+
+
+def solve(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    """x with a x = b (a square, invertible), by Gauss-Jordan elimination."""
+    n, m = len(a), len(b[0])
+    rows = [a[i][:] + b[i][:] for i in range(n)]
+    for col in range(n):
+        piv = next(r for r in range(col, n) if rows[r][col] != 0)
+        rows[col], rows[piv] = rows[piv], rows[col]
+        p = rows[col][col]
+        rows[col] = [x / p for x in rows[col]]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                f = rows[r][col]
+                rows[r] = [x - f * y for x, y in zip(rows[r], rows[col], strict=True)]
+    return [row[n:n + m] for row in rows]
+
+
+def random_chain(rng: random.Random) -> dict[int, dict[int, int]]:
+    n = rng.randint(1, 7)
+    chain: dict[int, dict[int, int]] = {}
+    for s in range(n):
+        if rng.random() < 0.3:
+            chain[s] = {s: 1}  # absorbing
+            continue
+        out: dict[int, int] = {}
+        for _ in range(rng.randint(1, 3)):
+            t = rng.randrange(n)
+            out[t] = out.get(t, 0) + rng.randint(1, 5)
+        chain[s] = out
+    return chain
+
+
+def reachable(chain, start):
+    seen, todo = {start}, [start]
+    while todo:
+        s = todo.pop()
+        for t in chain[s]:
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return seen
+
+
+def absorbing(chain, s):
+    return set(chain[s]) == {s}
+
+
+def always_absorbs(chain, start):
+    return all(any(absorbing(chain, t) for t in reachable(chain, s))
+               for s in reachable(chain, start))
+
+
+def step_of(chain):
+    def step(s):
+        return Distribution(chain[s]) if not absorbing(chain, s) else s
+    return step
+
+
+def p(chain, s, t):
+    return Fraction(chain[s].get(t, 0), sum(chain[s].values()))
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("seed", range(3))
+def test_absorb_and_steps_match_the_equations(seed):
+    rng = random.Random(seed)
+    checked = refused = 0
+    for _ in range(150):
+        chain = random_chain(rng)
+        start = 0
+        if not always_absorbs(chain, start):
+            with pytest.raises(InvalidValueError):
+                absorb(step_of(chain), start)
+            with pytest.raises(InvalidValueError):
+                steps(step_of(chain), start)
+            refused += 1
+            continue
+        states = sorted(reachable(chain, start))
+        trans = [s for s in states if not absorbing(chain, s)]
+        ends = [s for s in states if absorbing(chain, s)]
+        got = absorb(step_of(chain), start)
+        s = steps(step_of(chain), start, upto=12)
+        if start in ends:
+            assert got.weights == {start: 1} and s.mean == 0
+            continue
+        eye_q = [[Fraction(int(i == j)) - p(chain, i, j) for j in trans] for i in trans]
+        b = solve(eye_q, [[p(chain, i, e) for e in ends] for i in trans])
+        k = trans.index(start)
+        want = {e: b[k][j] for j, e in enumerate(ends) if b[k][j]}
+        assert {x: Fraction(w, got.total) for x, w in got.weights.items()} == want, chain
+        ones = [[Fraction(1)] for _ in trans]
+        t = solve(eye_q, ones)
+        # E[T^2] = N (2 t - 1), so var = N (2 t - 1) - t^2
+        t2 = solve(eye_q, [[2 * t[i][0] - 1] for i in range(len(trans))])
+        assert s.mean == t[k][0], chain
+        assert s.variance == t2[k][0] - t[k][0] ** 2, chain
+        # the step-count distribution, walked over the transient states
+        mass = {start: Fraction(1)}
+        pmf = [Fraction(0)]
+        for _n in range(12):
+            new: dict[int, Fraction] = {}
+            done = Fraction(0)
+            for x, m in mass.items():
+                for y in chain[x]:
+                    q = m * p(chain, x, y)
+                    if absorbing(chain, y):
+                        done += q
+                    else:
+                        new[y] = new.get(y, 0) + q
+            pmf.append(done)
+            mass = new
+        assert list(s.pmf) == pmf[:len(s.pmf)] and len(s.pmf) == 13, chain
+        assert s.tail == sum(mass.values(), Fraction(0)), chain
+        checked += 1
+    assert checked > 20 and refused > 5
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("seed", range(3))
+def test_stationary_of_irreducible_chains(seed):
+    rng = random.Random(100 + seed)
+    checked = 0
+    for _ in range(150):
+        n = rng.randint(1, 6)
+        chain = {s: {(s + 1) % n: rng.randint(1, 4)} for s in range(n)}  # a cycle: irreducible
+        for s in range(n):
+            for _ in range(rng.randint(0, 2)):
+                t = rng.randrange(n)
+                chain[s][t] = chain[s].get(t, 0) + rng.randint(1, 4)
+        got = stationary(lambda s, c=chain: Distribution(c[s]), 0)
+        # pi (P - I) = 0 with sum(pi) = 1: replace the last equation by the sum
+        a = [[p(chain, j, i) - int(i == j) for j in range(n)] for i in range(n)]
+        a[-1] = [Fraction(1)] * n
+        rhs = [[Fraction(0)] for _ in range(n - 1)] + [[Fraction(1)]]
+        pi = solve(a, rhs)
+        want = {s: pi[s][0] for s in range(n) if pi[s][0]}
+        assert {x: Fraction(w, got.total) for x, w in got.weights.items()} == want, chain
+        checked += 1
+    assert checked == 150
