@@ -14,6 +14,7 @@ import pytest
 
 from chancekit.anydice import EMPTY, AnyDiceError, AnyDiceWarning, run, run_program
 from chancekit.dice import Distribution
+from chancekit.errors import LimitError
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "anydice" / "docs"
 
@@ -342,3 +343,63 @@ def test_errors_name_line_column_token(text: str, line: int, column: int, token:
     first = str(err).splitlines()[0]
     assert first == err.summary and f"line {line}, column {column}" in first
     assert str(err).splitlines()[2].index("^") == 2 + min(column, len(err.text) + 1) - 1
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ('output 1 named "abc', AnyDiceError),
+    ("function: f { result: 1", AnyDiceError),
+    ("output {1, 2", AnyDiceError),
+    ("output [foo 3]", AnyDiceError),
+    ("output " + "(" * 5000 + "1" + ")" * 5000, AnyDiceError),
+    ("output " + "-" * 5000 + "1", AnyDiceError),
+    ("output " + "+".join(["1"] * 5000), AnyDiceError),
+    ("X: 1\n" + "if X { " * 300 + "output 1" + " }" * 300, AnyDiceError),
+    ("output \uff13d\uff16", AnyDiceError),
+    ("output 1\x00", AnyDiceError),
+    ("output " + "9" * 5000, AnyDiceError),
+    ('set "maximum function depth" to 1001', LimitError),
+    ("output #{1..100000000}", LimitError),
+    ("output 1000000d1000000", LimitError),
+    ("X: 3\nloop I over {1..40} { X: X * X }\noutput X", LimitError),
+    ("output 2 ^ 100000", LimitError),
+    ("T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]", LimitError),
+    ("loop X over {1..1000000} { loop Y over {1..1000000} { Z: X } }", LimitError),
+])
+def test_hostile_programs_get_a_clean_error(text: str, error: type) -> None:
+    with pytest.raises(error) as info:
+        run(text)
+    assert len(str(info.value).splitlines()[0]) < 300
+
+
+def test_deep_recursion_is_not_a_crash() -> None:
+    text = ('set "maximum function depth" to 1000\n'
+            "function: f X:n { result: [f X + 1] }\noutput [f 1]")
+    assert one(text) is EMPTY  # 1000 calls deep, then d{} as AnyDice documents
+    text = ('set "maximum function depth" to 1000\n'
+            "function: f X:n { if X = 900 { result: X } result: [f X + 1] }\noutput [f 1]")
+    assert pmf(one(text)) == {900: 1}
+
+
+def test_threads_share_nothing() -> None:
+    import threading
+
+    programs = ["output [highest 3 of 4d6]", "function: f R:s { result: R >= 5 }\noutput [f 6d6]",
+                'set "position order" to "lowest first"\noutput 1@3d6']
+    want = [one(p) for p in programs]
+    errors: list[str] = []
+
+    def work(i: int) -> None:
+        for k in range(6):
+            j = (i + k) % len(programs)
+            if one(programs[j]) != want[j]:
+                errors.append(programs[j])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -433,6 +433,10 @@ class Interpreter:
             total *= len(items)
         self.charge(total * (body_size * NODE_WORK + ITERATION_WORK),
                     f"a function expanded over {total:,} outcomes")
+        if len(lists) == 1:
+            for item in lists[0]:
+                yield (item,)
+            return
         for combo in itertools.product(*reversed(lists)):
             yield combo[::-1]
 
@@ -469,21 +473,34 @@ class Interpreter:
                         break
             body_size = sum(s.size for s in body)
             results = []
+            append = results.append
+            run_body = self.body
+            expanded = {slot for slot in slots if type(slot) is str}
+            resets = [(name, bound[i]) for i, name in enumerate(names)
+                      if first[name] == i and name not in expanded]
             n_iter = 0
-            for combo in self.combos(expansion, body_size):
-                for i, name in enumerate(names):
-                    if first[name] == i:
-                        local[name] = bound[i]
-                weight = 1
-                for slot, (value, w) in zip(slots, combo, strict=True):
-                    weight *= w
-                    if type(slot) is str:
-                        local[slot] = value
-                    elif slot is not None:
-                        for name, v in zip(slot, value, strict=True):
-                            local[name] = v
-                results.append((self.body(body, local), weight))
-                n_iter += 1
+            if len(slots) == 1 and type(slots[0]) is str:  # one expanded parameter
+                slot = slots[0]
+                for (value, w), in self.combos(expansion, body_size):
+                    for name, v in resets:
+                        local[name] = v
+                    local[slot] = value
+                    append((run_body(body, local), w))
+                    n_iter += 1
+            else:
+                for combo in self.combos(expansion, body_size):
+                    for name, v in resets:
+                        local[name] = v
+                    weight = 1
+                    for slot, (value, w) in zip(slots, combo, strict=True):
+                        weight *= w
+                        if type(slot) is str:
+                            local[slot] = value
+                        elif slot is not None:  # (None: a repeated name, the first wins)
+                            for name, v in zip(slot, value, strict=True):
+                                local[name] = v
+                    append((run_body(body, local), weight))
+                    n_iter += 1
             first_expanded = func.params[expansion[0][0]]  # AnyDice resets it if a :n
             fastest = first_expanded.name if first_expanded.kind == "n" else ""
             if n_iter > 1 and self.writes_params(func, fastest):
