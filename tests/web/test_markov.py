@@ -214,6 +214,23 @@ def test_hp_race_against_brute_force(server_url: str, body: dict[str, Any]) -> N
     check_rows_add_up(doc)
 
 
+def test_flat_damage_is_notation_not_a_die(server_url: str) -> None:
+    """A bare number is that much damage (as the command line reads it), 10 HP at 3 a
+    round: down in round 4 for certain; in a ladder a bare number is a die's sides."""
+    doc = markov(server_url, {"kind": "race", "hp": 10, "damage": "3"})
+    assert rows(doc) == {4: 1} and doc["mean"] == "4" and doc["variance"] == "0"
+    assert markov(server_url, {"kind": "usage-die", "ladder": "3"})["mean"] == "3/2"
+
+
+def test_a_slow_race_is_stopped_not_left_running(strict_server_url: str) -> None:
+    """A joint race with misses (3,600 states of rational solves): refused, up front or
+    by the server's time limit, as a 422 LimitError -- never a hang."""
+    status, doc = call(strict_server_url, "/api/markov", {
+        "kind": "race", "hp": 60, "damage": "1d6-1", "hp2": 60, "damage2": "1d8-2"})
+    assert status == 422 and doc["error"]["type"] == "LimitError", doc
+    assert doc["error"]["limit"]
+
+
 def test_a_race_with_misses_walks_and_states_the_tail(server_url: str) -> None:
     doc = markov(server_url, {"kind": "race", "hp": 3, "damage": "1d2-1", "upto": 12})
     # each round a hit (1) with chance 1/2: rounds until 3 hits, a negative binomial
@@ -249,6 +266,10 @@ def math_comb(n: int, k: int) -> int:
     ({"kind": "race", "hp": 30, "damage": "2d6+"}, 422, "damage"),
     ({"kind": "race", "hp": 1000, "damage": "1d2-1", "hp2": 1000, "damage2": "1d2-1"},
      422, "damage"),
+    ({"kind": "race", "hp": 10, "damage": "0"}, 422, "damage"),          # never ends
+    ({"kind": "race", "hp": 5, "damage": "0", "hp2": 5, "damage2": "1d2-2"}, 422, "damage"),
+    ({"kind": "usage-die", "ladder": "\u00b2,4"}, 422, "ladder"),           # "²".isdigit()
+    ({"kind": "usage-die", "ladder": "\uff11\uff12,4"}, 422, "ladder"),     # full-width 12
     ({"kind": "first-success", "system": "deck"}, 422, "system"),
     ({"kind": "first-success", "system": "pity:abc"}, 422, "system"),
     ({"kind": "first-success", "system": "prd:0.25", "value": "maybe"}, 422, "value"),

@@ -113,13 +113,21 @@ def _die(text: str, field: str, where: str) -> Any:
     from chancekit.dice.notation import dist
 
     text = text.strip()
-    if text.isdigit():
+    if re.fullmatch(r"[0-9]+", text):  # ASCII only: "²".isdigit() is True, int("²") fails
         sides = int(text)
         if not 1 <= sides <= 10**6:
             raise InputError(InvalidValueError(
                 f"{text[:20]} sides: a die has 1 to 1,000,000 sides"), field, where)
         return d(sides)
     return _guard(field, where, lambda: dist(text))
+
+
+def _notation(text: str, field: str, where: str) -> Any:
+    """Damage as dice notation (``2d6``, ``1d8+2``; a bare ``3`` is 3 damage, as the
+    command line reads it)."""
+    from chancekit.dice.notation import dist
+
+    return _guard(field, where, lambda: dist(text.strip()))
 
 
 def _faces(text: str, field: str, where: str) -> list[int]:
@@ -141,7 +149,9 @@ def _faces(text: str, field: str, where: str) -> list[int]:
 def _usage(req: dict[str, Any], upto: int | None, tail: Fraction | None) -> dict[str, Any]:
     from chancekit import markov
 
-    parts = [p for p in re.split(r"[,\s]+", req["ladder"].strip()) if p]
+    # dice separated by commas ("12, 1d8 + 1, d6"), or by spaces when there is no comma
+    text = req["ladder"].strip()
+    parts = [p.strip() for p in re.split(r"," if "," in text else r"\s+", text) if p.strip()]
     if not parts:
         raise InputError(InvalidValueError("the ladder is empty: write its dice, largest "
                                            "first, e.g. 12,10,8,6,4"), "ladder", "ladder")
@@ -173,13 +183,17 @@ def _race(req: dict[str, Any], upto: int | None, tail: Fraction | None) -> dict[
 
     order = req.get("order") or "simultaneous"
     two = req.get("hp2") is not None
-    dmg = _die(req["damage"], "damage", "the first side's damage" if two else "damage")
+    # each damage is checked on its own first (an error names its field), then handed on
+    # as the text it is, so the library's messages quote what was typed
+    _notation(req["damage"], "damage", "the first side's damage" if two else "damage")
+    dmg = req["damage"].strip()
     if not two:
         race = _guard("damage", "the race", lambda: markov.hp_race(
             req["hp"], dmg, order=order, upto=upto, tail=tail))
         title = f"rounds until {req['hp']:,} hit points are gone at {req['damage'].strip()} a round"
     else:
-        dmg2 = _die(req["damage2"], "damage2", "the second side's damage")
+        _notation(req["damage2"], "damage2", "the second side's damage")
+        dmg2 = req["damage2"].strip()
         # each side's damage is what it deals to the other (as hp_race and the CLI)
         race = _guard("damage", "the race", lambda: markov.hp_race(
             (req["hp"], req["hp2"]), (dmg, dmg2), order=order, upto=upto, tail=tail))
