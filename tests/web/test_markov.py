@@ -273,6 +273,8 @@ def math_comb(n: int, k: int) -> int:
     ({"kind": "first-success", "system": "deck"}, 422, "system"),
     ({"kind": "first-success", "system": "pity:abc"}, 422, "system"),
     ({"kind": "first-success", "system": "prd:0.25", "value": "maybe"}, 422, "value"),
+    ({"kind": "first-success", "system": "tgm1"}, 422, "value"),   # 7 pieces: which one?
+    ({"kind": "first-success", "system": "dynamic-dice:0.355"}, 422, "system"),
 ])
 def test_bad_input_is_a_clean_error_in_page_words(server_url: str, body: dict[str, Any],
                                                   status: int, field: str | None) -> None:
@@ -298,6 +300,20 @@ def test_work_past_a_limit_names_the_limit(server_url: str) -> None:
     _, doc = call(server_url, "/api/markov", {"kind": "race", "hp": 1000, "damage": "1d2-1",
                                              "hp2": 1000, "damage2": "1d2-1"})
     assert doc["error"]["type"] == "LimitError" and doc["error"]["limit"]
+
+
+def test_eight_clients_at_once(server_url: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    bodies = [{"kind": "usage-die", "ladder": f"{s},4", "upto": 5} for s in (6, 8, 10, 12)] + [
+        {"kind": "race", "hp": 9, "damage": "1d4"}, {"kind": "race", "hp": 9, "damage": "2d6+"},
+        {"kind": "first-success", "system": "pity:0.5", "upto": 3}, {"kind": "nope"}]
+    with ThreadPoolExecutor(8) as ex:
+        got = list(ex.map(lambda b: call(server_url, "/api/markov", b), bodies))
+    assert [s for s, _ in got] == [200] * 5 + [422, 200, 400]
+    for s, (_, doc) in zip((6, 8, 10, 12), got, strict=False):   # each its own answer
+        assert Fraction(doc["mean"]) == Fraction(s, 2) + 2
+    assert rows(got[6][1]) == {1: Fraction(1, 2), 2: Fraction(1, 4), 3: Fraction(1, 8)}
 
 
 def test_openapi_lists_the_endpoint_and_every_page_links_the_page(server_url: str) -> None:

@@ -226,9 +226,11 @@ def _pity(req: dict[str, Any], upto: int | None, tail: Fraction | None) -> dict[
         value = {"true": True, "false": False}.get(raw.lower(), raw)
     if value not in system.values:
         shown = ", ".join(str(v).lower() if isinstance(v, bool) else str(v)
-                          for v in system.values)
+                          for v in system.values[:20])
+        more = ", ..." if len(system.values) > 20 else ""
         raise InputError(InvalidValueError(
-            f"{raw[:40]!r} is not one of this system's values ({shown})"), "value",
+            f"{raw[:40]!r} is not one of this system's values ({shown}{more})" if raw else
+            f"this system draws {shown}{more}: say which one to wait for"), "value",
             "waiting for")
     steps = _guard("system", "system", lambda: markov.first_success(
         system, value, upto=upto, tail=tail))
