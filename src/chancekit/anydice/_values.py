@@ -26,8 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit import limits
-from chancekit.dice import Distribution, FaceRule, constant, evaluate_pool, keep_sum
-from chancekit.dice.pool import Decided
+from chancekit.dice import Decided, Distribution, FaceRule, constant, evaluate_pool, keep_sum
 from chancekit.errors import LimitError, quote
 
 __all__ = ["EMPTY", "Die", "as_die", "at", "binary", "dice", "make_die", "to_seq", "unary"]
@@ -163,7 +162,29 @@ def charge_bits(pairs: int, *dists: Distribution) -> None:
 OP_WORK = 100
 
 
+#: results of recent operators on dice, by (operator, operands): an expansion often
+#: repeats the same die arithmetic outcome after outcome (``DMG + 2d6`` for each of 8,000
+#: rolls); distributions compare and hash by value, so a hit is the same answer
+_RESULTS: dict[tuple[str, Any, Any], Distribution] = {}
+RESULTS_KEPT = 2048
+
+
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    key = (op, a, b)
+    try:
+        hit = _RESULTS.get(key)
+    except TypeError:  # pragma: no cover - every operand is hashable
+        hit = None
+    if hit is not None:
+        return hit
+    result = _pairwise_new(op, a, b)
+    if len(_RESULTS) >= RESULTS_KEPT:
+        _RESULTS.clear()
+    _RESULTS[key] = result
+    return result
+
+
+def _pairwise_new(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
     if isinstance(a, Distribution) and isinstance(b, Distribution):
         charge_bits(len(a) * len(b), a, b)
     elif isinstance(a, Distribution):
@@ -444,8 +465,7 @@ def mix(results: list[tuple[Any, int]]) -> Die:
     number, a sequence (summed) or a die (its collection summed); empty dice drop out and
     the rest are renormalised. All empty: the empty die."""
     numbers: dict[int, int] = {}  # results that are numbers: outcome -> weight
-    parts: list[Distribution] = []
-    weights: list[int] = []
+    dice: dict[Distribution, int] = {}  # results that are dice (equal ones merged)
     for value, w in results:
         if type(value) is int:
             numbers[value] = numbers.get(value, 0) + w
@@ -453,8 +473,10 @@ def mix(results: list[tuple[Any, int]]) -> Die:
             x = sum(value)
             numbers[x] = numbers.get(x, 0) + w
         elif not value.empty:
-            parts.append(value.dist)
-            weights.append(w)
+            dist = value.dist
+            dice[dist] = dice.get(dist, 0) + w
+    parts: list[Distribution] = list(dice)
+    weights: list[int] = list(dice.values())
     if not parts:
         return Die.single(Distribution._raw(numbers)) if numbers else EMPTY
     if numbers:
