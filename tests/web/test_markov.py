@@ -138,6 +138,27 @@ def test_gacha_waits_for_the_featured_item(server_url: str) -> None:
     assert "featured" in doc["title"] and 60 < doc["mean_float"] < 120
 
 
+# -- rolling until a sequence: a run of k of one face (chance p) takes sum p**-i rolls ----------
+@pytest.mark.parametrize("die, sequence, mean", [
+    ("1d6", "6", 6), ("1d6", "6,6", 6 + 36), ("1d6", "6,6,6", 6 + 36 + 216),
+    ("1d2", "1,2,1", 10),   # HTH: 2 + 8 (Penney's game; the overlap costs 2 tosses)
+    ("1d4", "4,4", 4 + 16),
+])
+def test_roll_until_a_sequence(server_url: str, die: str, sequence: str, mean: int) -> None:
+    doc = markov(server_url, {"kind": "until", "die": die, "sequence": sequence})
+    assert Fraction(doc["mean"]) == mean and doc["unit"] == "rolls"
+    if doc["notes"]:   # walking to 1e-6 was past the work limit: 200 rolls listed instead
+        assert doc["shown_upto"] == 200 and "exact" in doc["notes"][0]
+        assert not CLI_OR_PYTHON.search(doc["notes"][0])
+
+
+def test_roll_until_one_face_is_geometric(server_url: str) -> None:
+    doc = markov(server_url, {"kind": "until", "die": "1d6", "sequence": "6", "upto": 20})
+    p = Fraction(1, 6)
+    assert rows(doc) == {t: (1 - p) ** (t - 1) * p for t in range(1, 21)}
+    assert Fraction(doc["tail"]) == (1 - p) ** 20 and Fraction(doc["variance"]) == 30
+
+
 # -- HP races, against a brute-force enumeration of every roll sequence -------------------------
 def faces(text: str) -> list[int]:
     m = re.fullmatch(r"1d(\d+)([+-]\d+)?", text)
@@ -274,6 +295,11 @@ def math_comb(n: int, k: int) -> int:
     ({"kind": "first-success", "system": "pity:abc"}, 422, "system"),
     ({"kind": "first-success", "system": "prd:0.25", "value": "maybe"}, 422, "value"),
     ({"kind": "first-success", "system": "tgm1"}, 422, "value"),   # 7 pieces: which one?
+    ({"kind": "until", "die": "1d6"}, 400, "sequence"),
+    ({"kind": "until", "die": "1d6", "sequence": "7"}, 422, "sequence"),
+    ({"kind": "until", "die": "1d6", "sequence": "6,x"}, 422, "sequence"),
+    ({"kind": "until", "die": "1d6", "sequence": ",".join(["6"] * 13)}, 422, "sequence"),
+    ({"kind": "until", "die": "1d6+", "sequence": "6"}, 422, "die"),
     ({"kind": "first-success", "system": "dynamic-dice:0.355"}, 422, "system"),
 ])
 def test_bad_input_is_a_clean_error_in_page_words(server_url: str, body: dict[str, Any],
@@ -397,6 +423,9 @@ def test_page_fills_the_form_and_shows_the_exact_mean(page: Any, server_url: str
     page.fill("#system", "pity:0.25")
     _run(page)
     assert page.get_attribute("#mean", "data-exact") == "4"
+    # two 6s in a row: 42 rolls on average
+    _then_wait(page, lambda: page.select_option("#kind", "until"))
+    assert page.get_attribute("#mean", "data-exact") == "42"
 
 
 @pytest.mark.browser
@@ -454,7 +483,7 @@ def test_phone_layout(browser: Any, server_url: str) -> None:
     try:
         pg.goto(server_url.rstrip("/") + "/markov")
         _wait(pg)
-        for kind in ("usage-die", "race", "first-success"):
+        for kind in ("usage-die", "race", "first-success", "until"):
             if kind != "usage-die":
                 _then_wait(pg, lambda k=kind: pg.select_option("#kind", k))
             if kind == "race":

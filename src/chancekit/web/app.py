@@ -386,7 +386,7 @@ def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
-    """``POST /api/markov``: ``kind`` (usage-die, race, first-success), its inputs, and
+    """``POST /api/markov``: ``kind`` (usage-die, race, first-success, until), its inputs, and
     ``upto`` (the last step count to list; left out: until at most 1e-6 is left).
 
     >>> parse_markov({"kind": "race", "hp": 30, "damage": "2d6"})
@@ -414,9 +414,12 @@ def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
         if req["order"] not in ("simultaneous", "alternating"):
             raise ApiError(400, "'order' must be \"simultaneous\" or \"alternating\"",
                            field="order")
-    else:
+    elif kind == "first-success":
         req["system"] = get_str(data, "system", max_len=MAX_SPEC_CHARS, allow_empty=False)
         req["value"] = get_str(data, "value", default="", max_len=40)
+    else:  # until
+        req["die"] = get_str(data, "die", max_len=MAX_EXPRESSION_CHARS, allow_empty=False)
+        req["sequence"] = get_str(data, "sequence", max_len=200, allow_empty=False)
     return req
 
 
@@ -514,6 +517,7 @@ def _approx_size(body: dict[str, Any]) -> int:
     series = body.get("series") or body.get("systems") or []
     rows = sum(len(s.get("rows", ())) + len(s.get("series", {}).get("entropy", ()))
                for s in series if isinstance(s, dict))
+    rows += len(body.get("rows") or ())  # /api/markov: one list of rows
     return 300 * rows
 
 

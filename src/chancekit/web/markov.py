@@ -6,7 +6,9 @@ Three kinds: ``usage-die`` (:func:`~chancekit.markov.usage_die`: a ladder such a
 (:func:`~chancekit.markov.hp_race`: one side's hit points and the damage it takes a
 round, or two sides, simultaneous or alternating) and ``first-success``
 (:func:`~chancekit.markov.first_success` of a fairness system spec such as ``prd:0.25``,
-read by :func:`chancekit.fair.system_from_spec`). Each answer is the exact mean and
+read by :func:`chancekit.fair.system_from_spec`) and ``until``
+(:func:`~chancekit.markov.roll_until`: rolls of a die until the last rolls are a given
+sequence, such as two 6s in a row). Each answer is the exact mean and
 variance of the count (steps, rounds, pulls), its distribution up to a step count, with
 the probability of more stated exactly (``tail``), and for a two-sided race the winner.
 
@@ -34,12 +36,15 @@ from chancekit.errors import ChancekitError, InvalidValueError
 from chancekit.limits import MAX_FRACTION_CHARS, MAX_ROWS
 
 #: the kinds of process the page shows
-KINDS = ("usage-die", "race", "first-success")
+KINDS = ("usage-die", "race", "first-success", "until")
 #: when no step count is asked for, the distribution is walked until at most this much
 #: probability is left (the rest is stated as the tail)
 DEFAULT_TAIL = Fraction(1, 10**6)
 #: dice in a usage-die ladder
 MAX_LADDER = 100
+#: when walking to DEFAULT_TAIL is past the work limit, the counts listed instead (the
+#: exact mean and variance come from a solve, not the walk, so they are still given)
+FALLBACK_UPTO = 200
 
 Progress = Callable[..., None]
 
@@ -141,8 +146,8 @@ def _faces(text: str, field: str, where: str) -> list[int]:
                 "e.g. 1,2"), field, where)
         out.append(int(part))
     if not out:
-        raise InputError(InvalidValueError("no faces given: write the faces that step the "
-                                           "die down, e.g. 1,2"), field, where)
+        raise InputError(InvalidValueError("no faces given: write whole numbers separated "
+                                           "by commas, e.g. 1,2"), field, where)
     return out
 
 
@@ -239,6 +244,27 @@ def _pity(req: dict[str, Any], upto: int | None, tail: Fraction | None) -> dict[
     return {"steps": steps, "unit": "pulls", "title": title, "winner": None}
 
 
+def _until(req: dict[str, Any], upto: int | None, tail: Fraction | None) -> dict[str, Any]:
+    from chancekit import markov
+
+    text = req["die"].strip()
+    die = _notation(text, "die", "die")
+    seq = tuple(_faces(req["sequence"], "sequence", "sequence"))
+    if len(seq) > 12:
+        raise InputError(InvalidValueError(f"the sequence has {len(seq)} rolls; at most 12"),
+                         "sequence", "sequence")
+    missing = [x for x in seq if x not in die]
+    if missing:
+        raise InputError(InvalidValueError(
+            f"{text[:40]} never rolls {missing[0]}, so the sequence never comes up"),
+            "sequence", "sequence")
+    steps = _guard("die", "die", lambda: markov.roll_until(
+        die, lambda last: last == seq, len(seq), upto=upto, tail=tail))
+    title = f"rolls of {text} until {', '.join(map(str, seq))}" + (
+        " in a row" if len(seq) > 1 else "")
+    return {"steps": steps, "unit": "rolls", "title": title, "winner": None}
+
+
 def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """The answer for one validated request (:func:`chancekit.web.app.parse_markov`):
     ``mean``/``variance`` (exact text when short, and floats), ``sd``, ``rows`` (count,
@@ -249,7 +275,19 @@ def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     upto = req.get("upto")
     tail = None if upto is not None else DEFAULT_TAIL
     kind = req["kind"]
-    got = {"usage-die": _usage, "race": _race, "first-success": _pity}[kind](req, upto, tail)
+    run = {"usage-die": _usage, "race": _race, "first-success": _pity, "until": _until}[kind]
+    notes: list[str] = []
+    try:
+        got = run(req, upto, tail)
+    except InputError as exc:
+        # the walk to one in a million left was refused (not the solve): list fewer counts
+        if upto is not None or not str(exc.error).startswith("steps(): step "):
+            raise
+        got = run(req, FALLBACK_UPTO, None)
+        notes.append(f"Listed up to {FALLBACK_UPTO} {got['unit']}: walking on until at most "
+                     f"one in a million is left needs more work than the limit "
+                     f"({getattr(exc.error, 'limit', None) or 'work'}); the mean and variance "
+                     "are exact all the same.")
     steps = got["steps"]
     pmf = list(steps.pmf)
     cut = max(0, len(pmf) - MAX_ROWS)
@@ -276,5 +314,5 @@ def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         "sd": None if sd is None else math.sqrt(sd),
         "rows": rows, "shown_upto": len(pmf) - 1, "rows_cut": cut,
         "tail": _text(rest), "tail_float": _float(rest), "complete": rest == 0,
-        "winner": got["winner"],
+        "winner": got["winner"], "notes": notes,
     }

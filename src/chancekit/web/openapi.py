@@ -81,19 +81,22 @@ def openapi_document() -> dict[str, Any]:
                 "'damage2' two sides, each 'damage' what that side deals, 'order' "
                 "simultaneous or alternating) or first-success (a fairness 'system' spec "
                 "such as prd:0.25, pity:0.1,10 or gacha:0.006,74,0.06,90, and the 'value' "
-                "waited for: true, or featured for gacha). Answers the exact 'mean' and "
+                "waited for: true, or featured for gacha) or until ('die' notation and "
+                "'sequence', e.g. \"6,6\": rolls until the last rolls are it). Answers the "
+                "exact 'mean' and "
                 "'variance' of the count (text when short, and floats), 'sd', 'rows' (count, "
                 "probability, at least, at most; exact fractions when short) up to "
                 "'shown_upto' ('upto' if given, else until at most 1e-6 is left), 'tail' "
                 "(the exact probability of a larger count, not in the rows), 'complete', and "
-                "'winner' for a two-sided race. A refused input is a 422 whose error adds "
+                "'winner' for a two-sided race, 'notes'. A refused input is a 422 whose "
+                "error adds "
                 "'field' and 'where'.",
                 {"kind": "race", "hp": 30, "damage": "2d6", "hp2": 25, "damage2": "1d8+2",
                  "order": "alternating"},
-                {"kind": {"enum": ["usage-die", "race", "first-success"]}, "upto": i,
+                {"kind": {"enum": ["usage-die", "race", "first-success", "until"]}, "upto": i,
                  "ladder": s, "down": s, "hp": i, "damage": s, "hp2": i, "damage2": s,
                  "order": {"enum": ["simultaneous", "alternating"]}, "system": s,
-                 "value": s}, ["kind"]),
+                 "value": s, "die": s, "sequence": s}, ["kind"]),
             "/api/estimate": _post(
                 "a Monte Carlo estimate (not exact)",
                 "For expressions the exact engine refuses: 'samples' rolls (default 10000) "

@@ -11,8 +11,9 @@
   // the request's fields as the page labels them (a 400 names the field)
   const LABELS = { kind: "Process", ladder: "Ladder", down: "Steps down on", hp: "HP", damage: "Damage",
                    hp2: "Second side's HP", damage2: "Second side's damage", order: "Order", system: "System",
-                   value: "Waiting for", upto: "Show up to" };
-  const FIELDS = ["kind", "ladder", "down", "hp", "damage", "hp2", "damage2", "order", "system", "value", "upto"];
+                   value: "Waiting for", upto: "Show up to", die: "Die", sequence: "Sequence" };
+  const FIELDS = ["kind", "ladder", "down", "hp", "damage", "hp2", "damage2", "order", "system", "value", "die",
+                  "sequence", "upto"];
   let result = null;       // the last successful answer
   let controller = null;   // aborts the running request (Stop, or a newer one)
   let note = "";           // e.g. a share link made with another chancekit version
@@ -43,7 +44,8 @@
       Object.assign(out, { hp: Number($("#hp").value), damage: $("#damage").value });
       if (two()) Object.assign(out, { hp2: Number($("#hp2").value), damage2: $("#damage2").value,
                                       order: $("#order").value });
-    } else Object.assign(out, { system: $("#system").value, value: $("#value").value });
+    } else if (k === "first-success") Object.assign(out, { system: $("#system").value, value: $("#value").value });
+    else Object.assign(out, { die: $("#die").value, sequence: $("#sequence").value });
     return out;
   }
   const view = () => ({ ...Object.fromEntries(FIELDS.map((f) => [f, $(`#${f}`).value])), sides: two() ? 2 : 1,
@@ -119,6 +121,7 @@
            `Not shown: more than ${last} ${unit}, probability ${pct(d.tail_float, 6)}${exactly(d.tail)}` +
            (d.rows_cut ? ` (${d.rows_cut} more counts were computed than are listed)` : "") +
            ". The rows above and this sum to 1 exactly."));
+    $("#notes").replaceChildren(...CK.noteList(d.notes || []));
     $("#winner-card").hidden = !d.winner;
     $("#winner").replaceChildren(...(d.winner ? [
       el("thead", {}, el("tr", {}, el("th", { class: "l" }, "result"), el("th", {}, "probability"), el("th", {}, "exact"))),
