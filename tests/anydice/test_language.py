@@ -182,6 +182,11 @@ STATEFUL = "T: 0 T: T + 1 "  # a variable carried from one roll to the next: no 
     ("result: {1, 3}@ROLL + #ROLL", lambda s: sorted(s)[-1] + sorted(s)[-3] + len(s)),
     ("if ROLL > 3 = 2 { result: -ROLL } result: 7 < ROLL",
      lambda s: -sum(s) if sum(x > 3 for x in s) == 2 else sum(x > 7 for x in s)),
+    ("M: 1@ROLL C: ROLL = M result: C * M", lambda s: s.count(max(s)) * max(s)),
+    ("M: 2@ROLL result: (ROLL > M) * 10 + (M <= ROLL) + 100 * (ROLL != M)",
+     lambda s: (sum(x > sorted(s)[-2] for x in s) * 10 + sum(x >= sorted(s)[-2] for x in s)
+                + 100 * sum(x != sorted(s)[-2] for x in s))),
+    ("M: 5@ROLL result: (ROLL < M) + 10 * (ROLL = M)", lambda s: 0),
     ("R: 0 loop X over ROLL { R: R * 10 + X } result: R",
      lambda s: int("".join(map(str, sorted(s, reverse=True))))),
 ])

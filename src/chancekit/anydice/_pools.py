@@ -75,7 +75,7 @@ def _make(func: A.FunctionDef, index: int) -> Plan | None:
     assigned = _assigned(func.body)
     if param in assigned or not stateless(func.body, set(names), assigned):
         return None
-    rw = _Rewriter(param, {param} | assigned)
+    rw = _Rewriter(param, {param} | assigned, _rank_vars(func.body, param))
     try:
         body = tuple(rw.stmt(s) for s in func.body)
     except _Unsafe:
@@ -160,9 +160,38 @@ def stateless(stmts: tuple[Any, ...], defined: set[str], assigned: set[str]) -> 
     return True
 
 
+def _count_assignments(stmts: tuple[Any, ...], out: Counter[str]) -> Counter[str]:
+    for s in stmts:
+        if isinstance(s, A.Assign):
+            out[s.name] += 1
+        elif isinstance(s, A.Loop):
+            out[s.name] += 1
+            _count_assignments(s.body, out)
+        elif isinstance(s, A.If):
+            for _, b in s.branches:
+                _count_assignments(b, out)
+            if s.orelse:
+                _count_assignments(s.orelse, out)
+    return out
+
+
+def _rank_vars(body: tuple[Any, ...], param: str) -> dict[str, A.Num]:
+    """Variables set once, at the top of the body, to a fixed position of the roll
+    (``MAX: 1@ROLL``): comparing the roll with one (``ROLL = MAX``) is a feature too."""
+    counts = _count_assignments(body, Counter())
+    out = {}
+    for s in body:
+        if (isinstance(s, A.Assign) and counts[s.name] == 1 and isinstance(s.expr, A.Binary)
+                and s.expr.op == "@" and isinstance(s.expr.left, A.Num)
+                and isinstance(s.expr.right, A.Var) and s.expr.right.name == param):
+            out[s.name] = s.expr.left
+    return out
+
+
 class _Rewriter:
-    def __init__(self, param: str, unfixed: set[str]) -> None:
+    def __init__(self, param: str, unfixed: set[str], ranks: dict[str, A.Num]) -> None:
         self.param = param
+        self.ranks = ranks  # variables holding a fixed position of the roll
         self.unfixed = unfixed  # the parameter and the variables the body assigns
         self.uses: list[tuple[str, Any]] = []
         self.builtins: set[tuple[str | None, ...]] = set()
@@ -220,6 +249,10 @@ class _Rewriter:
                     return self.feature("cmp " + op, right, node)
                 if self.is_param(right) and self.fixed(left):
                     return self.feature("cmp " + _FLIP[op], left, node)
+                if self.is_param(left) and isinstance(right, A.Var) and right.name in self.ranks:
+                    return self.feature("rank " + op, self.ranks[right.name], node)
+                if self.is_param(right) and isinstance(left, A.Var) and left.name in self.ranks:
+                    return self.feature("rank " + _FLIP[op], self.ranks[left.name], node)
             elif op == "@" and self.is_param(right) and self.fixed(left):
                 return self.feature("at", left, node)
             elif op in _ARITH:
@@ -254,6 +287,11 @@ class _Rewriter:
         raise _Unsafe  # pragma: no cover
 
 
+#: how many of ``n`` dice compare so to the die at a rank, from the dice read before its
+#: face (``seen``, all higher: the walk is highest first) and those showing it (``c``)
+_RANK_COUNT = {"=": lambda seen, c, n: c, "!=": lambda seen, c, n: n - c,
+               ">": lambda seen, c, n: seen, ">=": lambda seen, c, n: seen + c,
+               "<": lambda seen, c, n: n - seen - c, "<=": lambda seen, c, n: n - seen}
 _OPS = {"=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
@@ -284,6 +322,10 @@ class _FeatureRule(FaceRule):
                     v = 1
             elif kind == "sum":
                 v += c * face
+            elif kind == "rank":  # dice compared with the die at rank q[2] (of q[3])
+                r = q[2]
+                if seen < r <= seen + c:
+                    v = _RANK_COUNT[q[1]](seen, c, q[3])
             elif kind == "at":
                 mult = q[2]
                 for r in range(seen + 1, min(seen + c, self.last) + 1):
@@ -330,6 +372,14 @@ def features(queries: list[tuple[str, Any]], base: Distribution, n: int,
                 return None
             ranks = Counter((n + 1 - p) if lowest_first else p for p in pos if 1 <= p <= n)
             spec.append(("at", tuple(sorted(ranks.items()))))
+        elif kind.startswith("rank "):
+            if type(value) is not int:
+                return None
+            r = (n + 1 - value) if lowest_first else value
+            if 1 <= r <= n:
+                spec.append(("rank", kind[5:], r, n))
+            else:  # a position past the roll is 0
+                spec.append(("cmp", kind[5:], 0))
         elif kind in ("sum", "len"):
             spec.append((kind,))
     walk = tuple(s for s in spec if s[0] != "len")
