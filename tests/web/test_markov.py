@@ -391,6 +391,7 @@ def test_page_fills_the_form_and_shows_the_exact_mean(page: Any, server_url: str
     assert "20 uses" in page.inner_text("#figures")
     tail = float(page.get_attribute("#tail", "data-p"))   # its exact text is long: not sent
     assert 0 < tail <= 1e-6 and "Not shown" in page.inner_text("#tail-note")
+    _shot(page, "markov", tmp_path)
     # a two-sided race, alternating: the mean and the winner against the brute force
     _then_wait(page, lambda: page.select_option("#kind", "race"))
     _then_wait(page, lambda: page.check("input[name=sides][value='2']"))
@@ -410,7 +411,6 @@ def test_page_fills_the_form_and_shows_the_exact_mean(page: Any, server_url: str
     points = page.evaluate("""() => [...document.querySelectorAll('#chart svg circle.pt')]
         .map(c => [c.dataset.x, c.dataset.exact])""")
     assert {int(x): Fraction(e) for x, e in points} == rounds
-    _shot(page, "markov", tmp_path)
     # At least: the chart shows P(rounds >= t)
     page.check("input[name=mode][value=atleast]")
     page.wait_for_function("document.querySelector('#mode-name').textContent.includes('least')")
