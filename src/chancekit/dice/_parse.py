@@ -15,6 +15,8 @@ Grammar (whitespace is allowed between tokens, not inside a dice term)::
     dice_op    := ("k" | "p" | "rr" | "r" | "ro" | "ra" | "e" | "mi" | "ma") selector
                 | ("dh" | "dl") DIGITS | "!" [selector]  | "e" (explode: selector optional)
     selector   := ["h" | "l" | "<" | ">" | "<=" | ">="] ["-"] DIGITS
+                  (after an operator whose selector is optional, '!' 'e' 'x' '!!' '!p',
+                  a '-' with no comparison before it is a minus: '1d6!-1' = (1d6!) - 1)
     group      := "(" [expr ("," expr)* [","]] ")" set_op*
     set_op     := ("k" | "p") selector | ("dh" | "dl") DIGITS | count
     annotation := "[" any text but "]" "]"
@@ -614,6 +616,8 @@ class _Parser:
             cat = cat + "="
         if self.dialect == "roll20" and name == "f" and self.pos == start:
             cat = "<="  # Roll20: fN counts the dice at N or below as failures
+        if optional and self.pos == start and self.peek() == "-":
+            return None  # '1d6!-1' is (1d6!) - 1: a negative face needs '=' ('!=-1')
         sign = 1
         if self.peek() == "-":
             sign = -1
@@ -629,8 +633,10 @@ class _Parser:
         return Selector(cat, sign * _number(num), col)
 
     def _selector_follows(self) -> bool:
+        # not '-': '1d6e-1' is (1d6e) - 1, as avrae's d20 reads it (a selector's number
+        # has no sign there); a negative face is written with a comparison ('e<-1')
         ch = self.peek()
-        return bool(ch) and (ch in "hl<>-0123456789")
+        return bool(ch) and (ch in "hl<>0123456789")
 
     def selector(self, kind: str, *, only_hl: bool) -> Selector:
         col = self.pos + 1
