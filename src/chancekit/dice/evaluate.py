@@ -694,7 +694,28 @@ class _Budget:
         limits.count(n * TUPLE_WORK)
 
 
+def _reroll_ahead(base: W, n: int, op: Op) -> int:
+    """Units of enumerating the ``n``-dice multisets of ``base`` and then a first reroll
+    step ``op`` (``rr``/``ro``), counted from binomials before either starts: the states
+    with ``m`` matching dice, times the redraw multisets of ``m`` dice each."""
+    faces = len(base)
+    hit = sum(1 for f in base if op.matches(f))
+    rest = faces - hit
+    draw = rest if op.kind == "rr" else faces
+
+    def multisets(m: int, f: int) -> int:
+        return math.comb(m + f - 1, f - 1) if f else int(m == 0)
+
+    units = multisets(n, faces) * (n + faces)
+    units += sum(multisets(m, hit) * multisets(n - m, rest) * multisets(m, draw) * (n + 1)
+                 for m in range(n + 1))
+    return units * TUPLE_WORK
+
+
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
+    if ops and ops[0].kind in ("rr", "ro"):  # refused before the enumeration, not after
+        limits.check(_reroll_ahead(base, n, ops[0]),
+                     f"the '{ops[0].spelled or ops[0].kind}' step of this pool")
     states = _multisets(base, n)
     budget = _Budget()
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
@@ -888,6 +909,14 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
         dtotal = sum(draw.values())
         split = {tup: tuple(v for v in tup if not op.matches(v)) for tup in states}
         top = max(len(tup) - len(fixed) for tup, fixed in split.items())
+        # priced before any redraw is enumerated (6d20ro>6dl4kh4 enumerated 49 M units of
+        # redraws, then was refused): the multisets of every size, then the merges
+        faces = len(draw)
+        sizes = {m: math.comb(m + faces - 1, faces - 1) for m in
+                 {len(t) - len(f) for t, f in split.items()}}
+        limits.check(TUPLE_WORK * (sum(c * (m + faces) for m, c in sizes.items() if m)
+                                   + sum(sizes[len(t) - len(f)] * (len(t) + 1)
+                                         for t, f in split.items())), what)
         cache: dict[int, dict[tuple[Any, ...], int]] = {}
         for m in {len(tup) - len(fixed) for tup, fixed in split.items()}:
             cache[m] = _multisets(draw, m)
