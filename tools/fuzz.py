@@ -298,13 +298,47 @@ def run_notation(args: argparse.Namespace) -> int:
     cases = [gen.case() for _ in range(args.notation)]
     start = time.perf_counter()
     results: list[tuple[str, str, str, float, str]] = []
+    # every result is also appended to a JSON-lines log as it comes (a long run can be
+    # summarised before it ends: --summarize LOG)
+    log = Path(args.log) if args.log else None
+    sink = log.open("a", encoding="utf-8") if log else None
     with get_context("fork").Pool(max(1, args.jobs), initializer=_notation_worker_init,
                                   maxtasksperchild=2000) as pool:
         for i, res in enumerate(pool.imap(_notation_case, cases, chunksize=20), 1):
             results.append(res)
+            if sink:
+                sink.write(json.dumps(res) + "\n")
+                sink.flush()
             if i % 5000 == 0:
                 print(f"  {i:,} cases, {time.perf_counter() - start:.0f} s", flush=True)
+    if sink:
+        sink.close()
     elapsed = time.perf_counter() - start
+    return _report_notation(args, gen, results, elapsed)
+
+
+def summarize(path: str, late: float = 0.5, budget: float = 1.0) -> int:
+    """Summarise a ``--log`` of a (possibly unfinished) ``--notation`` run."""
+    rows = [tuple(json.loads(line)) for line in Path(path).read_text().splitlines() if line]
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r[2]] = counts.get(r[2], 0) + 1
+    print(f"{len(rows):,} cases: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+    for title, keep in (("crashes", lambda r: r[2] == "crash"),
+                        (f"late refusals (> {late} s)", lambda r: r[2] == "refused"
+                         and r[3] > late),
+                        (f"slow answers (> {budget} s)", lambda r: r[2] == "answered"
+                         and r[3] > budget)):
+        hits = sorted((r for r in rows if keep(r)), key=lambda r: -r[3])
+        print(f"{title}: {len(hits)}")
+        for text, dialect, _, secs, detail in hits[:30]:
+            print(f"  {secs:6.2f} s  {dialect:6}  {text!r:.120}  {detail[:80]}")
+    return 0
+
+
+def _report_notation(args: argparse.Namespace, gen: HostileNotation,
+                     results: list[tuple[str, str, str, float, str]],
+                     elapsed: float) -> int:
     counts: dict[str, int] = {}
     for _, _, outcome, _, _ in results:
         counts[outcome] = counts.get(outcome, 0) + 1
@@ -367,7 +401,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="--notation: a refusal later than this (CPU s) is flagged")
     ap.add_argument("--cli-sample", type=int, default=200,
                     help="--notation: cases run through the CLI end to end afterwards")
+    ap.add_argument("--log", metavar="FILE.jsonl",
+                    help="--notation: append every case's result to this file as it comes")
+    ap.add_argument("--summarize", metavar="FILE.jsonl",
+                    help="summarise the --log of a --notation run (finished or not)")
     args = ap.parse_args(argv)
+    if args.summarize:
+        return summarize(args.summarize, args.late, args.budget)
     if args.notation:
         return run_notation(args)
 
