@@ -187,6 +187,9 @@ STATEFUL = "T: 0 T: T + 1 "  # a variable carried from one roll to the next: no 
      lambda s: (sum(x > sorted(s)[-2] for x in s) * 10 + sum(x >= sorted(s)[-2] for x in s)
                 + 100 * sum(x != sorted(s)[-2] for x in s))),
     ("M: 5@ROLL result: (ROLL < M) + 10 * (ROLL = M)", lambda s: 0),
+    ("R: 0 S: 0 loop I over ROLL { if I <= 3 { R: R + I } else { S: S - 2 * I } } "
+     "result: R * 100 + S",
+     lambda s: sum(x for x in s if x <= 3) * 100 - 2 * sum(x for x in s if x > 3)),
     ("R: 0 loop X over ROLL { R: R * 10 + X } result: R",
      lambda s: int("".join(map(str, sorted(s, reverse=True))))),
 ])

@@ -334,13 +334,15 @@ class Interpreter:
             if sf is not None:
                 lo = self.number(value, item.value)
                 hi = self.number(sf(env), item.stop)
-                part: tuple[int, ...] | range = range(lo, hi + 1) if lo <= hi else ()
+                length = max(hi - lo + 1, 0)  # (not len(range): past 2**63 it overflows)
+                part: tuple[int, ...] | range = range(lo, hi + 1) if length else ()
             else:
                 part = V.to_seq(value)
+                length = len(part)
             times = 1
             if rf is not None:
                 times = max(self.number(rf(env), item.repeat), 0)
-            size = len(part) * times
+            size = length * times
             if len(out) + size > MAX_SEQUENCE:
                 raise LimitError(f"a sequence of {len(out) + size} numbers is past the limit "
                                  f"MAX_SEQUENCE = {MAX_SEQUENCE}", limit="MAX_SEQUENCE",
@@ -521,10 +523,23 @@ class Interpreter:
         if (p is None or any(k in self.funcs for k in p.builtins)
                 or _pools.operand_reads(p) & varying):
             return None
-        queries = []
+        queries: list[tuple[str, Any]] = []
         try:
             for kind, operand in p.uses:
-                queries.append((kind, None if operand is None else self.eval(operand, env)))
+                if kind == "fold":  # run the loop body once per face, the sums from 0
+                    loop, acc = operand
+                    amounts = {}
+                    for face in pool.base.outcomes():
+                        trial = dict(env)
+                        trial.update(dict.fromkeys(_assigned(loop.body), 0))
+                        trial[loop.name] = face
+                        self.block(loop.body, trial)
+                        if type(trial[acc]) is not int:
+                            return None
+                        amounts[face] = trial[acc]
+                    queries.append((kind, amounts))
+                else:
+                    queries.append((kind, None if operand is None else self.eval(operand, env)))
         except AnyDiceError:
             return None
         vectors = _pools.features(queries, pool.base, pool.count, self.lowest_first)

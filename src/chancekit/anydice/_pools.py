@@ -124,10 +124,27 @@ def operand_reads(p: Plan) -> set[str]:
     """The variables the plan's operands read (a parameter expanded in the same call
     among them cancels the plan: the operand would change from one outcome to the next)."""
     out: set[str] = set()
-    for _, operand in p.uses:
-        if operand is not None:
+    for kind, operand in p.uses:
+        if kind == "fold":
+            loop = operand[0]
+            for st in loop.body:
+                _reads_stmt(st, out)
+            out -= {loop.name} | _assigned(loop.body)
+        elif operand is not None:
             _reads(operand, out)
     return out
+
+
+def _reads_stmt(s: Any, out: set[str]) -> None:
+    if isinstance(s, A.Assign):
+        _reads(s.expr, out)
+    elif isinstance(s, A.If):
+        for cond, block in s.branches:
+            _reads(cond, out)
+            for x in block:
+                _reads_stmt(x, out)
+        for x in s.orelse or ():
+            _reads_stmt(x, out)
 
 
 def stateless(stmts: tuple[Any, ...], defined: set[str], assigned: set[str]) -> bool:
@@ -231,8 +248,65 @@ class _Rewriter:
             orelse = None if s.orelse is None else tuple(self.stmt(x) for x in s.orelse)
             return A.If(branches, orelse, s.line, s.column)
         if isinstance(s, A.Loop):
+            if self.is_param(s.expr):
+                return self.fold(s)
             return A.Loop(s.name, self.expr(s.expr), tuple(self.stmt(x) for x in s.body),
                           s.line, s.column)
+        raise _Unsafe
+
+    def fold(self, loop: A.Loop) -> Any:
+        """``loop I over ROLL { ACC: ACC + E … }`` where each statement adds to an
+        accumulator something that depends only on ``I`` and fixed values (conditions
+        too): the loop adds, per accumulator, the sum over the dice of a per-face amount,
+        a feature. The loop becomes ``ACC: ACC + #Fk`` per accumulator; the operand of
+        the feature is ``(loop, ACC)``, run once per face when the call starts."""
+        accs = _assigned(loop.body)
+        if loop.name in accs or self.param in accs:
+            raise _Unsafe
+        self._additive(loop.body, accs, loop.name)
+        out = []
+        for acc in sorted(accs):
+            var = self.feature("fold", (loop, acc), loop)
+            out.append(A.Assign(acc, A.Binary("+", A.Var(acc, loop.line, loop.column), var,
+                                              loop.line, loop.column), loop.line, loop.column))
+        return A.If(((A.Num(1, loop.line, loop.column), tuple(out)),), None, loop.line,
+                    loop.column)
+
+    def _additive(self, stmts: tuple[Any, ...], accs: set[str], name: str) -> None:
+        for s in stmts:
+            if isinstance(s, A.Assign):
+                e = s.expr
+                if not (isinstance(e, A.Binary) and e.op in ("+", "-")
+                        and isinstance(e.left, A.Var) and e.left.name == s.name):
+                    raise _Unsafe
+                self._per_face(e.right, accs, name)
+            elif isinstance(s, A.If):
+                for cond, block in s.branches:
+                    self._per_face(cond, accs, name)
+                    self._additive(block, accs, name)
+                if s.orelse is not None:
+                    self._additive(s.orelse, accs, name)
+            else:
+                raise _Unsafe
+
+    def _per_face(self, node: Any, accs: set[str], name: str) -> None:
+        """An expression of the loop variable and fixed values only (no call: a call
+        could read the accumulators through its copy of the variables)."""
+        if isinstance(node, A.Num):
+            return
+        if isinstance(node, A.Var):
+            if node.name == name or node.name not in self.unfixed:
+                return
+            raise _Unsafe
+        if isinstance(node, A.Binary):
+            if node.op in ("d", "@"):
+                raise _Unsafe
+            self._per_face(node.left, accs, name)
+            self._per_face(node.right, accs, name)
+            return
+        if isinstance(node, A.Unary) and node.op in ("-", "+", "!"):
+            self._per_face(node.operand, accs, name)
+            return
         raise _Unsafe
 
     def expr(self, node: Any) -> Any:
@@ -315,7 +389,7 @@ class _FeatureRule(FaceRule):
             if kind == "cmp":
                 if q[1](face, q[2]):
                     v += c
-            elif kind == "count":
+            elif kind == "count" or kind == "fold":
                 v += c * q[1].get(face, 0)
             elif kind == "contains":
                 if face == q[1]:
@@ -372,6 +446,10 @@ def features(queries: list[tuple[str, Any]], base: Distribution, n: int,
                 return None
             ranks = Counter((n + 1 - p) if lowest_first else p for p in pos if 1 <= p <= n)
             spec.append(("at", tuple(sorted(ranks.items()))))
+        elif kind == "fold":  # value: face -> amount (the caller ran the loop body)
+            if not isinstance(value, dict):
+                return None
+            spec.append(("fold", tuple(sorted(value.items()))))
         elif kind.startswith("rank "):
             if type(value) is not int:
                 return None
@@ -399,8 +477,8 @@ def features(queries: list[tuple[str, Any]], base: Distribution, n: int,
 def _runtime(s: tuple[Any, ...]) -> tuple[Any, ...]:
     if s[0] == "cmp":
         return ("cmp", _OPS[s[1]], s[2])
-    if s[0] == "count":
-        return ("count", dict(s[1]))
+    if s[0] in ("count", "fold"):
+        return (s[0], dict(s[1]))
     if s[0] == "at":
         return ("at", tuple(r for r, _ in s[1]), dict(s[1]))
     return s
