@@ -151,7 +151,7 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_MARKOV_STATES", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
     ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
-        lambda: lambda: _markov().hp_race((300, 300), ("d100", "d100"), method="joint"),
+        lambda: lambda: _markov().hp_race((100, 100), ("d100", "d100"), method="joint"),
     ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2000, "1d2"),
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),

@@ -280,9 +280,9 @@ MAX_FAIR_WORK = 40_000_000
 # -- Markov chains (chancekit.markov)
 
 #: the most states one chain may reach from its start (counted as ``step`` is called)
-MAX_MARKOV_STATES = 100_000
+MAX_MARKOV_STATES = 20_000
 #: the most transitions (self-loops aside) of one explored chain (counted as it is explored)
-MAX_MARKOV_TRANSITIONS = 1_000_000
+MAX_MARKOV_TRANSITIONS = 250_000
 #: the most states of one strongly connected component: each is one dense exact solve
 MAX_MARKOV_BLOCK = 1_000
 #: the most steps one ``steps(upto=..., tail=...)`` call walks

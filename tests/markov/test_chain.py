@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chancekit import constant, d
-from chancekit.dice import Distribution
+from chancekit import constant, d, limits
+from chancekit.dice import Distribution, dist
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 from chancekit.markov import absorb, explore, stationary, steps
 from chancekit.markov.chain import upfront
@@ -327,7 +327,7 @@ def test_limits_are_counted_while_exploring_and_estimated_before_solving(monkeyp
         upfront("x", 10, 10, block=5000)
     assert e.value.limit == "MAX_MARKOV_BLOCK"
     with pytest.raises(LimitError) as e:
-        upfront("x", 1000, 900_000, block=999)
+        upfront("x", 1000, 200_000, block=999)
     assert e.value.limit == "MAX_MARKOV_WORK"
     with pytest.raises(LimitError) as e:
         steps(lambda n: n, 0, upto=100_001)
@@ -354,3 +354,108 @@ def test_solve_work_is_estimated_from_the_explored_chain():
     comps, _ = chain.components()
     assert len(comps) == 1
     assert chain.solve_work() >= 50**3 // 4
+
+
+# --------------------------------------------------------------------------- up front
+def test_a_runaway_exploration_stops_at_the_state_limit():
+    from chancekit.limits import MAX_MARKOV_STATES
+
+    calls = []
+
+    def step(s):
+        calls.append(s)
+        return s if s >= 10**6 else Distribution({s + 1: 1, 0: 1})
+
+    with pytest.raises(LimitError) as e:
+        absorb(step, 0)
+    assert e.value.limit == "MAX_MARKOV_STATES" and "MAX_MARKOV_STATES" in str(e.value)
+    assert len(calls) <= MAX_MARKOV_STATES  # counted: it stops at the limit
+    assert MAX_MARKOV_STATES <= 20_000      # about 0.2 s of a small step function
+
+
+def _bits(x: Fraction) -> int:
+    return max(x.numerator.bit_length(), x.denominator.bit_length())
+
+
+@pytest.mark.parametrize("hp", [6, 12])
+def test_the_fraction_size_estimate_bounds_the_answer(hp):
+    """The rational passes are priced at the estimated size of their fractions: it is
+    at least the size of the exact answer (a cyclic race: healing by 1)."""
+    from chancekit.markov.processes import _joint, hp_race
+
+    race = hp_race((hp, hp), ("1d6-1", "1d8-2"))
+    seen = []
+    import chancekit.markov.processes as procs
+
+    real = procs.explore
+
+    def grab(*a):
+        seen.append(real(*a))
+        return seen[-1]
+
+    procs.explore = grab
+    try:
+        _joint(hp, hp, dist("1d6-1"), dist("1d8-2"), "simultaneous")
+    finally:
+        procs.explore = real
+    chain = seen[0]
+    comps, comp_of = chain.components()
+    assert any(len(c) > 1 for c in comps)  # not acyclic: the rational passes
+    start = comp_of[0]
+    assert chain.bits("backward")[start] >= _bits(race.rounds.mean)
+    forward = chain.bits("forward")
+    for state, p in race.winner.pmf().items():
+        assert forward[comp_of[chain.index[state]]] >= _bits(p)
+
+
+def test_a_big_cyclic_race_is_refused_before_any_pass(monkeypatch):
+    """hp_race((60, 60), ...) with healing took ~77 s CPU: now the estimate (before
+    either pass) refuses it, and no pass starts."""
+    from chancekit.markov import chain as engine
+    from chancekit.markov.processes import hp_race
+
+    def boom(*a, **k):
+        raise AssertionError("a pass started")
+
+    monkeypatch.setattr(engine, "_flow", boom)
+    monkeypatch.setattr(engine, "_moments", boom)
+    with limits.evaluation(limit=engine.MAX_MARKOV_WORK, name="MAX_MARKOV_WORK") as budget:
+        with pytest.raises(LimitError) as e:
+            hp_race((60, 60), ("1d6-1", "1d8-2"))
+    assert e.value.limit == "MAX_MARKOV_WORK" and "60 x 60" in str(e.value)
+    assert budget.estimated < 10_000  # only the dice were read: no pass was charged
+
+
+def test_a_long_walk_is_refused_before_its_first_step(monkeypatch):
+    from chancekit.markov import chain as engine
+
+    def boom(*a, **k):
+        raise AssertionError("the walk started")
+
+    monkeypatch.setattr(engine, "_pmf", boom)
+    slow = lambda s: s if s == 1 else Distribution({0: 999_999, 1: 1})  # noqa: E731
+    with pytest.raises(LimitError) as e:  # mean 10**6: ~14 million steps to 1e-6
+        steps(slow, 0, tail=1e-6)
+    assert e.value.limit == "MAX_MARKOV_STEPS" and "needs about" in str(e.value)
+    with pytest.raises(LimitError) as e:  # mean 1000: few steps, huge fractions
+        steps(lambda s: s if s == 1 else Distribution({0: 999, 1: 1}), 0, tail=1e-6)
+    assert e.value.limit == "MAX_MARKOV_WORK" and "walking about" in str(e.value)
+    with pytest.raises(LimitError) as e:  # a tail of 0 is never reached
+        steps(lambda s: s if s == 1 else Distribution({0: 1, 1: 1}), 0, tail=0)
+    assert e.value.limit == "MAX_MARKOV_STEPS"
+    # the mean and variance alone need no walk
+    assert steps(slow, 0).mean == 10**6
+
+
+def test_walk_estimates_cover_the_steps_walked():
+    """The estimated walk length is at least what the walk takes on geometric waits
+    and sums of them (the usage die)."""
+    from chancekit.markov.chain import _walk_length
+
+    for ladder in ([6], [12, 10, 8, 6, 4], [20, 4]):
+        from chancekit.markov.processes import usage_die
+
+        full = usage_die(ladder)
+        walked = usage_die(ladder, tail=Fraction(1, 10**6))
+        est = _walk_length(full.mean, full.variance, None, Fraction(1, 10**6))
+        assert walked.upto <= est <= 4 * walked.upto

@@ -329,3 +329,32 @@ def test_board_without_rules_is_uniform_and_go_to_moves_mass():
     assert 3 not in ring and ring[0] > ring[1]
     with pytest.raises(InvalidValueError, match="square"):
         board(10, "1d4", go_to={12: 0})
+
+
+def test_one_sided_races_and_usage_dice_are_refused_up_front(monkeypatch):
+    """race 1000000 1d6 explored 100k states before refusing; usage-die d1000000 walked
+    1,367 steps: both are refused now before any state is explored or step walked."""
+    import chancekit.markov.chain as engine
+    from chancekit.markov.processes import builtin
+
+    def boom(*a, **k):
+        raise AssertionError("work started")
+
+    monkeypatch.setattr(engine, "_pmf", boom)
+    for args in (["1000000", "1d6"], ["1000000", "1"]):
+        with pytest.raises(LimitError) as e:
+            builtin("race", args)
+        assert e.value.limit == "MAX_MARKOV_STATES" and "has up to 1,000,0" in str(e.value)
+    with pytest.raises(LimitError) as e:
+        hp_race((100_000, 30), ("1d6", "1d6"))  # independent sides: each counted up front
+    assert e.value.limit == "MAX_MARKOV_STATES" and "has up to" in str(e.value)
+    with pytest.raises(LimitError) as e:
+        builtin("usage-die", ["d1000000"])
+    assert e.value.limit == "MAX_MARKOV_STEPS" and "needs about" in str(e.value)
+    with pytest.raises(LimitError) as e:
+        builtin("usage-die", ["d1000"])
+    assert e.value.limit == "MAX_MARKOV_WORK" and "walking about" in str(e.value)
+    # what fits still works: a usage die's mean needs no walk, and a short walk is fine
+    assert usage_die([1000000]).mean == 500000
+    monkeypatch.undo()
+    assert builtin("usage-die", ["d1000000"], upto=10)[0].upto == 10

@@ -222,14 +222,22 @@ class Chain:
                             for c, comp in enumerate(comps)]
         return self._closed
 
-    def solve_work(self, edge_work: int = MARKOV_EDGE_WORK, solves: int = 1) -> int:
+    def solve_work(self, edge_work: int = MARKOV_EDGE_WORK, solves: int = 1,
+                   growth: str | None = None) -> int:
         """Estimated work units of one pass over the chain at ``edge_work`` units a
         transition, with ``solves`` dense solves a component, made before the pass
-        starts."""
+        starts. With ``growth`` (``"forward"``: masses flowing from ``start``;
+        ``"backward"``: expectations flowing back from the absorbing states) the pass is
+        on exact fractions whose size grows along the chain: each transition is priced
+        at the estimated bits of the numbers it handles (:meth:`bits`)."""
         comps, _ = self.components()
-        units = (self.transitions + len(self.states)) * edge_work
-        for comp in comps:
+        bits = self.bits(growth) if growth else None
+        units = 0
+        for c, comp in enumerate(comps):
             k = len(comp)
+            edges = k + sum(len(self.succ[i]) for i in comp)
+            per = edge_work if bits is None else _grow(edge_work, bits[c])
+            units += edges * per
             if k > 1:
                 if k > MAX_MARKOV_BLOCK:
                     raise LimitError(
@@ -237,8 +245,53 @@ class Chain:
                         f"strongly connected component); the dense exact solve takes at most "
                         f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
                         "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
-                units += solves * k**3 // 4 + k * k * 50
+                units += solves * (k**3 // 4 + k * k * 50 + 2 * k * (per - edge_work))
         return units
+
+    def bits(self, growth: str) -> list[int]:
+        """For each component, the estimated size in bits of the exact fractions a
+        rational pass handles there: the denominators multiply along the chain, by a
+        state's leaving weight (``total - loop``) at each single state and by the
+        determinant of a dense component (Hadamard's bound: the product of its rows'
+        totals), so a component's size is the largest sum of these over the paths from
+        ``start`` to it (``"forward"``) or from it to absorption (``"backward"``)."""
+        comps, comp_of = self.components()
+        succ, loop, total = self.succ, self.loop, self.total
+        own = []
+        for comp in comps:
+            if len(comp) == 1:
+                i = comp[0]
+                own.append((total[i] - loop[i]).bit_length() if succ[i] else 0)
+            else:
+                own.append(sum(total[i].bit_length() + 1 for i in comp))
+        size = [0] * len(comps)
+        if growth == "forward":
+            for c in range(len(comps) - 1, -1, -1):  # sources first
+                here = size[c] + own[c]
+                for i in comps[c]:
+                    for j in succ[i]:
+                        cj = comp_of[j]
+                        if cj != c and size[cj] < here:
+                            size[cj] = here
+            return [size[c] + own[c] for c in range(len(comps))]
+        for c, comp in enumerate(comps):  # sinks first
+            most = 0
+            for i in comp:
+                for j in succ[i]:
+                    cj = comp_of[j]
+                    if cj != c and size[cj] > most:
+                        most = size[cj]
+            size[c] = most + own[c]
+        return size
+
+
+def _grow(base: int, bits: int) -> int:
+    """Work units of one exact fraction operation (a product and a sum, with their gcd)
+    on numbers of ``bits`` bits: about 10 x (bits / 64)**1.5 besides ``base`` (GMP's
+    subquadratic gcd, measured with python-flint: 4,000 bits 180 us, 16,000 bits 1 ms,
+    64,000 bits 8 ms)."""
+    words = bits // 64
+    return base + 10 * words * math.isqrt(words)
 
 
 def _topological(succ: list[tuple[int, ...]]) -> list[int] | None:
@@ -374,8 +427,8 @@ def upfront(what: str, states: int, transitions: int, block: int = 0) -> None:
 
 
 def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK,
-            solves: int = 1) -> None:
-    limits.charge(chain.solve_work(edge_work, solves), what)
+            solves: int = 1, growth: str | None = None) -> None:
+    limits.charge(chain.solve_work(edge_work, solves, growth), what)
 
 
 def _dense(rows: list[list[Any]]) -> Any:
@@ -485,12 +538,6 @@ def _integer(acyclic: tuple[int, int, int] | None) -> bool:
     return acyclic is not None and acyclic[2] <= _SCALE_BITS
 
 
-def _rational_work(base: int, acyclic: tuple[int, int, int] | None) -> int:
-    """Work units of one transition of a rational pass: fractions grow towards the
-    common denominator's size when it is known."""
-    return base + (acyclic[2] // 256 if acyclic is not None else 0)
-
-
 #: the largest common denominator (in bits) of the integer passes
 _SCALE_BITS = 200_000
 
@@ -560,19 +607,32 @@ def absorb(step: Step, start: Hashable) -> Distribution:
     return _absorb(explore(step, start))
 
 
+def _absorb_work(chain: Chain, acyclic: tuple[int, int, int] | None) -> int:
+    """The estimated units of :func:`_absorb` on an explored chain (before it starts)."""
+    if _integer(acyclic):
+        return chain.solve_work(_edge_work(MARKOV_INT_WORK, acyclic[2]))  # type: ignore[index]
+    return chain.solve_work(MARKOV_EDGE_WORK, growth="forward")
+
+
+def _moments_work(chain: Chain, acyclic: tuple[int, int, int] | None) -> int:
+    """The estimated units of the exact mean and variance (before they start)."""
+    if _integer(acyclic):
+        return chain.solve_work(_edge_work(MARKOV_INT_WORK, acyclic[2]) * 2)  # type: ignore[index]
+    return chain.solve_work(MARKOV_MOMENT_WORK, solves=2, growth="backward")
+
+
 def _absorb(chain: Chain) -> Distribution:
     _check_absorbing(chain)
     with _budget():
         acyclic = _acyclic_scale(chain)
+        limits.charge(_absorb_work(chain, acyclic), "absorb()")
         if _integer(acyclic):
-            lcm, height, bits = acyclic  # type: ignore[misc]
-            _charge(chain, "absorb()", _edge_work(MARKOV_INT_WORK, bits))
+            lcm, height, _ = acyclic  # type: ignore[misc]
             scale = lcm**height
             ints = _flow_int(chain, scale)
             out = {chain.states[i]: Fraction(ints[i], scale)
                    for i in range(len(chain.states)) if chain.absorbing(i) and ints[i]}
             return Distribution(out)
-        _charge(chain, "absorb()", _rational_work(MARKOV_EDGE_WORK, acyclic))
         mass, _ = _flow(chain)
     out = {chain.states[i]: _fraction(mass[i]) for i in range(len(chain.states))
            if chain.absorbing(i) and mass[i]}
@@ -769,22 +829,81 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
             pmf = (_pmf_acyclic(chain, depth, acyclic) if _integer(acyclic)  # type: ignore[arg-type]
                    else _pmf(chain, depth, None)[0])
             return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))
+        limits.charge(_moments_work(chain, acyclic), "steps()")
         if _integer(acyclic):
-            lcm, height, bits = acyclic  # type: ignore[misc]
-            _charge(chain, "steps()", _edge_work(MARKOV_INT_WORK, bits) * 2)
+            lcm, height, _ = acyclic  # type: ignore[misc]
             scale = lcm**height
             a, b = _moments_int(chain, lcm, scale)
             mean = Fraction(a, scale)
             var = Fraction(b, scale * lcm) - mean * mean
         else:
-            _charge(chain, "steps()", _rational_work(MARKOV_MOMENT_WORK, acyclic), solves=2)
             m1, m2 = _moments(chain)
             mean = _fraction(m1[0])
             var = _fraction(m2[0]) - mean * mean
         if upto is None and tail is None:
             return Steps(mean, var)
+        _walk_estimate(chain, mean, var, upto, tail)
         pmf, left = _pmf(chain, upto, tail)
     return Steps(mean, var, tuple(pmf), left)
+
+
+def _walk_length(mean: Fraction, var: Fraction, upto: int | None,
+                 tail: Fraction | None) -> int | None:
+    """The estimated steps a walk to ``upto`` or to a ``tail`` mass takes on a chain
+    whose step count has no bound, from its exact mean and variance: mean + sd x
+    ln(1/tail) (the tails of finite chains fall geometrically; a geometric wait of mean
+    m needs about m ln(1/tail) steps), at most Cantelli's bound mean + sd x sqrt(1/tail
+    - 1), which no chain exceeds. None when a tail of 0 is asked for (never reached)."""
+    if tail is None:
+        return upto
+    if not tail:
+        return upto
+    sd = math.sqrt(max(float(var), 0.0))
+    small = float(tail)
+    spread = math.log(tail.denominator) - math.log(tail.numerator)
+    if small > 1e-300:
+        spread = min(spread, math.sqrt(1 / small - 1))
+    guess = float(mean) + sd * spread
+    walk = math.ceil(min(guess, 1e15))
+    return walk if upto is None else min(walk, upto)
+
+
+def _walk_estimate(chain: Chain, mean: Fraction, var: Fraction, upto: int | None,
+                   tail: Fraction | None) -> None:
+    """Refuse a walk before it starts when its estimated length passes
+    MAX_MARKOV_STEPS or its estimated work the budget left (each step costs a
+    transition at most, on integers over L**t: t x bits(L) bits at step t). The walk
+    also charges itself step by step (a backstop when the estimate was short)."""
+    walk = _walk_length(mean, var, upto, tail)
+    if walk is None:
+        raise LimitError(
+            f"steps(tail=0): the step count from {quote(chain.states[0], limit=40)} has no "
+            "bound (the chain can loop), so no walk reaches a tail of 0; ask for a tail "
+            "mass (tail=1e-6) or a last step (upto=...)", limit="MAX_MARKOV_STEPS",
+            value=MAX_MARKOV_STEPS + 1)
+    if walk > MAX_MARKOV_STEPS:
+        raise LimitError(
+            f"steps(): the walk to a tail of {_show(tail)} needs about {walk:,} steps "
+            f"(mean {float(mean):.6g}), more than MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,}; "
+            "ask for a larger tail or a last step (upto=...): the exact mean and "
+            "variance need no walk", limit="MAX_MARKOV_STEPS", value=walk)
+    lcm = 1
+    for i in range(len(chain.states)):
+        if chain.succ[i]:
+            lcm = math.lcm(lcm, chain.total[i])
+    edges = chain.transitions + len(chain.states)
+    lbits = lcm.bit_length()
+    units = (edges * (MARKOV_INT_WORK * walk + lbits * walk * walk // 128)
+             + lbits * lbits * walk**3 // 6144)  # each step's fraction: one gcd
+    limits.check(units, f"steps(): walking about {walk:,} steps")
+
+
+def _show(tail: Fraction | None) -> str:
+    if tail is None:
+        return "0"
+    if tail and float(tail) == 0:
+        return f"about 2**-{tail.denominator.bit_length() - tail.numerator.bit_length()}"
+    return f"{float(tail):.3g}"
 
 
 def _steps_of(pmf: list[Fraction]) -> Steps:
@@ -848,7 +967,7 @@ def _stationary(chain: Chain) -> Distribution:
     comps, comp_of = chain.components()
     closed = chain.closed()
     with _budget():
-        _charge(chain, "stationary()")
+        _charge(chain, "stationary()", growth="forward")
         mass, _ = _flow(chain)
         out: dict[Any, Fraction] = {}
         for c, comp in enumerate(comps):

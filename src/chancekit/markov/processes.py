@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.dice.cards import Deck
 from chancekit.dice.distribution import Distribution, d
@@ -30,6 +31,10 @@ from chancekit.fair.systems import PRD, PityTimer, System
 from chancekit.markov.chain import (
     Steps,
     _absorb,
+    _absorb_work,
+    _acyclic_scale,
+    _budget,
+    _moments_work,
     _steps,
     _steps_of,
     absorb,
@@ -110,6 +115,13 @@ def _times(hp: int, dmg: Distribution) -> list[Fraction] | None:
     return list(s.pmf)
 
 
+def _upfront_side(hp: int, dmg: Distribution) -> None:
+    """One side's chain is known before it is explored: HP from ``hp`` down to below 0
+    (at most ``hp + max damage`` values), each with at most one transition an outcome."""
+    states = hp + max(max(dmg.outcomes()), 0) + 1
+    upfront(f"a race of {hp:,} HP", states, states * len(dmg))
+
+
 def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
             order: str = "simultaneous", method: str = "auto", upto: int | None = None,
             tail: Fraction | float | None = None) -> Race:
@@ -145,6 +157,7 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
         if max(dmg.outcomes()) <= 0:
             raise InvalidValueError("damage", damage, "damage that can lower the HP (some "
                                     "outcome above 0): else the race never ends")
+        _upfront_side(a, dmg)
         times = _times(a, dmg) if method == "auto" else None
         if times is not None:
             return Race(None, _cut(_steps_of(times), upto))
@@ -164,7 +177,9 @@ def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
     if max(da.outcomes()) <= 0 and max(db.outcomes()) <= 0:
         raise InvalidValueError("damage", damage, "damage that can lower someone's HP (an "
                                 "outcome above 0 on either side): else the race never ends")
-    if method == "auto":
+    if method == "auto" and min(da.outcomes()) >= 1 and min(db.outcomes()) >= 1:
+        _upfront_side(a, db)
+        _upfront_side(b, da)
         ta, tb = _times(a, db), _times(b, da)  # rounds until first / second goes down
         if ta is not None and tb is not None:
             race = _independent(ta, tb, order)
@@ -232,7 +247,13 @@ def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str,
         return Distribution._raw(out)
 
     chain = explore(step, (a, b))
-    return Race(_absorb(chain), _steps(chain, upto, None if tail is None else Fraction(tail)))
+    with _budget():  # one budget, both passes estimated before either starts
+        acyclic = _acyclic_scale(chain)
+        limits.check(_absorb_work(chain, acyclic) + _moments_work(chain, acyclic),
+                     f"a race of {a:,} x {b:,} HP (the joint chain: {len(chain):,} states, "
+                     f"{chain.transitions:,} transitions)")
+        return Race(_absorb(chain), _steps(chain, upto, None if tail is None
+                                           else Fraction(tail)))
 
 
 # --------------------------------------------------------------------------- roll until
