@@ -317,25 +317,6 @@ def run_notation(args: argparse.Namespace) -> int:
     return _report_notation(args, gen, results, elapsed)
 
 
-def summarize(path: str, late: float = 0.5, budget: float = 1.0) -> int:
-    """Summarise a ``--log`` of a (possibly unfinished) ``--notation`` run."""
-    rows = [tuple(json.loads(line)) for line in Path(path).read_text().splitlines() if line]
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r[2]] = counts.get(r[2], 0) + 1
-    print(f"{len(rows):,} cases: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
-    for title, keep in (("crashes", lambda r: r[2] == "crash"),
-                        (f"late refusals (> {late} s)", lambda r: r[2] == "refused"
-                         and r[3] > late),
-                        (f"slow answers (> {budget} s)", lambda r: r[2] == "answered"
-                         and r[3] > budget)):
-        hits = sorted((r for r in rows if keep(r)), key=lambda r: -r[3])
-        print(f"{title}: {len(hits)}")
-        for text, dialect, _, secs, detail in hits[:30]:
-            print(f"  {secs:6.2f} s  {dialect:6}  {text!r:.120}  {detail[:80]}")
-    return 0
-
-
 def _report_notation(args: argparse.Namespace, gen: HostileNotation,
                      results: list[tuple[str, str, str, float, str]],
                      elapsed: float) -> int:
@@ -403,11 +384,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="--notation: cases run through the CLI end to end afterwards")
     ap.add_argument("--log", metavar="FILE.jsonl",
                     help="--notation: append every case's result to this file as it comes")
-    ap.add_argument("--summarize", metavar="FILE.jsonl",
-                    help="summarise the --log of a --notation run (finished or not)")
+    ap.add_argument("--summarize", metavar="FILE.jsonl[,FILE.jsonl]",
+                    help="summarise --log files of --notation runs (finished or not), then "
+                    "run their CLI sample (--cli-sample)")
     args = ap.parse_args(argv)
-    if args.summarize:
-        return summarize(args.summarize, args.late, args.budget)
+    if args.summarize:  # the summary and the CLI step of a logged run, finished or not
+        rows = [tuple(json.loads(line)) for path in args.summarize.split(",")
+                for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+        return _report_notation(args, HostileNotation(args.seed), rows, 0.0)  # type: ignore[arg-type]
     if args.notation:
         return run_notation(args)
 
