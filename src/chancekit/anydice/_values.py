@@ -341,6 +341,7 @@ def dice(count: Any, faces: Any) -> Die:
         if count.empty or die.empty:
             return EMPTY_ONE
         one = die.dist
+        _charge_counts(count.dist, one)
         parts, weights = [], []
         for n, w in count.dist.items():
             parts.append(dice(n, Die.single(one)).dist)
@@ -359,6 +360,26 @@ def dice(count: Any, faces: Any) -> Die:
         raise LimitError(f"{count} dice is past MAX_DICE = {limits.MAX_DICE}; use fewer "
                          "dice", limit="MAX_DICE", value=count)
     return Die(base, count)
+
+
+def _charge_counts(counts: Distribution, one: Distribution) -> None:
+    """Refuse up front a die-valued count whose sums would be too many or too big: the
+    largest count against MAX_DICE and MAX_OUTCOMES, and the work of every k-fold sum
+    (``limits.power_work``) charged before the first is computed."""
+    ks = [abs(k) for k in counts.outcomes()]
+    top = max(ks)
+    if top > limits.MAX_DICE:
+        raise LimitError(f"a die-valued count of up to {top} dice is past MAX_DICE = "
+                         f"{limits.MAX_DICE}; use fewer dice", limit="MAX_DICE", value=top)
+    width = max(one.outcomes()) - min(one.outcomes())
+    if top * width + 1 > limits.MAX_OUTCOMES:
+        raise LimitError(f"up to {top} dice with outcomes spanning {width + 1} would give "
+                         f"{top * width + 1} outcomes, past MAX_OUTCOMES = "
+                         f"{limits.MAX_OUTCOMES}", limit="MAX_OUTCOMES", value=top * width + 1)
+    bits = one.total.bit_length()
+    work = sum(limits.power_work(len(one), k * width + 1, k * bits) for k in ks if k > 1)
+    limits.charge(work + len(ks) * OP_WORK, f"rolling a die-valued count ({len(ks)} counts "
+                  f"up to {top}) of dice")
 
 
 def to_seq(value: Any) -> tuple[int, ...]:
