@@ -96,6 +96,19 @@ def test_usage_die_mean_is_twenty(server_url: str) -> None:
     assert doc["mean"] == "20" and doc["mean_float"] == 20.0 and doc["variance"] == "70"
 
 
+def test_a_walk_past_the_limits_lists_fewer_counts(server_url: str) -> None:
+    """d100000 stepping down on a 1 lasts 100 000 uses on average; listing counts until
+    one in a million is left would take over a million steps: the first 200 are listed,
+    the rest stated, and a note says so."""
+    doc = markov(server_url, {"kind": "usage-die", "ladder": "100000", "down": "1"})
+    assert doc["mean"] == "100000" and doc["shown_upto"] == 200
+    p = Fraction(1, 100000)
+    want = {t: (1 - p) ** (t - 1) * p for t in range(1, 201)}
+    agree(doc, {0: Fraction(0), **want}, (1 - p) ** 200)
+    assert len(doc["notes"]) == 1 and "200 uses" in doc["notes"][0]
+    assert not CLI_OR_PYTHON.search(doc["notes"][0])
+
+
 def test_upto_lists_that_many_and_states_the_rest(server_url: str) -> None:
     doc = markov(server_url, {"kind": "usage-die", "ladder": "6,4", "upto": 3})
     assert doc["shown_upto"] == 3

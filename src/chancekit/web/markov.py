@@ -280,8 +280,10 @@ def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     try:
         got = run(req, upto, tail)
     except InputError as exc:
-        # the walk to one in a million left was refused (not the solve): list fewer counts
-        if upto is not None or not str(exc.error).startswith("steps(): step "):
+        # the walk to one in a million left was refused, not the solve (chancekit.markov
+        # says "steps(): " before the walk's refusals, "steps() needs" before the solve's):
+        # list fewer counts
+        if upto is not None or not str(exc.error).startswith("steps(): "):
             raise
         got = run(req, FALLBACK_UPTO, None)
         notes.append(f"Listed up to {FALLBACK_UPTO} {got['unit']}: walking on until at most "
