@@ -291,8 +291,22 @@ def unary(op: str, value: Any) -> Any:
     raise AssertionError(op)
 
 
+_STANDARD: dict[int, Distribution] = {}  # dN by N (bounded: cleared past 64)
+
+
 def standard_die(sides: int) -> Distribution:
     """``dN``: 1..N; a negative N gives N..-1; d0 always shows 0."""
+    hit = _STANDARD.get(sides)
+    if hit is not None:
+        return hit
+    die = _standard_die(sides)
+    if len(_STANDARD) >= 64:
+        _STANDARD.clear()
+    _STANDARD[sides] = die
+    return die
+
+
+def _standard_die(sides: int) -> Distribution:
     if sides == 0:
         return constant(0)
     lo, hi = (1, sides) if sides > 0 else (sides, -1)
