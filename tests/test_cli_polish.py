@@ -154,3 +154,11 @@ def test_serve_time_limits_are_checked(capsys: pytest.CaptureFixture[str],
                                        argv: list[str]) -> None:
     err = _out(capsys, argv, code=1).err
     assert "must be between 0 and 3600 seconds" in err and err.count("\n") == 1
+
+
+def test_estimate_help_and_seconds_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    assert "95 % Wilson" in capsys.readouterr().out      # no doubled %% in the description
+    err = _out(capsys, ["estimate", "3d6", "--seconds", "0"], code=1).err
+    assert "more than 0 and at most 3600" in err and err.count("\n") == 1

@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "estimate",
         help="a Monte Carlo estimate of a dice expression (random rolls, 95 %% intervals)",
         description="Roll a dice expression N times (chancekit.roll from a seeded stream) "
-        "and print how often each total came up, with its 95 %% Wilson interval, and the "
-        "mean with its 95 %% interval: an ESTIMATE, for expressions whose exact "
+        "and print how often each total came up, with its 95 % Wilson interval, and the "
+        "mean with its 95 % interval: an ESTIMATE, for expressions whose exact "
         "distribution (chancekit dist) is refused as too much work. The same --seed and "
         "-n give the same answer; without --seed the seed drawn is printed. "
         "(chancekit.dice.montecarlo.estimate)",
@@ -59,7 +59,7 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     n = require_int("-n", args.n, lo=1, hi=MAX_ESTIMATE_SAMPLES)
     if args.seconds is not None and not 0 < args.seconds <= 3600:
-        raise InvalidValueError("--seconds", args.seconds, "between 0 and 3600")
+        raise InvalidValueError("--seconds", args.seconds, "more than 0 and at most 3600")
     dialect = dialect_of(args)
     rng, seed = rng_from_args(args)
     e = estimate(args.notation, n, rng=rng, dialect=dialect, seconds=args.seconds)
