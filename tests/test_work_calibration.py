@@ -42,6 +42,9 @@ def test_counted_work_stays_within_the_estimate(text: str) -> None:
         f"{text}: counted {budget.counted:,} units, estimated {budget.estimated:,}")
     if result is not None:
         assert result.total > 0 and len(result) >= 1
+        # and the other way (issue #22): what is answered was not priced far above its work
+        assert budget.estimated <= limits.CALIBRATION_FACTOR * max(budget.counted, FLOOR), (
+            f"{text}: estimated {budget.estimated:,} units, counted {budget.counted:,}")
 
 
 def test_the_budget_is_one_total_for_the_expression() -> None:
