@@ -155,3 +155,40 @@ def test_stationary_of_irreducible_chains(seed):
         assert {x: Fraction(w, got.total) for x, w in got.weights.items()} == want, chain
         checked += 1
     assert checked == 150
+
+
+@pytest.mark.parametrize("hp", [(4, 5), (7, 6)])
+def test_a_race_with_healing_against_gaussian_elimination(hp):
+    """The joint chain of a race where both can miss and one can heal (cycles: dense
+    components solved by inverse and products) against the textbook equations over
+    all transient states at once, in Fractions."""
+    from chancekit.dice import dist
+    from chancekit.markov import hp_race
+
+    a, b = hp
+    da, db = dist("1d6-1"), dist("1d8-2")
+    race = hp_race(hp, ("1d6-1", "1d8-2"))
+    live = [(x, y) for x in range(1, a + 1) for y in range(1, b + 1)]
+    ends = ["first", "second", "both"]
+    at = {s: i for i, s in enumerate(live)}
+    n = len(live)
+    q = [[Fraction(0)] * n for _ in range(n)]
+    r = [[Fraction(0)] * 3 for _ in range(n)]
+    for s, i in at.items():
+        x, y = s
+        for hit_b, p1 in da.pmf().items():
+            for hit_a, p2 in db.pmf().items():
+                x2, y2 = min(x - hit_a, a), min(y - hit_b, b)
+                p = p1 * p2
+                if x2 <= 0 or y2 <= 0:
+                    end = "both" if x2 <= 0 and y2 <= 0 else ("first" if y2 <= 0 else "second")
+                    r[i][ends.index(end)] += p
+                else:
+                    q[i][at[(x2, y2)]] += p
+    eye_minus_q = [[(1 if i == j else 0) - q[i][j] for j in range(n)] for i in range(n)]
+    won = solve(eye_minus_q, r)[at[(a, b)]]
+    assert race.winner == Distribution({e: w for e, w in zip(ends, won, strict=True) if w})
+    t = solve(eye_minus_q, [[Fraction(1)] for _ in range(n)])
+    assert race.rounds.mean == t[at[(a, b)]][0]
+    second = solve(eye_minus_q, [[2 * t[i][0] - 1] for i in range(n)])
+    assert race.rounds.variance == second[at[(a, b)]][0] - t[at[(a, b)]][0] ** 2

@@ -18,13 +18,17 @@ Everything is exact rational arithmetic (python-flint ``fmpq`` and ``fmpq_mat`` 
 :mod:`chancekit._exact`), never iteration to a tolerance. The reachable states are split
 into strongly connected components (Tarjan); components of one state (HP only goes down,
 a pity counter only goes up) are solved by substitution in topological order, one
-exact operation per transition; larger components by one dense ``fmpq_mat`` solve each.
+exact operation per transition; larger components by one dense ``fmpq_mat`` inverse each
+(its entries are small), then exact matrix products with the big numbers flowing in and
+out (flint puts each column over one denominator: a gcd per state and exit, not per
+transition).
 
 Cost: exploring calls ``step`` once per state (counted, at most
 :data:`~chancekit.limits.MAX_MARKOV_STATES` states and
 :data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions); the solve is estimated from
 the explored graph before it starts — about :data:`~chancekit.limits.MARKOV_EDGE_WORK`
-units a transition plus k**3 / 4 a dense component of k states — and refused past
+units a transition plus k**3 / 4 a dense component of k states, with the big numbers
+priced at their estimated size (:meth:`Chain.bits`) — and refused past
 :data:`~chancekit.limits.MAX_MARKOV_WORK`, or when a component has more than
 :data:`~chancekit.limits.MAX_MARKOV_BLOCK` states.
 
@@ -237,15 +241,23 @@ class Chain:
             k = len(comp)
             edges = k + sum(len(self.succ[i]) for i in comp)
             per = edge_work if bits is None else _grow(edge_work, bits[c])
-            units += edges * per
-            if k > 1:
-                if k > MAX_MARKOV_BLOCK:
-                    raise LimitError(
-                        f"the chain has {k:,} states that all reach each other (one "
-                        f"strongly connected component); the dense exact solve takes at most "
-                        f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
-                        "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
-                units += solves * (k**3 // 4 + k * k * 50 + 2 * k * (per - edge_work))
+            if k == 1:
+                units += edges * per
+                continue
+            if k > MAX_MARKOV_BLOCK:
+                raise LimitError(
+                    f"the chain has {k:,} states that all reach each other (one "
+                    f"strongly connected component); the dense exact solve takes at most "
+                    f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
+                    "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
+            # a block: its matrix on small numbers (a transition each, one inverse), the
+            # big numbers only in a product with it and once per state and exit
+            units += edges * edge_work + solves * (k**3 // 4 + k * k * 50)
+            if bits is not None:
+                exits = len({j for i in comp for j in self.succ[i]}) - k
+                words = bits[c] // 64
+                units += solves * ((2 * k + max(exits, 0)) * (per - edge_work)
+                                   + k * k * words)
         return units
 
     def bits(self, growth: str) -> list[int]:
@@ -287,11 +299,11 @@ class Chain:
 
 def _grow(base: int, bits: int) -> int:
     """Work units of one exact fraction operation (a product and a sum, with their gcd)
-    on numbers of ``bits`` bits: about 10 x (bits / 64)**1.5 besides ``base`` (GMP's
+    on numbers of ``bits`` bits: about 6 x (bits / 64)**1.5 besides ``base`` (GMP's
     subquadratic gcd, measured with python-flint: 4,000 bits 180 us, 16,000 bits 1 ms,
     64,000 bits 8 ms)."""
     words = bits // 64
-    return base + 10 * words * math.isqrt(words)
+    return base + 6 * words * math.isqrt(words)
 
 
 def _topological(succ: list[tuple[int, ...]]) -> list[int] | None:
@@ -481,12 +493,21 @@ def _flow(chain: Chain) -> tuple[list[Any], list[Any]]:
                 mass[j] += f * q
             continue
         v = _block_visits(chain, comp, comp_of, c, [mass[i] for i in comp])
+        outside: dict[int, int] = {}  # the successors outside the component, numbered
+        leave: list[tuple[int, int, Any]] = []
         for a, i in enumerate(comp):
             visits[i] = v[a]
-            f = v[a] / total[i]
             for j, q in zip(succ[i], weight[i], strict=True):
                 if comp_of[j] != c:
-                    mass[j] += f * q
+                    leave.append((a, outside.setdefault(j, len(outside)),
+                                  flint.fmpq(q, total[i])))
+        if outside:  # the mass leaving: one exact matrix product, not a sum a transition
+            exits = [[zero] * len(outside) for _ in range(len(comp))]
+            for a, b, p in leave:
+                exits[a][b] = p
+            got = _dense([v]) * _dense(exits)
+            for b, j in enumerate(outside):
+                mass[j] += got[0, b]
     return mass, visits
 
 
@@ -504,7 +525,9 @@ def _block_visits(chain: Chain, comp: list[int], comp_of: list[int], c: int,
         for j, q in zip(chain.succ[i], chain.weight[i], strict=True):
             if comp_of[j] == c:
                 rows[local[j]][a] -= flint.fmpq(q, t)
-    x = _dense(rows).solve(_dense([[e] for e in entering]))
+    # the matrix has small entries, the masses entering are big: invert the small
+    # matrix (k**3 on small numbers), then one product with the big column
+    x = _dense(rows).inv() * _dense([[e] for e in entering])
     return [x[a, 0] for a in range(k)]
 
 
@@ -664,34 +687,38 @@ def _moments(chain: Chain) -> tuple[list[Any], list[Any]]:
         k = len(comp)
         local = {i: a for a, i in enumerate(comp)}
         rows = [[flint.fmpq(0)] * k for _ in range(k)]
-        r1 = [flint.fmpq(1)] * k
-        r2 = [flint.fmpq(0)] * k
-        inner: list[list[tuple[int, Any]]] = []
+        outside: dict[int, int] = {}  # the successors outside the component, numbered
+        leave: list[tuple[int, int, Any]] = []
         for a, i in enumerate(comp):
             t = total[i]
             rows[a][a] += 1
-            mine: list[tuple[int, Any]] = []
             if loop[i]:
-                p = flint.fmpq(loop[i], t)
-                rows[a][a] -= p
-                mine.append((a, p))
+                rows[a][a] -= flint.fmpq(loop[i], t)
             for j, q in zip(succ[i], weight[i], strict=True):
                 p = flint.fmpq(q, t)
                 if comp_of[j] == c:
                     rows[a][local[j]] -= p
-                    mine.append((local[j], p))
                 else:
-                    r1[a] += p * m1[j]
-                    r2[a] += p * m2[j]
-            inner.append(mine)
+                    leave.append((a, outside.setdefault(j, len(outside)), p))
+        # the expectations flowing in from outside: one exact matrix product (flint
+        # puts each column over one denominator), not a big fraction sum a transition
+        r1 = [flint.fmpq(1)] * k
+        r2 = [flint.fmpq(0)] * k
+        if outside:
+            exits = [[zero] * len(outside) for _ in range(k)]
+            for a, b, p in leave:
+                exits[a][b] = p
+            far = list(outside)
+            got = _dense(exits) * _dense([[m1[j], m2[j]] for j in far])
+            r1 = [1 + got[a, 0] for a in range(k)]
+            r2 = [got[a, 1] for a in range(k)]
         mat = _dense(rows)
-        x1 = mat.solve(_dense([[e] for e in r1]))
+        inv = mat.inv()  # small entries: invert once, then products with the big columns
+        x1 = inv * _dense([[e] for e in r1])
         v1 = [x1[a, 0] for a in range(k)]
-        rhs2 = []
-        for a in range(k):
-            qm = sum((p * v1[b] for b, p in inner[a]), zero)
-            rhs2.append(1 + 2 * (qm + r1[a] - 1) + r2[a])
-        x2 = mat.solve(_dense([[e] for e in rhs2]))
+        # E[T^2] = 1 + 2 E[T' | i] + E[T'^2 | i] and E[T' | i] = E[T | i] - 1, so the
+        # right side is 2 E[T] - 1 plus what flows in from outside: no sum inside
+        x2 = inv * _dense([[2 * v1[a] - 1 + r2[a]] for a in range(k)])
         for a, i in enumerate(comp):
             m1[i] = v1[a]
             m2[i] = x2[a, 0]
