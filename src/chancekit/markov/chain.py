@@ -912,8 +912,9 @@ def _walk_estimate(chain: Chain, mean: Fraction, var: Fraction, upto: int | None
         raise LimitError(
             f"steps(): the walk to a tail of {_show(tail)} needs about {walk:,} steps "
             f"(mean {float(mean):.6g}), more than MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,}; "
-            "ask for a larger tail or a last step (upto=...): the exact mean and "
-            "variance need no walk", limit="MAX_MARKOV_STEPS", value=walk)
+            "ask for a larger tail or a last step (upto=..., --upto on the command "
+            "line): the exact mean and variance need no walk", limit="MAX_MARKOV_STEPS",
+            value=walk)
     lcm = 1
     for i in range(len(chain.states)):
         if chain.succ[i]:
