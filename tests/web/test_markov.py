@@ -487,6 +487,24 @@ def test_share_link_holds_the_inputs(page: Any, browser: Any, server_url: str) -
 
 
 @pytest.mark.browser
+def test_csv_export_and_a_damaged_link(page: Any, server_url: str) -> None:
+    page.goto(server_url.rstrip("/") + "/markov#ck=0.1.0&z=not-a-view")
+    _wait(page)
+    assert "damaged" in page.inner_text("#error")            # said, and the example shown
+    assert page.get_attribute("#mean", "data-exact") == "20"
+    page.fill("#ladder", "6,4")
+    page.fill("#upto", "3")
+    _run(page)
+    with page.expect_download() as dl:
+        page.click("#csv")
+    lines = Path(dl.value.path()).read_text().splitlines()
+    assert lines[0].startswith("count,probability,probability_exact")
+    got = {int(r.split(",")[0]): Fraction(r.split(",")[2]) for r in lines[1:-1]}
+    assert got == {2: Fraction(1, 6), 3: Fraction(7, 36)}
+    assert lines[-1].split(",")[2] == "23/36"                  # the rest, stated
+
+
+@pytest.mark.browser
 def test_phone_layout(browser: Any, server_url: str) -> None:
     """At 390 px the page (each process, a race with its winner table) is no wider than
     the screen and the chart is drawn at its real size."""
