@@ -339,6 +339,11 @@ def test_work_past_a_limit_names_the_limit(server_url: str) -> None:
     _, doc = call(server_url, "/api/markov", {"kind": "race", "hp": 1000, "damage": "1d2-1",
                                              "hp2": 1000, "damage2": "1d2-1"})
     assert doc["error"]["type"] == "LimitError" and doc["error"]["limit"]
+    # a race too big to solve is not told to list fewer counts (that would not help)
+    _, doc = call(server_url, "/api/markov", {"kind": "race", "hp": 60, "damage": "1d6-1",
+                                             "hp2": 60, "damage2": "1d8-2"})
+    assert doc["error"]["type"] == "LimitError"
+    assert "Show up to" not in doc["error"]["message"], doc["error"]["message"]
 
 
 def test_eight_clients_at_once(server_url: str) -> None:

@@ -51,6 +51,8 @@ Progress = Callable[..., None]
 
 #: the library's advice for Python callers, as this page says it
 _WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    (r"^(a race of .*?); keep in the state only what the next step depends on, or ask for "
+     r"less \(a smaller upto, a larger tail\)", r"\1; use fewer hit points"),
     (r"\b(?:absorb|stationary)\(\) needs (.*?); keep in the state only what the next step "
      r"depends on, or ask for less \(a smaller upto, a larger tail\)",
      r"the chain needs \1; use smaller inputs (fewer hit points)"),
