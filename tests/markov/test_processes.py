@@ -358,3 +358,15 @@ def test_one_sided_races_and_usage_dice_are_refused_up_front(monkeypatch):
     assert usage_die([1000000]).mean == 500000
     monkeypatch.undo()
     assert builtin("usage-die", ["d1000000"], upto=10)[0].upto == 10
+
+
+def test_healing_races_are_sized_up_front():
+    """Healing makes the HP line one component (one dense solve): its size is known
+    before exploring."""
+    with pytest.raises(LimitError) as e:
+        hp_race(5000, "1d6-3")
+    assert e.value.limit == "MAX_MARKOV_BLOCK" and "has up to 5,000 states" in str(e.value)
+    with pytest.raises(LimitError) as e:
+        hp_race((40, 40), ("1d6-2", "1d8-2"))  # both heal: up to 1,600 in one component
+    assert e.value.limit == "MAX_MARKOV_BLOCK" and "has up to 1,600 states" in str(e.value)
+    assert hp_race(12, "1d6-3").rounds.mean > 0  # small ones are answered

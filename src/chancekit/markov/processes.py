@@ -119,7 +119,8 @@ def _upfront_side(hp: int, dmg: Distribution) -> None:
     """One side's chain is known before it is explored: HP from ``hp`` down to below 0
     (at most ``hp + max damage`` values), each with at most one transition an outcome."""
     states = hp + max(max(dmg.outcomes()), 0) + 1
-    upfront(f"a race of {hp:,} HP", states, states * len(dmg))
+    heals = min(dmg.outcomes()) < 0  # then the HP line reaches back up: one component
+    upfront(f"a race of {hp:,} HP", states, states * len(dmg), hp if heals else 0)
 
 
 def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
@@ -224,7 +225,9 @@ def _independent(ta: list[Fraction], tb: list[Fraction], order: str) -> Race:
 
 def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str,
            upto: int | None = None, tail: Fraction | float | None = None) -> Race:
-    upfront(f"a race of {a:,} x {b:,} HP", a * b + 3, a * b * len(da) * len(db))
+    block = (a if min(db.outcomes()) < 0 else 1) * (b if min(da.outcomes()) < 0 else 1)
+    upfront(f"a race of {a:,} x {b:,} HP", a * b + 3, a * b * len(da) * len(db),
+            block if block > 1 else 0)
     ends = ("first", "second", "both")
     wa, wb = list(da.items()), list(db.items())
 
