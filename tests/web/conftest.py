@@ -39,8 +39,10 @@ def _missing(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
-    """The app with default settings (cache on, 2 workers)."""
-    with _server("--workers", "2") as url:
+    """The app with default settings (cache on, 2 workers), but a time limit of 300 s: the
+    tests that check an answer must not depend on how busy the machine is (the time limit
+    itself is tested on ``strict_server_url``)."""
+    with _server("--workers", "2", "--time-limit", "300") as url:
         yield url
 
 
