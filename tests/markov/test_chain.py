@@ -459,3 +459,38 @@ def test_walk_estimates_cover_the_steps_walked():
         walked = usage_die(ladder, tail=Fraction(1, 10**6))
         est = _walk_length(full.mean, full.variance, None, Fraction(1, 10**6))
         assert walked.upto <= est <= 4 * walked.upto
+
+
+@pytest.mark.parametrize("hp", [5, 10, 20])
+def test_counted_work_stays_within_the_estimate_on_chains_with_loops(hp):
+    """The rational passes count their work with the sizes of the numbers they met; it
+    stays within CALIBRATION_FACTOR x the up-front estimate (tests/test_work_calibration.py
+    for the dice)."""
+    from chancekit.markov import chain as engine
+    from chancekit.markov.processes import hp_race
+
+    with limits.evaluation(limit=engine.MAX_MARKOV_WORK, name="MAX_MARKOV_WORK") as budget:
+        hp_race((hp, hp), ("1d6-1", "1d8-2"))
+    assert budget.counted > 0
+    assert budget.counted <= limits.CALIBRATION_FACTOR * budget.estimated, (
+        budget.counted, budget.estimated)
+
+
+def test_counted_work_of_random_cyclic_chains_stays_within_the_estimate():
+    rng = random.Random(21)
+    for _ in range(40):
+        n = rng.randint(2, 12)
+        table = {s: {t: rng.randint(1, 9) for t in rng.sample(range(n + 1), rng.randint(1, 3))}
+                 for s in range(n)}
+        table[n] = {n: 1}
+
+        def step(s, table=table):
+            return table[s]
+
+        with limits.evaluation(limit=10**12, name="MAX_MARKOV_WORK") as budget:
+            try:
+                steps(step, 0)
+                absorb(step, 0)
+            except InvalidValueError:  # some part never absorbs
+                continue
+        assert budget.counted <= limits.CALIBRATION_FACTOR * max(budget.estimated, 1_000)

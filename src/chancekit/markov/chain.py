@@ -239,25 +239,32 @@ class Chain:
         units = 0
         for c, comp in enumerate(comps):
             k = len(comp)
-            edges = k + sum(len(self.succ[i]) for i in comp)
-            per = edge_work if bits is None else _grow(edge_work, bits[c])
-            if k == 1:
-                units += edges * per
-                continue
             if k > MAX_MARKOV_BLOCK:
                 raise LimitError(
                     f"the chain has {k:,} states that all reach each other (one "
                     f"strongly connected component); the dense exact solve takes at most "
                     f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
                     "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
-            # a block: its matrix on small numbers (a transition each, one inverse), the
-            # big numbers only in a product with it and once per state and exit
-            units += edges * edge_work + solves * (k**3 // 4 + k * k * 50)
-            if bits is not None:
-                exits = len({j for i in comp for j in self.succ[i]}) - k
-                words = bits[c] // 64
-                units += solves * ((2 * k + max(exits, 0)) * (per - edge_work)
-                                   + k * k * words)
+            units += self.component_work(comp, edge_work, solves,
+                                         None if bits is None else bits[c])
+        return units
+
+    def component_work(self, comp: list[int], edge_work: int, solves: int,
+                       bits: int | None) -> int:
+        """Work units of one component in a pass (:meth:`solve_work`), its numbers of
+        ``bits`` bits (None: small). The passes count the same with the sizes they met."""
+        k = len(comp)
+        edges = k + sum(len(self.succ[i]) for i in comp)
+        per = edge_work if bits is None else _grow(edge_work, bits)
+        if k == 1:
+            return edges * per
+        # a block: its matrix on small numbers (a transition each, one inverse), the
+        # big numbers only in a product with it and once per state and exit
+        units = edges * edge_work + solves * (k**3 // 4 + k * k * 50)
+        if bits is not None:
+            exits = len({j for i in comp for j in self.succ[i]}) - k
+            units += solves * ((2 * k + max(exits, 0)) * (per - edge_work)
+                               + k * k * (bits // 64))
         return units
 
     def bits(self, growth: str) -> list[int]:
@@ -491,8 +498,11 @@ def _flow(chain: Chain) -> tuple[list[Any], list[Any]]:
             visits[i] = f * total[i]
             for j, q in zip(succ[i], weight[i], strict=True):
                 mass[j] += f * q
+            limits.count(chain.component_work(comp, MARKOV_EDGE_WORK, 1, f.height_bits()))
             continue
         v = _block_visits(chain, comp, comp_of, c, [mass[i] for i in comp])
+        limits.count(chain.component_work(comp, MARKOV_EDGE_WORK, 1,
+                                          max(x.height_bits() for x in v)))
         outside: dict[int, int] = {}  # the successors outside the component, numbered
         leave: list[tuple[int, int, Any]] = []
         for a, i in enumerate(comp):
@@ -683,6 +693,8 @@ def _moments(chain: Chain) -> tuple[list[Any], list[Any]]:
             a = (total[i] + s1) / out
             m1[i] = a
             m2[i] = (total[i] + 2 * (loop[i] * a + s1) + s2) / out
+            limits.count(chain.component_work(comp, MARKOV_MOMENT_WORK, 2,
+                                              m2[i].height_bits()))
             continue
         k = len(comp)
         local = {i: a for a, i in enumerate(comp)}
@@ -722,6 +734,8 @@ def _moments(chain: Chain) -> tuple[list[Any], list[Any]]:
         for a, i in enumerate(comp):
             m1[i] = v1[a]
             m2[i] = x2[a, 0]
+        limits.count(chain.component_work(comp, MARKOV_MOMENT_WORK, 2,
+                                          max(m2[i].height_bits() for i in comp)))
     return m1, m2
 
 
