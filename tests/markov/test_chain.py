@@ -494,3 +494,19 @@ def test_counted_work_of_random_cyclic_chains_stays_within_the_estimate():
             except InvalidValueError:  # some part never absorbs
                 continue
         assert budget.counted <= limits.CALIBRATION_FACTOR * max(budget.estimated, 1_000)
+
+
+def test_a_bounded_walk_on_rational_numbers_is_estimated_before_its_first_step(monkeypatch):
+    """A bounded chain too big for the integer pass walks step by step: the whole walk
+    is estimated first (PRD(0.05): 264 steps over totals of ~10**9 each)."""
+    from chancekit.fair import PRD
+    from chancekit.markov import chain as engine
+    from chancekit.markov.processes import first_success
+
+    def boom(*a, **k):
+        raise AssertionError("the walk started")
+
+    monkeypatch.setattr(engine, "_pmf", boom)
+    with pytest.raises(LimitError) as e:
+        first_success(PRD(0.05))
+    assert e.value.limit == "MAX_MARKOV_WORK" and "walking about" in str(e.value)

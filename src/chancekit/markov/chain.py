@@ -245,8 +245,9 @@ class Chain:
                     f"strongly connected component); the dense exact solve takes at most "
                     f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
                     "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
-            units += self.component_work(comp, edge_work, solves,
-                                         None if bits is None else bits[c])
+            big = bits is not None and not (growth == "forward" and self.closed()[c])
+            # (a closed class's own solve is on its small probabilities: stationary)
+            units += self.component_work(comp, edge_work, solves, bits[c] if big else None)
         return units
 
     def component_work(self, comp: list[int], edge_work: int, solves: int,
@@ -867,6 +868,8 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
         depth = _acyclic_depth(chain)
         acyclic = _acyclic_scale(chain)
         if depth is not None and (upto is None or upto >= depth):  # bounded: all of it
+            if not _integer(acyclic):
+                _walk_check(chain, depth)
             pmf = (_pmf_acyclic(chain, depth, acyclic) if _integer(acyclic)  # type: ignore[arg-type]
                    else _pmf(chain, depth, None)[0])
             return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))
@@ -929,6 +932,11 @@ def _walk_estimate(chain: Chain, mean: Fraction, var: Fraction, upto: int | None
             "ask for a larger tail or a last step (upto=..., --upto on the command "
             "line): the exact mean and variance need no walk", limit="MAX_MARKOV_STEPS",
             value=walk)
+    _walk_check(chain, walk)
+
+
+def _walk_check(chain: Chain, walk: int) -> None:
+    """Refuse now when walking ``walk`` steps would pass the budget left."""
     lcm = 1
     for i in range(len(chain.states)):
         if chain.succ[i]:
