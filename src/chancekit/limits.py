@@ -322,6 +322,9 @@ MAX_WORK_OPTION = 10**15
 #: bytes of an AnyDice program file that ``chancekit anydice FILE`` reads (saved programs
 #: are a few kB; a bigger file is refused before it is read whole)
 MAX_PROGRAM_BYTES = 1_000_000
+#: rows of a distribution ``chancekit dist`` shows by default (table, --json, --csv): the
+#: most likely; ``--all`` shows every row (-9d59144 has 209,000)
+MAX_SHOWN_ROWS = 2000
 
 # -- the web calculator (chancekit.web): input bounds
 
@@ -343,6 +346,8 @@ MAX_ESTIMATE_SAMPLES = 1_000_000
 MAX_ROWS = 5000
 #: an exact fraction longer than this is sent as null (the float stays)
 MAX_FRACTION_CHARS = 80
+#: dice in a usage-die ladder on the Markov page
+MAX_LADDER = 100
 
 # -- samplers (chancekit.sampling)
 

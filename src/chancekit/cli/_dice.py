@@ -8,6 +8,7 @@ import re
 import sys
 
 from chancekit.cli._common import add_rng_options
+from chancekit.limits import MAX_SHOWN_ROWS
 
 TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
 if TYPE_CHECKING:
@@ -16,9 +17,8 @@ if TYPE_CHECKING:
 #: ``chancekit dist`` hides rows below this probability when there are many outcomes
 _HIDE_BELOW = 1e-6
 _MANY_ROWS = 100
-#: and shows at most this many rows (the most likely; -9d59144 has 208 989 rows above
-#: 1e-6: printing them took 3.5 s of CPU for a 0.9 s answer)
-_MAX_SHOWN = 2000
+# and shows at most limits.MAX_SHOWN_ROWS rows (the most likely; -9d59144 has 208 989 rows
+# above 1e-6: printing them took 3.5 s of CPU for a 0.9 s answer)
 
 
 #: the environment variable that sets ``--dialect`` once for every command
@@ -91,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
                    f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden and "
-                   f"at most {_MAX_SHOWN} shown, the most likely, in the table, --json and "
+                   f"at most {MAX_SHOWN_ROWS} shown, the most likely, in the table, --json and "
                    "--plot alike)")
     p.set_defaults(func=run_dist)
 
@@ -228,9 +228,9 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
                      {1: "", 2: "(at least)", 3: "(at most)"}[column]]
             print_table(heads, rows, title=title_,
                         align=["right", "right", "right", "right", "left"])
-            if hidden_ and len(rows_) >= _MAX_SHOWN:  # capped: the least likely hidden
+            if hidden_ and len(rows_) >= MAX_SHOWN_ROWS:  # capped: the least likely hidden
                 print(f"({hidden_} outcomes below {min(r[1] for r in rows_):.3g} hidden, "
-                      f"at most {_MAX_SHOWN} rows shown; --all shows them)")
+                      f"at most {MAX_SHOWN_ROWS} rows shown; --all shows them)")
             elif hidden_:
                 print(f"({hidden_} outcomes below {_HIDE_BELOW:g} hidden; "
                       f"--all shows them)")
@@ -263,15 +263,15 @@ def show_distribution(d: Any, title: str, args: argparse.Namespace,
 def shown_rows(d: Any, show_all: bool) -> tuple[list[Any], int]:
     """The rows ``(outcome, p, at least, at most)`` the table shows, and how many are
     hidden: past :data:`_MANY_ROWS` outcomes, those below :data:`_HIDE_BELOW` and all but
-    the :data:`_MAX_SHOWN` most likely unless ``show_all`` (the most likely outcome always
+    the :data:`MAX_SHOWN_ROWS` most likely unless ``show_all`` (the most likely outcome always
     shows: d1000000 has only rows below 1e-6). Floats come from the exact integer
     weights (int / int, correctly rounded): no Fraction per row, so 10000d6 (50 001 rows
     of 26 000-bit weights) takes a fraction of a second."""
     hide = not show_all and len(d) > _MANY_ROWS
     below = min(_HIDE_BELOW, max(d.weights.values()) / d.total) if hide else 0.0
     shown = d.cumulative_float(below)
-    if hide and len(shown) > _MAX_SHOWN:  # the _MAX_SHOWN most likely (and their ties)
-        floor = sorted((r[1] for r in shown), reverse=True)[_MAX_SHOWN - 1]
+    if hide and len(shown) > MAX_SHOWN_ROWS:  # the MAX_SHOWN_ROWS most likely (and their ties)
+        floor = sorted((r[1] for r in shown), reverse=True)[MAX_SHOWN_ROWS - 1]
         shown = [r for r in shown if r[1] >= floor]
     return shown, len(d) - len(shown)
 

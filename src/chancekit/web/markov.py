@@ -33,15 +33,13 @@ from fractions import Fraction
 from typing import Any
 
 from chancekit.errors import ChancekitError, InvalidValueError
-from chancekit.limits import MAX_FRACTION_CHARS, MAX_ROWS
+from chancekit.limits import MAX_FRACTION_CHARS, MAX_LADDER, MAX_ROWS
 
 #: the kinds of process the page shows
 KINDS = ("usage-die", "race", "first-success", "until")
 #: when no step count is asked for, the distribution is walked until at most this much
 #: probability is left (the rest is stated as the tail)
 DEFAULT_TAIL = Fraction(1, 10**6)
-#: dice in a usage-die ladder
-MAX_LADDER = 100
 #: when walking to DEFAULT_TAIL is past the work limit, the counts listed instead (the
 #: exact mean and variance come from a solve, not the walk, so they are still given)
 FALLBACK_UPTO = 200
