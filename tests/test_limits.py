@@ -162,6 +162,8 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_FUNCTION_DEPTH", "chancekit.limits"):
         lambda: lambda: _anydice('set "maximum function depth" to 1001'),
     ("MAX_SEQUENCE", "chancekit.limits"): lambda: lambda: _anydice("output #{1..1000001}"),
+    ("MAX_OUTPUTS", "chancekit.limits"):
+        lambda: lambda: _anydice("loop I over {1..1000000} { output I }"),
 }
 
 #: rows allowed more Python calls than MAX_CALLS before refusing, and why

@@ -76,6 +76,16 @@ class Empty:
     def __repr__(self) -> str:
         return "EMPTY"
 
+    # one value: a copy or an unpickled EMPTY is EMPTY itself (pickled by its name)
+    def __reduce__(self) -> str:
+        return "EMPTY"
+
+    def __copy__(self) -> Empty:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Empty:
+        return self
+
 
 #: the one :class:`Empty` value
 EMPTY = Empty()
@@ -92,6 +102,19 @@ class AnyDiceResult:
                  warnings: list[str]) -> None:
         self.outputs = outputs
         self.warnings = warnings
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AnyDiceResult):
+            return NotImplemented
+        return self.outputs == other.outputs and self.warnings == other.warnings
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> tuple[Any, Any]:
+        return self.outputs, self.warnings
+
+    def __setstate__(self, state: tuple[Any, Any]) -> None:
+        self.outputs, self.warnings = state
 
     def __repr__(self) -> str:
         return f"AnyDiceResult(outputs={len(self.outputs)}, warnings={self.warnings!r})"

@@ -24,7 +24,7 @@ from chancekit.anydice import _values as V
 from chancekit.anydice.errors import AnyDiceError
 from chancekit.dice import Distribution, constant
 from chancekit.errors import LimitError
-from chancekit.limits import MAX_FUNCTION_DEPTH, MAX_SEQUENCE
+from chancekit.limits import MAX_FUNCTION_DEPTH, MAX_OUTPUTS, MAX_SEQUENCE
 
 __all__ = ["NODE_WORK", "Interpreter"]
 
@@ -34,6 +34,8 @@ NODE_WORK = 25
 #: variables, mixing the results: about 20 us) and of one expansion iteration (5 us)
 CALL_WORK = 1000
 ITERATION_WORK = 250
+#: at most this many function calls remembered per program run (see Interpreter.call)
+MEMO_ENTRIES = 200_000
 
 _DEFAULTS = {"position order": "highest first", "explode depth": 2,
              "maximum function depth": 10}
@@ -58,6 +60,10 @@ class Interpreter:
         self._keep: list[Any] = []
         self._plans: dict[tuple[int, int], Any] = {}
         self._blocks: dict[int, Any] = {}
+        self._memo: dict[Any, Any] = {}
+        self._reads: dict[int, tuple[str, ...]] = {}
+        #: calls answered from the memo (counted work for tests)
+        self.memo_hits = 0
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -76,10 +82,19 @@ class Interpreter:
     def charge(self, units: int, what: str) -> None:
         limits.charge(units, what)
 
+    def check_outputs(self, more: int, what: str) -> None:
+        """Refuse, before it runs, a block that would give more than MAX_OUTPUTS outputs."""
+        total = len(self.outputs) + more
+        if total > MAX_OUTPUTS:
+            raise LimitError(f"{what} would give {total:,} outputs, more than the limit "
+                             f"MAX_OUTPUTS = {MAX_OUTPUTS:,}; loop over fewer values, or "
+                             "split the program", limit="MAX_OUTPUTS", value=total)
+
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> None:
         self.charge(static_cost(self.program) * NODE_WORK, "running the program")
+        self.check_outputs(static_outputs(self.program), "the program")
         self.block(self.program, {})
 
     def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
@@ -128,6 +143,7 @@ class Interpreter:
             ef = self.compile(stmt.expr)
             name, body = stmt.name, stmt.body
             body_size = static_cost(body)
+            body_outputs = static_outputs(body)
 
             def loop(env: dict[str, Any]) -> None:
                 value = ef(env)
@@ -135,6 +151,9 @@ class Interpreter:
                     raise self.error("a loop runs over a sequence or a number, not a die",
                                      stmt.expr)
                 items = (value,) if isinstance(value, int) else value
+                if body_outputs:
+                    self.check_outputs(len(items) * body_outputs,
+                                       f"a loop of {len(items):,} rounds")
                 self.charge(len(items) * body_size * NODE_WORK,
                             f"a loop of {len(items):,} rounds over {body_size:,} steps")
                 for x in items:
@@ -147,13 +166,17 @@ class Interpreter:
     def statement(self, stmt: Any, env: dict[str, Any]) -> None:
         t = type(stmt)
         if t is A.Output:
+            self.check_outputs(1, "the program")
             value = self.eval(stmt.expr, env)
             n = len(self.outputs) + 1
             label = self.label(stmt.name, env, stmt) if stmt.name is not None else f"output {n}"
             self.outputs.append((label, self.output_dist(value)))
         elif t is A.Set:
+            self._memo.clear()
             self.set(stmt, env)
         elif t is A.FunctionDef:  # defined when reached (a later one replaces it)
+            self._memo.clear()
+            self._reads.clear()
             self.funcs[stmt.key] = stmt
         else:  # pragma: no cover
             raise AssertionError(stmt)
@@ -382,12 +405,54 @@ class Interpreter:
             fast = entry.fast(self, args) if entry.fast is not None else NotImplemented
             if fast is not NotImplemented:
                 return fast
+        if func is None:
+            bound, expansion = self.bind(kinds, args)
+            if bound is None:
+                return V.EMPTY
+            return self.run_builtin(entry, bound, expansion)
+        # A function body is pure (no output, set or definition inside one): its value
+        # depends only on the arguments, the caller's variables other than its parameters,
+        # the depth (the "maximum function depth" cut) and the settings, so a call is
+        # computed once per such key (a doubly recursive function is then polynomial, an
+        # exploding one expanded per outcome level by level rather than outcome by outcome)
+        key = self.memo_key(func, args, env)
+        if key is not None:
+            got = self._memo.get(key)
+            if got is not None:
+                self.memo_hits += 1
+                return got[0]
         bound, expansion = self.bind(kinds, args)
         if bound is None:
             return V.EMPTY
-        if func is None:
-            return self.run_builtin(entry, bound, expansion)
-        return self.run_function(func, bound, expansion, env)
+        value = self.run_function(func, bound, expansion, env)
+        if key is not None and len(self._memo) < MEMO_ENTRIES:
+            # (the values kept keep the ids in the key alive)
+            self._memo[key] = (value, args, tuple(env.values()))
+        return value
+
+    def memo_key(self, func: A.FunctionDef, args: list[Any], env: dict[str, Any]) -> Any:
+        names = self._reads.get(id(func))
+        if names is None:
+            names = self._reads[id(func)] = tuple(sorted(
+                self.reads(func, set()) - {p.name for p in func.params}))
+        parts: list[Any] = [id(func), self.depth]
+        for a in args:
+            parts.append(_memo_part(a))
+        for name in names:  # (only the caller's variables the call can read)
+            parts.append(_memo_part(env.get(name, _memo_part)))
+        return tuple(parts)
+
+    def reads(self, func: A.FunctionDef, seen: set[int]) -> set[str]:
+        """The variable names ``func`` and the functions it calls (as now defined) read."""
+        seen.add(id(func))
+        out: set[str] = set()
+        calls: list[Any] = []
+        _walk_reads(func.body, out, calls)
+        for key in calls:
+            g = self.funcs.get(key)
+            if g is not None and id(g) not in seen:
+                out |= self.reads(g, seen)
+        return out
 
     def bind(self, kinds: list[str | None], args: list[Any]) -> tuple[Any, Any]:
         bound: list[Any] = []
@@ -582,6 +647,57 @@ class Interpreter:
         return V.mix(results)
 
 
+def _memo_part(v: Any) -> Any:
+    """A value in a memo key: numbers, short sequences and small dice by content (a die
+    is rebuilt each time ``d6`` is evaluated), others by identity (O(1) to hash)."""
+    t = type(v)
+    if t is int or (t is tuple and len(v) < 16):
+        return v
+    if t is V.Die:
+        base = v.base
+        if base is None:
+            return ("d", v.count, None)
+        if len(base) <= 32:
+            return ("d", v.count, tuple(base.weights.items()))
+        return ("d", v.count, id(base))
+    return id(v)
+
+
+def _walk_reads(node: Any, out: set[str], calls: list[Any]) -> None:
+    """Collect the variable names read and the function keys called under ``node``."""
+    if isinstance(node, tuple):
+        for n in node:
+            _walk_reads(n, out, calls)
+        return
+    t = type(node)
+    if t is A.Var:
+        out.add(node.name)
+    elif t is A.Binary:
+        _walk_reads(node.left, out, calls)
+        _walk_reads(node.right, out, calls)
+    elif t is A.Unary:
+        _walk_reads(node.operand, out, calls)
+    elif t is A.SeqLit:
+        for i in node.items:
+            for part in (i.value, i.stop, i.repeat):
+                if part is not None:
+                    _walk_reads(part, out, calls)
+    elif t is A.Call:
+        calls.append(node.key)
+        _walk_reads(tuple(node.args), out, calls)
+    elif t is A.Assign or t is A.Result:
+        _walk_reads(node.expr, out, calls)
+    elif t is A.If:
+        for c, b in node.branches:
+            _walk_reads(c, out, calls)
+            _walk_reads(b, out, calls)
+        if node.orelse:
+            _walk_reads(node.orelse, out, calls)
+    elif t is A.Loop:
+        _walk_reads(node.expr, out, calls)
+        _walk_reads(node.body, out, calls)
+
+
 def static_cost(stmts: tuple[Any, ...]) -> int:
     """Nodes a block evaluates, counting a nested loop over a literal range ``{a..b}`` as
     its rounds times its body (so nested loops are refused before the outer one starts);
@@ -598,6 +714,24 @@ def static_cost(stmts: tuple[Any, ...]) -> int:
             total += 1
         else:
             total += s.size
+    return total
+
+
+def static_outputs(stmts: tuple[Any, ...]) -> int:
+    """Outputs a block gives at least, a loop over a literal range ``{a..b}`` counting its
+    rounds (other loops count once; they check their rounds when they start); of an if,
+    the branch with the fewest."""
+    total = 0
+    for s in stmts:
+        if isinstance(s, A.Output):
+            total += 1
+        elif isinstance(s, A.Loop):
+            inner = static_outputs(s.body)
+            if inner:
+                total += _literal_length(s.expr) * inner
+        elif isinstance(s, A.If):
+            total += min([static_outputs(b) for _, b in s.branches]
+                         + [static_outputs(s.orelse or ())])
     return total
 
 

@@ -169,7 +169,15 @@ _RESULTS: dict[tuple[str, Any, Any], Distribution] = {}
 RESULTS_KEPT = 2048
 
 
+#: operands with more outcomes than this skip the cache (hashing one is O(outcomes): a
+#: million-outcome die took ~0.9 s to hash before ``d1000000 * d1000000`` was refused)
+CACHED_OUTCOMES = 4096
+
+
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    if ((isinstance(a, Distribution) and len(a) > CACHED_OUTCOMES)
+            or (isinstance(b, Distribution) and len(b) > CACHED_OUTCOMES)):
+        return _pairwise_new(op, a, b)
     key = (op, a, b)
     try:
         hit = _RESULTS.get(key)

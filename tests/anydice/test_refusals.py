@@ -1,0 +1,187 @@
+"""Programs that would run long are answered cheaply or refused up front: function calls
+remembered (AnyDice functions are pure), MAX_OUTPUTS, huge operands, EMPTY as one value.
+Every check counts work units or calls, never seconds."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import pytest
+
+from chancekit.anydice import EMPTY, run, run_program
+from chancekit.anydice import _interp as I
+from chancekit.anydice._parse import parse
+from chancekit.dice import Distribution
+from chancekit.errors import LimitError
+from chancekit.limits import MAX_ANYDICE_WORK, MAX_OUTPUTS, evaluation
+
+
+def _work(text: str) -> tuple[I.Interpreter, int]:
+    """Run ``text``; the interpreter and the work units it charged."""
+    interp = I.Interpreter(text, parse(text))
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        interp.run()
+    return interp, budget.estimated
+
+
+def _probs(d: Any) -> dict[int, Fraction]:
+    total = sum(d.weights.values())
+    return {k: Fraction(v, total) for k, v in d.weights.items()}
+
+
+# H2's 326c3: an explosion on 2+ to depth 10 expanded 6**10 outcomes before (refused after
+# 3.8 s CPU); each level is now computed once
+EXPLODE = """function: explode ROLLEDVALUE:n {
+ if ROLLEDVALUE > 1 { result: 1 + [explode d6] }
+ result: ROLLEDVALUE
+}
+set "maximum function depth" to 10
+output [explode d6]-1 named "explode on 2+"
+"""
+
+
+def test_exploding_recursion_is_answered_level_by_level() -> None:
+    interp, work = _work(EXPLODE)
+    assert work < MAX_ANYDICE_WORK // 100
+    assert interp.memo_hits >= 9 * 4  # the other outcomes of each level
+
+    # independent reference: depth k is a d6 whose 2..6 add 1 + the next level
+    @cache
+    def level(depth: int) -> dict[int, Fraction]:
+        if depth >= 10:
+            return {}  # the empty die: that outcome drops out
+        out: dict[int, Fraction] = {1: Fraction(1, 6)}
+        inner = level(depth + 1)
+        if inner:
+            for _face in range(2, 7):
+                for v, p in inner.items():
+                    out[1 + v] = out.get(1 + v, 0) + Fraction(1, 6) * p
+        total = sum(out.values())
+        return {k: p / total for k, p in out.items()}
+
+    expected = {k - 1: p for k, p in level(0).items()}
+    assert _probs(interp.outputs[0][1]) == expected
+
+
+DOUBLE = """function: f N:n {
+ if N > 40 { result: 1 }
+ result: [f N+1] + [f N+2]
+}
+set "maximum function depth" to 30
+output [f 1]
+output [f d3]
+"""
+
+
+def test_doubly_recursive_function_is_polynomial(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    original = I.Interpreter.run_function
+
+    def counting(self: Any, *args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return original(self, *args)
+
+    monkeypatch.setattr(I.Interpreter, "run_function", counting)
+    interp, work = _work(DOUBLE)
+    assert calls < 2_000  # (2**30 bodies without remembering calls)
+    assert work < MAX_ANYDICE_WORK // 100
+
+    # reference: a call at depth 30 gives the empty die, which is 0 in a sum with a number
+    @cache
+    def f(n: int, depth: int) -> int | None:
+        if depth >= 30:
+            return None
+        if n > 40:
+            return 1
+        a, b = f(n + 1, depth + 1), f(n + 2, depth + 1)
+        if a is None or b is None:
+            return b if a is None else a
+        return a + b
+
+    assert dict(interp.outputs[0][1].weights) == {f(1, 0): 1}
+    assert _probs(interp.outputs[1][1]) == {f(n, 0): Fraction(1, 3) for n in (1, 2, 3)}
+
+
+@pytest.mark.parametrize("text", [
+    DOUBLE.replace("to 30", "to 12").replace("N > 40", "N > 10"),
+    EXPLODE.replace("to 10", "to 4"),
+    # the caller's variables are part of what a call depends on
+    "X: 1\nfunction: f N:n { result: N + X }\noutput [f d4]\nX: 2\noutput [f d4]"
+    "\nX: d2\noutput [f d4]",
+    # a later definition and a setting change the answer of the same call
+    "function: f N:n { result: N + [g] }\nfunction: g { result: 1 }\noutput [f d4]"
+    "\nfunction: g { result: 5 }\noutput [f d4]",
+    "function: f N:n { result: 1 + [f N] }\noutput [f 1]\nset \"maximum function depth\""
+    " to 3\noutput [f 1]",
+    # body variables persisting between outcomes of one expansion
+    "T: 0\nfunction: f N:n { T: T + N result: T + [g N] }\nfunction: g M:n { result: M * T }"
+    "\noutput [f d6]\noutput [f d6] + [f d6]",
+    "function: f S:s { result: [g 1@S] + [g 2@S] }\nfunction: g N:n { result: N * 2 }"
+    "\noutput [f 3d6]",
+])
+def test_remembered_calls_give_the_answers_of_fresh_calls(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    remembered = run_program(text)
+    monkeypatch.setattr(I, "MEMO_ENTRIES", 0)
+    fresh = run_program(text)
+    assert remembered == fresh
+    outs = [d for _, d in remembered.outputs]
+    assert len(outs) >= 1
+
+
+def test_outputs_past_the_limit_are_refused_before_any_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluated = 0
+    original = I.Interpreter.output_dist
+
+    def counting(self: Any, value: Any) -> Any:
+        nonlocal evaluated
+        evaluated += 1
+        return original(self, value)
+
+    monkeypatch.setattr(I.Interpreter, "output_dist", counting)
+    for text in ("output 1\nloop I over {1..1000000} { output I }",
+                 "loop I over {1..10} { loop J over {1..1000} { output J } }",
+                 # the rounds are known only when the loop starts: refused then
+                 "X: 100000\nloop I over {1..X} { output I }"):
+        with pytest.raises(LimitError, match="MAX_OUTPUTS") as e:
+            run(text)
+        assert e.value.limit == "MAX_OUTPUTS"
+    assert evaluated == 0
+    # outputs under an if are not counted ahead (the branch may not run): the output past
+    # the limit is refused when it is reached
+    with pytest.raises(LimitError, match="MAX_OUTPUTS"):
+        run("loop I over {1..100000} { if I > 0 { output I } }")
+    assert evaluated == MAX_OUTPUTS
+    assert len(run(f"loop I over {{1..{MAX_OUTPUTS}}} {{ output I }}")) == MAX_OUTPUTS
+
+
+def test_huge_operands_are_refused_without_hashing_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hashed = 0
+    original = Distribution.__hash__
+
+    def counting(self: Distribution) -> int:
+        nonlocal hashed
+        hashed += 1
+        return original(self)
+
+    monkeypatch.setattr(Distribution, "__hash__", counting)
+    with pytest.raises(LimitError) as e:
+        run("output d1000000 * d1000000")
+    assert e.value.limit == "MAX_PAIRS"
+    assert hashed == 0
+
+
+def test_empty_is_one_value_through_copy_and_pickle() -> None:
+    for f in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        assert f(EMPTY) is EMPTY
+    result = run_program("output d{}\noutput 2d6 named \"two\"")
+    assert copy.deepcopy(result) == result
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert result != run_program("output d{}")
