@@ -96,8 +96,9 @@ MAX_FUNCTION_DEPTH = 1_000
 #: the most numbers in one AnyDice sequence (``{1..N}``, ``{X:N}``)
 MAX_SEQUENCE = 1_000_000
 #: the most outputs one AnyDice program may give (real programs give at most a few
-#: hundred; a loop of a million outputs is refused before it starts)
-MAX_OUTPUTS = 1_000
+#: hundred, one of 6000 saved programs 1,104; a loop of a million outputs is refused
+#: before it starts)
+MAX_OUTPUTS = 2_000
 
 # -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
 #: one outcome of a distribution built in Python (a dict entry: about 100 ns)
