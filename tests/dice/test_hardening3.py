@@ -323,3 +323,18 @@ def test_a_reroll_in_the_general_engine_is_priced_before_the_enumeration() -> No
     redraws = {0: 1, 1: 4, 2: 10, 3: 20}
     want = 20 * 7 + sum(pools[m] * redraws[m] * 4 for m in range(4))
     assert _reroll_ahead({1: 1, 2: 1, 3: 1, 4: 1}, 3, op) == want * limits.TUPLE_WORK
+
+
+def test_an_injective_map_keeps_the_weights_without_a_gcd_pass(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """2490d20>6!p<=1*91 (roll20, found by tools/fuzz.py --notation) ran past 60 s: the map
+    of '* 91' reduced 2491 weights of 224 000 bits by gcds though no outcome merged."""
+    from chancekit.dice import d, distribution
+
+    x = 40 @ d(6)
+    calls = []
+    real = distribution._reduce
+    monkeypatch.setattr(distribution, "_reduce", lambda w: calls.append(1) or real(w))
+    y = x * 91
+    assert calls == [] and y.weights[91 * 140] == x.weights[140] and y.total == x.total
+    z = x.map(lambda v: v % 2)  # merges: reduced
+    assert calls == [1] and z.probability(0) == x.map(lambda v: v % 2).probability(0)
