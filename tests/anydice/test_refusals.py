@@ -185,3 +185,14 @@ def test_empty_is_one_value_through_copy_and_pickle() -> None:
     assert copy.deepcopy(result) == result
     assert pickle.loads(pickle.dumps(result)) == result
     assert result != run_program("output d{}")
+
+
+def test_remembered_calls_are_bounded_in_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # each call gives a different 100-outcome die: 200 of them would be remembered
+    text = "function: f N:n { result: dN + d100 }\nloop I over {1..200} { output [f I] }"
+    interp, _ = _work(text)
+    assert len(interp._memo) == 200 and interp._memo_size > 200 * 100
+    monkeypatch.setattr(I, "MEMO_SIZE", 50 * 100 * 12)
+    interp, _ = _work(text)
+    assert interp._memo_size <= I.MEMO_SIZE and 0 < len(interp._memo) < 60
+    assert [d for _, d in interp.outputs] == [d for _, d in run(text)]

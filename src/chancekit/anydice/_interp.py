@@ -36,6 +36,8 @@ CALL_WORK = 1000
 ITERATION_WORK = 250
 #: at most this many function calls remembered per program run (see Interpreter.call)
 MEMO_ENTRIES = 200_000
+#: and values of at most about this many machine words in all (~100 MB; see _memo_size)
+MEMO_SIZE = 12_000_000
 
 _DEFAULTS = {"position order": "highest first", "explode depth": 2,
              "maximum function depth": 10}
@@ -61,6 +63,7 @@ class Interpreter:
         self._plans: dict[tuple[int, int], Any] = {}
         self._blocks: dict[int, Any] = {}
         self._memo: dict[Any, Any] = {}
+        self._memo_size = 0
         self._reads: dict[int, tuple[str, ...]] = {}
         #: calls answered from the memo (counted work for tests)
         self.memo_hits = 0
@@ -173,9 +176,11 @@ class Interpreter:
             self.outputs.append((label, self.output_dist(value)))
         elif t is A.Set:
             self._memo.clear()
+            self._memo_size = 0
             self.set(stmt, env)
         elif t is A.FunctionDef:  # defined when reached (a later one replaces it)
             self._memo.clear()
+            self._memo_size = 0
             self._reads.clear()
             self.funcs[stmt.key] = stmt
         else:  # pragma: no cover
@@ -415,19 +420,20 @@ class Interpreter:
         # the depth (the "maximum function depth" cut) and the settings, so a call is
         # computed once per such key (a doubly recursive function is then polynomial, an
         # exploding one expanded per outcome level by level rather than outcome by outcome)
-        key = self.memo_key(func, args, env)
-        if key is not None:
-            got = self._memo.get(key)
-            if got is not None:
-                self.memo_hits += 1
-                return got[0]
+        key, kept = self.memo_key(func, args, env)
+        got = self._memo.get(key)
+        if got is not None:
+            self.memo_hits += 1
+            return got[0]
         bound, expansion = self.bind(kinds, args)
         if bound is None:
             return V.EMPTY
         value = self.run_function(func, bound, expansion, env)
-        if key is not None and len(self._memo) < MEMO_ENTRIES:
+        size = _memo_size(value) + sum(_memo_size(v) for v in kept)
+        if len(self._memo) < MEMO_ENTRIES and self._memo_size + size <= MEMO_SIZE:
+            self._memo_size += size
             # (the values kept keep the ids in the key alive)
-            self._memo[key] = (value, args, tuple(env.values()))
+            self._memo[key] = (value, kept)
         return value
 
     def memo_key(self, func: A.FunctionDef, args: list[Any], env: dict[str, Any]) -> Any:
@@ -436,11 +442,12 @@ class Interpreter:
             names = self._reads[id(func)] = tuple(sorted(
                 self.reads(func, set()) - {p.name for p in func.params}))
         parts: list[Any] = [id(func), self.depth]
+        kept: list[Any] = []
         for a in args:
-            parts.append(_memo_part(a))
+            parts.append(_memo_part(a, kept))
         for name in names:  # (only the caller's variables the call can read)
-            parts.append(_memo_part(env.get(name, _memo_part)))
-        return tuple(parts)
+            parts.append(_memo_part(env.get(name, 0), kept) if name in env else None)
+        return tuple(parts), kept
 
     def reads(self, func: A.FunctionDef, seen: set[int]) -> set[str]:
         """The variable names ``func`` and the functions it calls (as now defined) read."""
@@ -647,9 +654,10 @@ class Interpreter:
         return V.mix(results)
 
 
-def _memo_part(v: Any) -> Any:
+def _memo_part(v: Any, kept: list[Any]) -> Any:
     """A value in a memo key: numbers, short sequences and small dice by content (a die
-    is rebuilt each time ``d6`` is evaluated), others by identity (O(1) to hash)."""
+    is rebuilt each time ``d6`` is evaluated), others by identity (O(1) to hash; the
+    value is added to ``kept``, to be kept alive with the entry)."""
     t = type(v)
     if t is int or (t is tuple and len(v) < 16):
         return v
@@ -659,8 +667,20 @@ def _memo_part(v: Any) -> Any:
             return ("d", v.count, None)
         if len(base) <= 32:
             return ("d", v.count, tuple(base.weights.items()))
+        kept.append(v)
         return ("d", v.count, id(base))
-    return id(v)
+    kept.append(v)
+    return ("id", id(v))
+
+
+def _memo_size(v: Any) -> int:
+    """Roughly the machine words a remembered value holds (its outcomes and weights)."""
+    if type(v) is tuple:
+        return len(v) + 1
+    if type(v) is V.Die and v.base is not None:
+        d = v.base
+        return len(d) * (12 + d.total.bit_length() // 64)
+    return 1
 
 
 def _walk_reads(node: Any, out: set[str], calls: list[Any]) -> None:
