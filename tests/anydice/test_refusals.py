@@ -196,3 +196,51 @@ def test_remembered_calls_are_bounded_in_size(monkeypatch: pytest.MonkeyPatch) -
     interp, _ = _work(text)
     assert interp._memo_size <= I.MEMO_SIZE and 0 < len(interp._memo) < 60
     assert [d for _, d in interp.outputs] == [d for _, d in run(text)]
+
+
+def _brute_dice(counts: dict[int, int], faces: dict[int, int]) -> dict[int, Fraction]:
+    """``counts`` d ``faces`` by hand: every k-fold sum convolved, mixed by weight."""
+    ft, ct = sum(faces.values()), sum(counts.values())
+    out: dict[int, Fraction] = {}
+    for k, wk in counts.items():
+        sums = {0: Fraction(1)}
+        sign = -1 if k < 0 else 1  # (AnyDice: (-N)dX is Nd(-X))
+        for _ in range(abs(k)):
+            nxt: dict[int, Fraction] = {}
+            for s, p in sums.items():
+                for f, w in faces.items():
+                    nxt[s + sign * f] = nxt.get(s + sign * f, 0) + p * Fraction(w, ft)
+            sums = nxt
+        for s, p in sums.items():
+            out[s] = out.get(s, 0) + p * Fraction(wk, ct)
+    return out
+
+
+@pytest.mark.parametrize(("count", "faces"), [
+    ("d4", "d4"), ("d{0,0,3}", "d{0,2,2,5}"), ("2d3", "d{1,1,6}"), ("d{0..4}", "d2"),
+    ("d{-2,1}", "d3"), ("d3", "d{-1,4}"),  # (negative: the mixture path)
+])
+def test_die_valued_count_matches_brute_force(count: str, faces: str) -> None:
+    def probs(text: str) -> dict[int, Fraction]:
+        return _probs(run(f"output {text}")[0][1])
+
+    got = probs(f"({count})d({faces})")
+    counts, face = (run(f"output {x}")[0][1].weights for x in (count, faces))
+    assert got == _brute_dice(dict(counts), dict(face))
+
+
+def test_nested_die_counts_are_composed_not_mixed(monkeypatch: pytest.MonkeyPatch) -> None:
+    mixed = 0
+    original = Distribution.mixture.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal mixed
+        mixed += 1
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Distribution, "mixture", classmethod(counting))
+    d = run("output d4d4d4d4d4d4")[0][1]  # (3.5 s of big-weight mixtures before)
+    assert mixed == 0 and min(d.weights) == 1 and max(d.weights) == 4**6
+    with pytest.raises(LimitError, match="MAX_ANYDICE_WORK"):
+        run("output d4d4d4d4d4d4d4")
+    assert mixed == 0

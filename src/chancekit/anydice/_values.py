@@ -364,6 +364,9 @@ def dice(count: Any, faces: Any) -> Die:
             return EMPTY_ONE
         one = die.dist
         _charge_counts(count.dist, one)
+        composed = _compose(count.dist, one)
+        if composed is not None:
+            return Die.single(composed)
         parts, weights = [], []
         for n, w in count.dist.items():
             parts.append(dice(n, Die.single(one)).dist)
@@ -382,6 +385,30 @@ def dice(count: Any, faces: Any) -> Die:
         raise LimitError(f"{count} dice is past MAX_DICE = {limits.MAX_DICE}; use fewer "
                          "dice", limit="MAX_DICE", value=count)
     return Die(base, count)
+
+
+def _compose(counts: Distribution, one: Distribution) -> Distribution | None:
+    """``counts`` d ``one`` as one polynomial composition, or None (negative counts or
+    faces, or a polynomial past 4 x MAX_OUTCOMES): with P the faces' polynomial (weights,
+    total T) and G(y) = sum of w_k T^(top-k) y^k over the counts, G(P(x)) has the weights
+    of every k-fold sum mixed by the counts' weights over one denominator (flint's
+    composition: no mixture of big-weight parts, ``d4d4d4d4d4d4`` 3.5 s -> well under 1 s)."""
+    ks = counts.outcomes()
+    faces = one.outcomes()
+    if not all(type(k) is int and k >= 0 for k in ks) or not all(
+            type(f) is int and f >= 0 for f in faces):
+        return None
+    top, hi = max(ks), max(faces)
+    if top * hi + 1 > 4 * limits.MAX_OUTCOMES:
+        return None
+    from chancekit import _exact
+
+    total = one.total
+    ow = one.weights
+    cw = counts.weights
+    p = _exact.fmpz_poly([ow.get(i, 0) for i in range(hi + 1)])
+    g = _exact.fmpz_poly([cw.get(k, 0) * total ** (top - k) for k in range(top + 1)])
+    return Distribution._from_poly(0, g(p))
 
 
 def _charge_counts(counts: Distribution, one: Distribution) -> None:
