@@ -338,3 +338,11 @@ def test_an_injective_map_keeps_the_weights_without_a_gcd_pass(monkeypatch) -> N
     assert calls == [] and y.weights[91 * 140] == x.weights[140] and y.total == x.total
     z = x.map(lambda v: v % 2)  # merges: reduced
     assert calls == [1] and z.probability(0) == x.map(lambda v: v % 2).probability(0)
+
+
+def test_the_reroll_look_ahead_of_a_huge_pool_is_cheap() -> None:
+    # found by tools/fuzz.py --notation: the look-ahead summed binomials of 77 167 dice
+    # of 297 424 faces (past 60 s); such a pool is refused by MAX_POOL_STATES at once
+    error, _, calls = measure(lambda: dist("77167d2974rr<6k>3kh3!"))
+    assert isinstance(error, LimitError) and error.limit == "MAX_POOL_STATES"
+    assert calls < MAX_CALLS

@@ -706,7 +706,10 @@ def _reroll_ahead(base: W, n: int, op: Op) -> int:
     def multisets(m: int, f: int) -> int:
         return math.comb(m + f - 1, f - 1) if f else int(m == 0)
 
-    units = multisets(n, faces) * (n + faces)
+    pools = multisets(n, faces)
+    if pools > MAX_POOL_STATES:  # refused by _multisets at once (and the sum below would
+        return 0                 # form binomials of 77 167 dice of 297 424 faces)
+    units = pools * (n + faces)
     units += sum(multisets(m, hit) * multisets(n - m, rest) * multisets(m, draw) * (n + 1)
                  for m in range(n + 1))
     return units * TUPLE_WORK
