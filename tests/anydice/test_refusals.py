@@ -244,3 +244,21 @@ def test_nested_die_counts_are_composed_not_mixed(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(LimitError, match="MAX_ANYDICE_WORK"):
         run("output d4d4d4d4d4d4d4")
     assert mixed == 0
+
+
+def test_expansion_over_a_huge_sum_is_refused_before_summing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    summed = 0
+    original = Distribution.repeat_sum
+
+    def counting(self: Distribution, n: int) -> Distribution:
+        nonlocal summed
+        summed += 1
+        return original(self, n)
+
+    monkeypatch.setattr(Distribution, "repeat_sum", counting)
+    # (H8-style hostile input: 10d100000 has 999,991 sums, each a call of the function)
+    with pytest.raises(LimitError, match="at least 999,991 outcomes") as e:
+        run("function: f N:n { result: N / 2 }\noutput [f 10d100000]")
+    assert e.value.limit == "MAX_ANYDICE_WORK" and summed == 0
+    assert len(run("function: f N:n { result: N / 2 }\noutput [f 10d6]")[0][1]) == 26

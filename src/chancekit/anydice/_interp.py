@@ -472,6 +472,13 @@ class Interpreter:
                 elif isinstance(arg, V.Die):
                     if arg.empty:
                         return None, None
+                    if arg.count > 1 and arg._dist is None:
+                        # before the dice are summed: n dice of m faces have at least
+                        # n(m-1)+1 sums, each one expansion iteration later
+                        least = arg.count * (len(arg.base) - 1) + 1
+                        limits.check(least * (ITERATION_WORK + NODE_WORK),
+                                     f"a function expanded over at least {least:,} "
+                                     "outcomes")
                     expansion.append((i, list(arg.dist.items())))
             elif kind == "d":
                 if not isinstance(arg, V.Die):
