@@ -262,3 +262,22 @@ def test_expansion_over_a_huge_sum_is_refused_before_summing(
         run("function: f N:n { result: N / 2 }\noutput [f 10d100000]")
     assert e.value.limit == "MAX_ANYDICE_WORK" and summed == 0
     assert len(run("function: f N:n { result: N / 2 }\noutput [f 10d6]")[0][1]) == 26
+
+
+def test_exploding_a_huge_pool_is_refused_before_summing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    summed = 0
+    original = Distribution.repeat_sum
+
+    def counting(self: Distribution, n: int) -> Distribution:
+        nonlocal summed
+        summed += 1
+        return original(self, n)
+
+    monkeypatch.setattr(Distribution, "repeat_sum", counting)
+    with pytest.raises(LimitError, match="at least 1,999,981 outcomes") as e:
+        run("output [explode 10d100000]")
+    assert e.value.limit == "MAX_OUTCOMES" and summed == 0
+    # under the bound: the engine's explosion of the sum, as before
+    got = run("output [explode 3d6]")[0][1]
+    assert got == Distribution.repeat_sum(run("output d6")[0][1], 3).explode(depth=2)

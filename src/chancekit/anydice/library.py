@@ -17,8 +17,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from chancekit import limits
 from chancekit.anydice import _values as V
 from chancekit.dice import Distribution, constant, keep_sum
+from chancekit.errors import LimitError
 
 __all__ = ["BUILTINS", "Builtin"]
 
@@ -77,7 +79,18 @@ def _count_fast(_: Any, args: list[Any]) -> Any:
 def _explode(interp: Any, die: V.Die) -> Any:
     if die.empty:
         return V.EMPTY
-    return V.Die.single(die.dist.explode(depth=interp.settings["explode depth"]))
+    depth = interp.settings["explode depth"]
+    faces = die.base.outcomes()
+    if die.count > 1 and all(type(f) is int for f in faces) and min(faces) >= 0:
+        # before the dice are summed: the exploded sum spans at least depth x its width
+        width = die.count * (max(faces) - min(faces))
+        if depth * width + 1 > limits.MAX_OUTCOMES:
+            raise LimitError(f"exploding {die.count} dice {depth} times would span at "
+                             f"least {depth * width + 1:,} outcomes, more than "
+                             f"MAX_OUTCOMES = {limits.MAX_OUTCOMES:,}; use fewer or "
+                             "smaller dice, or a lower \"explode depth\"",
+                             limit="MAX_OUTCOMES", value=depth * width + 1)
+    return V.Die.single(die.dist.explode(depth=depth))
 
 
 def _ranks(die: V.Die, n: int, which: str) -> Any:
