@@ -281,3 +281,21 @@ def test_exploding_a_huge_pool_is_refused_before_summing(
     # under the bound: the engine's explosion of the sum, as before
     got = run("output [explode 3d6]")[0][1]
     assert got == Distribution.repeat_sum(run("output d6")[0][1], 3).explode(depth=2)
+
+
+def test_a_pool_as_dice_count_is_checked_before_summing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    summed = 0
+    original = Distribution.repeat_sum
+
+    def counting(self: Distribution, n: int) -> Distribution:
+        nonlocal summed
+        summed += 1
+        return original(self, n)
+
+    monkeypatch.setattr(Distribution, "repeat_sum", counting)
+    with pytest.raises(LimitError, match="up to 1000000 dice") as e:
+        run("output 10 d 100000d2")  # ((10d100000)d2: up to a million d2s)
+    assert e.value.limit == "MAX_DICE" and summed == 0
+    assert _probs(run("output (2d3)d6")[0][1]) == _brute_dice(
+        {2: 1, 3: 2, 4: 3, 5: 2, 6: 1}, dict.fromkeys(range(1, 7), 1))

@@ -362,6 +362,20 @@ def dice(count: Any, faces: Any) -> Die:
     if isinstance(count, Die):
         if count.empty or die.empty:
             return EMPTY_ONE
+        if count.count > 1 and count._dist is None:  # the largest count, before summing
+            top = count.count * max(abs(k) for k in count.base.outcomes())
+            if top > limits.MAX_DICE:
+                raise LimitError(f"a die-valued count of up to {top} dice is past MAX_DICE "
+                                 f"= {limits.MAX_DICE}; use fewer dice", limit="MAX_DICE",
+                                 value=top)
+            one = die.dist
+            outs = one.outcomes()
+            if top > 1 and all(type(f) is int for f in outs):  # its k-fold sum at least
+                width = max(outs) - min(outs)
+                if top * width + 1 <= limits.MAX_OUTCOMES:
+                    limits.check(limits.power_work(len(one), top * width + 1,
+                                                   top * one.total.bit_length()),
+                                 f"rolling a die-valued count (up to {top}) of dice")
         one = die.dist
         _charge_counts(count.dist, one)
         composed = _compose(count.dist, one)
