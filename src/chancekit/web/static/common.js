@@ -116,6 +116,18 @@ const CK = (() => {
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
   }
+  // the distances of each series from the first (Kolmogorov-Smirnov and total variation,
+  // exact when short) into #compare, hidden when there are none; `what` names a series
+  function compareTable(series, comps, what) {
+    $("#compare-card").hidden = !comps.length;
+    $("#compare").replaceChildren(
+      el("thead", {}, el("tr", {}, el("th", { class: "l" }, what), el("th", { class: "l" }, "compared with"),
+        el("th", {}, "KS distance"), el("th", {}, "exact KS"), el("th", {}, "total variation"), el("th", {}, "exact TV"))),
+      el("tbody", {}, comps.map((c) => el("tr", { "data-series": series[c.b].label },
+        el("td", { class: "l" }, series[c.b].label), el("td", { class: "l" }, series[c.a].label),
+        el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
+        el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
+  }
   return { el, $, api, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
-           copyText, version };
+           copyText, version, compareTable };
 })();

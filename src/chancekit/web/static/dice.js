@@ -131,15 +131,7 @@
         ...qs.map((q) => el("td", { class: `q q${q}` }, s.quantiles[q] ?? "–")), el("td", {}, s.max ?? "–"),
         el("td", {}, s.outcomes), el("td", {}, num(s.elapsed_ms, 1))))));
     // distances from the first series: Kolmogorov-Smirnov and total variation, exact when short
-    const comps = result.comparisons || [];
-    $("#compare-card").hidden = !comps.length;
-    $("#compare").replaceChildren(
-      el("thead", {}, el("tr", {}, el("th", { class: "l" }, "series"), el("th", { class: "l" }, "compared with"),
-        el("th", {}, "KS distance"), el("th", {}, "exact KS"), el("th", {}, "total variation"), el("th", {}, "exact TV"))),
-      el("tbody", {}, comps.map((c) => el("tr", { "data-series": series[c.b].label },
-        el("td", { class: "l" }, series[c.b].label), el("td", { class: "l" }, series[c.a].label),
-        el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
-        el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
+    CK.compareTable(series, result.comparisons || [], "series");
     // outcomes table: one row per outcome, one column per series (the chosen mode)
     const order = [], seen = new Map();
     for (const s of series) for (const r of s.rows) if (!seen.has(r.label)) { seen.set(r.label, r.x); order.push(r.label); }
