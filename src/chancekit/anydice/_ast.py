@@ -177,3 +177,21 @@ class FunctionDef(Node):
 
 def _block_size(block: tuple[Any, ...]) -> int:
     return sum(s.size for s in block)
+
+
+def assigned(stmts: tuple[Any, ...]) -> set[str]:
+    """The names a block of statements assigns to, its loops' variables included, in every
+    branch and nested block (O(statements))."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, Assign):
+            out.add(s.name)
+        elif isinstance(s, Loop):
+            out.add(s.name)
+            out |= assigned(s.body)
+        elif isinstance(s, If):
+            for _, b in s.branches:
+                out |= assigned(b)
+            if s.orelse:
+                out |= assigned(s.orelse)
+    return out

@@ -610,7 +610,7 @@ class Interpreter:
                     amounts = {}
                     for face in pool.base.outcomes():
                         trial = dict(env)
-                        trial.update(dict.fromkeys(_assigned(loop.body), 0))
+                        trial.update(dict.fromkeys(A.assigned(loop.body), 0))
                         trial[loop.name] = face
                         self.block(loop.body, trial)
                         if type(trial[acc]) is not int:
@@ -641,7 +641,7 @@ class Interpreter:
         got = self._assigned.get(key)
         if got is None:
             params = {p.name for p in func.params}
-            written = (_assigned(func.body) & params) - {fastest}
+            written = (A.assigned(func.body) & params) - {fastest}
             got = self._assigned[key] = any(
                 not _pools.stateless(func.body, params - {name}, {name}) for name in written)
         return got
@@ -776,22 +776,6 @@ def _literal_length(expr: Any) -> int:
         else:
             return 1
     return n
-
-
-def _assigned(stmts: tuple[Any, ...]) -> set[str]:
-    out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, A.Assign):
-            out.add(s.name)
-        elif isinstance(s, A.Loop):
-            out.add(s.name)
-            out |= _assigned(s.body)
-        elif isinstance(s, A.If):
-            for _, b in s.branches:
-                out |= _assigned(b)
-            if s.orelse:
-                out |= _assigned(s.orelse)
-    return out
 
 
 def describe(value: Any) -> str:

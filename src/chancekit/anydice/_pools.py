@@ -72,7 +72,7 @@ def _make(func: A.FunctionDef, index: int) -> Plan | None:
     names = [p.name for p in func.params]
     if names.count(param) != 1:
         return None
-    assigned = _assigned(func.body)
+    assigned = A.assigned(func.body)
     if param in assigned or not stateless(func.body, set(names), assigned):
         return None
     rw = _Rewriter(param, {param} | assigned, _rank_vars(func.body, param))
@@ -83,22 +83,6 @@ def _make(func: A.FunctionDef, index: int) -> Plan | None:
     if not rw.uses:
         return None
     return Plan(body, rw.uses, rw.builtins, [f"#F{i}" for i in range(len(rw.uses))])
-
-
-def _assigned(stmts: tuple[Any, ...]) -> set[str]:
-    out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, A.Assign):
-            out.add(s.name)
-        elif isinstance(s, A.Loop):
-            out.add(s.name)
-            out |= _assigned(s.body)
-        elif isinstance(s, A.If):
-            for _, b in s.branches:
-                out |= _assigned(b)
-            if s.orelse:
-                out |= _assigned(s.orelse)
-    return out
 
 
 def _reads(node: Any, out: set[str]) -> set[str]:
@@ -129,7 +113,7 @@ def operand_reads(p: Plan) -> set[str]:
             loop = operand[0]
             for st in loop.body:
                 _reads_stmt(st, out)
-            out -= {loop.name} | _assigned(loop.body)
+            out -= {loop.name} | A.assigned(loop.body)
         elif operand is not None:
             _reads(operand, out)
     return out
@@ -260,7 +244,7 @@ class _Rewriter:
         too): the loop adds, per accumulator, the sum over the dice of a per-face amount,
         a feature. The loop becomes ``ACC: ACC + #Fk`` per accumulator; the operand of
         the feature is ``(loop, ACC)``, run once per face when the call starts."""
-        accs = _assigned(loop.body)
+        accs = A.assigned(loop.body)
         if loop.name in accs or self.param in accs:
             raise _Unsafe
         self._additive(loop.body, accs, loop.name)
