@@ -557,3 +557,16 @@ def test_api_page_without_cdn(page: Any, server_url: str) -> None:
     page.goto(server_url + "docs")
     page.wait_for_selector('.endpoint[data-path="/api/dist"]')
     assert call(server_url, "/api/version")[1]["version"] == chancekit.__version__
+
+
+def test_dice_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str) -> None:
+    """A series label or expression that a spreadsheet would run as a formula is written
+    with a leading apostrophe; numbers (outcomes, a label '-5') stay as they are."""
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "=HYPERLINK(1): 1d2\n-5: 1d2\n-1d2")
+    with page.expect_download() as got:
+        page.click("#csv")
+    rows = [r.split(",") for r in Path(got.value.path()).read_text().splitlines()[1:]]
+    assert {(r[0], r[1]) for r in rows} == {("'=HYPERLINK(1)", "1d2"), ("-5", "1d2"),
+                                           ("'-1d2", "'-1d2")}

@@ -158,13 +158,10 @@
 
   function exportCSV() {
     if (!result) return;
-    const q = (v) => (/[",\n\r]/.test(String(v ?? "")) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ""));
-    // an output's name is the program's text: one a spreadsheet would run as a formula
-    // (=, +, -, @ first) is written with a leading apostrophe
-    const name = (t) => (/^[=+\-@\t\r]/.test(t) && !/^[-+]?\d+(\.\d+)?$/.test(t) ? `'${t}` : t);
     const out = ["output,outcome,probability,probability_exact,at_least,at_least_exact,at_most,at_most_exact"];
-    for (const s of result.series) for (const r of s.rows)
-      out.push([name(s.label), r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact].map(q).join(","));
+    for (const s of result.series) for (const r of s.rows)   // an output's name is the program's text
+      out.push([s.label, r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact]
+        .map((v, i) => CK.csvCell(v, i === 0)).join(","));
     download("chancekit-anydice.csv", out.join("\n") + "\n", "text/csv");
   }
   function exportJSON() {

@@ -116,6 +116,14 @@ const CK = (() => {
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
   }
+  // one CSV cell: quoted when it holds a comma, a quote or a line break; with `text`, a cell
+  // that a spreadsheet would run as a formula (=, +, -, @ first, and not a plain number)
+  // gets a leading apostrophe
+  const csvCell = (v, text = false) => {
+    let s = String(v ?? "");
+    if (text && /^[=+\-@\t\r]/.test(s) && !/^[-+]?\d+(\.\d+)?$/.test(s)) s = `'${s}`;
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
   // the distances of each series from the first (Kolmogorov-Smirnov and total variation,
   // exact when short) into #compare, hidden when there are none; `what` names a series
   function compareTable(series, comps, what) {
@@ -129,5 +137,5 @@ const CK = (() => {
         el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
   }
   return { el, $, api, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
-           copyText, version, compareTable };
+           copyText, version, compareTable, csvCell };
 })();

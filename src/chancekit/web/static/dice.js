@@ -204,10 +204,10 @@
 
   function exportCSV() {
     if (!result) return;
-    const q = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ""));
     const out = ["series,expression,outcome,probability,probability_exact,at_least,at_least_exact,at_most,at_most_exact"];
     for (const s of result.series) for (const r of s.rows)
-      out.push([s.label, s.text, r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact].map(q).join(","));
+      out.push([s.label, s.text, r.label, r.p, r.p_exact, r.ge, r.ge_exact, r.le, r.le_exact]
+        .map((v, i) => CK.csvCell(v, i < 2)).join(","));   // the label and expression are text
     download("chancekit-dice.csv", out.join("\n") + "\n", "text/csv");
   }
   function exportJSON() {
