@@ -67,10 +67,12 @@ def add_work_option(p: argparse.ArgumentParser, *, sub: bool = False) -> None:
     """``--max-work N`` (on the top parser, and on each subcommand so it may follow the
     command's arguments; a subcommand's copy leaves the top one alone unless given)."""
     p.add_argument("--max-work", metavar="N", type=str,
-                   default=argparse.SUPPRESS if sub else None,
-                   help="raise (or lower) the work limit MAX_WORK of exact dice work for "
-                   "this one command to N units of about 20 ns (default 50000000, about "
-                   "a second; e.g. 4e8 for about 8 s); docs/limits.md")
+                   default=argparse.SUPPRESS if sub else None, help=WORK_HELP)
+
+
+WORK_HELP = ("raise (or lower) the work limit MAX_WORK of exact dice work for this one "
+             "command to N units of about 20 ns (default 50000000, about a second; e.g. "
+             "4e8 for about 8 s); docs/limits.md")
 
 
 def work_budget(args: argparse.Namespace) -> Any:

@@ -7,17 +7,20 @@ errors); 2 a usage error (argparse). No Python traceback is shown for any user m
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-from collections.abc import Sequence
 
 from chancekit import __version__
 from chancekit.errors import ChancekitError
 
 TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
     from typing import Any
+
+_DESCRIPTION = "Exact, fast and reproducible randomness for games."
+_EPILOG = "Start with: chancekit tour"
 
 # Subcommand modules, in the order ``chancekit --help`` lists them.
 _COMMAND_MODULES = (
@@ -80,22 +83,27 @@ class _Commands:
 _ALL = "*"
 
 
-def build_parser(command: str | None = _ALL) -> argparse.ArgumentParser:
-    """The ``chancekit`` parser. Every command is listed; ``command`` says which are built
-    in full: all of them (the default), that one, or none (``None``: the top-level help)."""
-    from chancekit.cli._common import add_work_option
-
-    parser = argparse.ArgumentParser(
-        prog="chancekit",
-        description="Exact, fast and reproducible randomness for games.",
-        epilog="Start with: chancekit tour",
-    )
-    parser.add_argument("--version", action="version", version=f"chancekit {__version__}")
-    add_work_option(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+def _registered() -> _Commands:
+    """Every command, registered on recorders (its module imported, no parser built)."""
     commands = _Commands()
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(commands)
+    return commands
+
+
+def build_parser(command: str | None = _ALL) -> argparse.ArgumentParser:
+    """The ``chancekit`` parser. Every command is listed; ``command`` says which are built
+    in full: all of them (the default), that one, or none (``None``: the top-level help)."""
+    import argparse
+
+    from chancekit.cli._common import add_work_option
+
+    parser = argparse.ArgumentParser(prog="chancekit", description=_DESCRIPTION,
+                                     epilog=_EPILOG)
+    parser.add_argument("--version", action="version", version=f"chancekit {__version__}")
+    add_work_option(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = _registered()
     for name, (kwargs, recorder) in commands.parsers.items():
         if command == _ALL or name == command:
             built = sub.add_parser(name, **kwargs)
@@ -104,6 +112,75 @@ def build_parser(command: str | None = _ALL) -> argparse.ArgumentParser:
         else:  # listed in the help, with its one line; built only when it runs
             sub.add_parser(name, help=kwargs.get("help"), add_help=False)
     return parser
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, as argparse's help formatter reads it,
+    without importing shutil (and the compression modules it loads)."""
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+        columns = columns or 80
+    return columns
+
+
+def top_help() -> str | None:
+    """``chancekit --help``'s text as argparse formats it (Python 3.9 to 3.13), written
+    from the recorded command names and one-line helps without building argparse's
+    parser (its formatters, regular expressions and message catalogue lookups: a
+    third of the command's cost). ``None`` where the layout would not be argparse's
+    simple one (a narrow terminal, a help with ``%(...)s``, an alias): the caller then
+    asks argparse. tests/test_cli_help.py compares the two at many widths."""
+    if not (3, 9) <= sys.version_info[:2] < (3, 14):
+        return None
+    import textwrap
+
+    from chancekit.cli._common import WORK_HELP
+
+    width = _columns() - 2
+    usage = "usage: chancekit [-h] [--version] [--max-work N] COMMAND ..."
+    if len(usage) > width:
+        return None
+    entries: list[tuple[int, str, str | None]] = [(2, "COMMAND", None)]
+    for name, (kwargs, _) in _registered().parsers.items():
+        text = kwargs.get("help")
+        if "aliases" in kwargs or (text is not None and "%(" in text):
+            return None
+        entries.append((4, name, None if text is None else text % {}))
+    options = [(2, "-h, --help", "show this help message and exit"),
+               (2, "--version", "show program's version number and exit"),
+               (2, "--max-work N", WORK_HELP)]
+    help_position = min(max(indent + len(head) for indent, head, _ in entries + options) + 2,
+                        min(24, max(width - 20, 4)))
+    help_width = max(width - help_position, 11)
+
+    def section(title: str, items: list[tuple[int, str, str | None]]) -> str:
+        out = [f"{title}:\n"]
+        for indent, head, text in items:
+            if not text:
+                out.append(" " * indent + head + "\n")
+                continue
+            lines = textwrap.wrap(" ".join(text.split()), help_width)
+            if len(head) <= help_position - indent - 2:
+                out.append(" " * indent + head.ljust(help_position - indent - 2) + "  ")
+            else:
+                out.append(" " * indent + head + "\n" + " " * help_position)
+            out.append(("\n" + " " * help_position).join(lines) + "\n")
+        return "".join(out)
+
+    def fill(text: str) -> str:
+        return textwrap.fill(" ".join(text.split()), max(width, 11))
+
+    return (f"{usage}\n\n{fill(_DESCRIPTION)}\n\n{section('positional arguments', entries)}"
+            f"\n{section('options', options)}\n{fill(_EPILOG)}\n")
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -125,6 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv == ["--version"]:  # answered before the commands are built, as argparse does
         print(f"chancekit {__version__}")
         raise SystemExit(0)
+    if argv in (["--help"], ["-h"], []):  # the listing, without building argparse's parser
+        text = top_help()
+        if text is not None:
+            sys.stdout.write(text)
+            if argv:
+                raise SystemExit(0)
+            return 2
     from chancekit.cli._common import check_output_files, work_budget
 
     parser = build_parser(_command_of(argv))
