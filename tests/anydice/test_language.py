@@ -411,3 +411,39 @@ def test_threads_share_nothing() -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+@pytest.mark.parametrize("order", ["highest first", "lowest first"])
+@pytest.mark.parametrize(("pos", "n", "faces"), [
+    ("{1, 3, 5}", 6, "{1, 2, 2, 5}"), ("{2, 3, 6, 7}", 7, "{1, 2, 2, 5}"),
+    ("{1, 4, 5}", 5, "{-1, 0, 3}"), ("{2, 2, 4, 9}", 5, "{1, 3, 3, 3, 6}"),
+    ("{1, 6, 7}", 7, "{2, 2, 4}"), ("{3, 1, 5, 3}", 6, "{0, 1, 10}"),
+])
+def test_scattered_positions_of_a_pool(order: str, pos: str, n: int, faces: str) -> None:
+    """Sums of positions that are neither the top nor the bottom k (the face walk over
+    (dice placed, partial sum); f818's snake draft) against every ordered roll."""
+    positions = [int(x) for x in pos.strip("{}").split(",")]
+    die = [int(x) for x in faces.strip("{}").split(",")]
+
+    def f(roll: tuple[int, ...]) -> int:
+        s = sorted(roll, reverse=(order == "highest first"))
+        return sum(s[p - 1] for p in positions if 1 <= p <= len(s))
+
+    text = f'set "position order" to "{order}"\noutput {pos}@{n}d{faces}'
+    assert pmf(one(text)) == brute([die] * n, f)
+
+
+def test_snake_draft_of_rolled_stats_matches_brute_force() -> None:
+    """f818's shape on 5 dice of [highest 3 of 4d6] (16 unequal faces): every sorted
+    roll enumerated with its multinomial weight."""
+    stat = brute([range(1, 7)] * 4, lambda r: sum(sorted(r)[1:]))
+    n, picks = 5, [1, 4, 5]
+    want: Counter[int] = Counter()
+    for roll in itertools.product(stat, repeat=n):
+        w = Fraction(1)
+        for x in roll:
+            w *= stat[x]
+        s = sorted(roll, reverse=True)
+        want[sum(s[p - 1] for p in picks)] += w
+    prog = f"function: stat{{\nresult: [highest 3 of 4d6]\n}}\noutput {{1,4,5}}@{n}d([stat])"
+    assert pmf(one(prog)) == dict(sorted(want.items()))

@@ -299,3 +299,31 @@ def test_a_pool_as_dice_count_is_checked_before_summing(
     assert e.value.limit == "MAX_DICE" and summed == 0
     assert _probs(run("output (2d3)d6")[0][1]) == _brute_dice(
         {2: 1, 3: 2, 4: 3, 5: 2, 6: 1}, dict.fromkeys(range(1, 7), 1))
+
+
+# f818 (dev corpus), which AnyDice gave up on: a snake draft of 24 rolled stats. The
+# scattered positions were refused (the rank rule's state bound counted every partial sum
+# of every count of dice placed: 645 M units); the bound beside one count of dice left
+# puts the whole program at about 95 M.
+F818_TOTALS = """function: stat{
+result: [highest 3 of 4d6]
+}
+output {1,8,9,16,17,24}@24d([stat])
+output {2,7,10,15,18,23}@24d([stat])
+output {3,6,11,14,19,22}@24d([stat])
+output {4,5,12,13,20,21}@24d([stat])
+"""
+
+
+def test_scattered_positions_of_24_dice_are_answered() -> None:
+    _, units = _work(F818_TOTALS)
+    assert units < MAX_ANYDICE_WORK // 2
+    dists = [d for _, d in run(F818_TOTALS)]
+    # the four players split all 24 dice: their means add up to 24 stats' mean
+    stat = run("output [highest 3 of 4d6]")[0][1]
+    assert sum(d.mean() for d in dists) == 24 * stat.mean()
+    for d in dists:  # six stats each, between 3 and 18
+        assert min(d.outcomes()) == 18 and max(d.outcomes()) == 108
+    # a player's six stats sum at least the lowest six and at most the highest six
+    assert dists[0].mean() < dists[3].mean() < run(
+        "output {1..6}@24d[highest 3 of 4d6]")[0][1].mean()
