@@ -205,7 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv in (["--help"], ["-h"], []):  # the listing, without building argparse's parser
         text = top_help()
         if text is not None:
-            sys.stdout.write(text)
+            try:  # as argparse prints it (a closed or missing stdout is not an error)
+                (sys.stdout or sys.stderr).write(text)
+            except (AttributeError, OSError):
+                pass
             if argv:
                 raise SystemExit(0)
             return 2
