@@ -152,8 +152,6 @@ KNOWN_CYCLES: list[set[str]] = [
     # Distribution.explode()/reroll() (methods of the value) delegate to modifiers, whose
     # results are caps.CappedDistribution values (a subclass of Distribution)
     {"chancekit.dice.distribution", "chancekit.dice.modifiers", "chancekit.dice.caps"},
-    # Pool.sum() delegates to the evaluator, which keeps the k highest with pool.keep_sum
-    {"chancekit.dice.pool", "chancekit.dice.evaluate"},
 ]
 
 

@@ -248,7 +248,7 @@ def test_found_late_refusals_are_up_front(text: str) -> None:
 def test_keep_half_of_300_dice_is_answered() -> None:
     from chancekit import limits
     from chancekit.dice import d
-    from chancekit.dice.pool import keep_work
+    from chancekit.dice.facewalk import keep_work
 
     assert keep_work(d(6), 300, 150) <= limits.MAX_WORK
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
@@ -266,7 +266,7 @@ def test_keep_half_of_300_dice_is_answered() -> None:
 def test_keep_work_decisions(die: int, n: int, k: int, refused: bool) -> None:
     from chancekit import limits
     from chancekit.dice import d
-    from chancekit.dice.pool import keep_work
+    from chancekit.dice.facewalk import keep_work
 
     assert (keep_work(d(die), n, k) > limits.MAX_WORK) == refused
 

@@ -23,6 +23,7 @@ from chancekit.dice import (
     d,
     evaluate_pool,
     faces,
+    facewalk,
     fudge,
     keep_highest,
     keep_lowest,
@@ -73,9 +74,9 @@ def test_keep_conveniences() -> None:
 
 def test_keep_sum_generic_path_agrees_with_poly_path() -> None:
     # the general engine (mixed-dice path) and the polynomial fast path on identical dice
-    rule = pool_module._KeepRule(3, "descending")
+    rule = facewalk._KeepRule(3, "descending")
     assert evaluate_pool(rule, 7 * [WEIRD]) == keep_sum(7 * [WEIRD], highest=3)
-    rule = pool_module._KeepRule(2, "ascending")
+    rule = facewalk._KeepRule(2, "ascending")
     assert evaluate_pool(rule, 6 * [NEG]) == keep_sum(6 * [NEG], lowest=2)
 
 
@@ -311,13 +312,13 @@ def test_limits_refused_quickly() -> None:
 
 
 def test_cache_is_bounded_and_clearable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pool_module, "CACHE_SIZE", 5)
+    monkeypatch.setattr(facewalk, "CACHE_SIZE", 5)
     clear_caches()
     for n in range(1, 12):
         keep_highest(n, d(4), 1)
-    assert len(pool_module._cache) == 5
+    assert len(facewalk._cache) == 5
     clear_caches()
-    assert len(pool_module._cache) == 0
+    assert len(facewalk._cache) == 0
 
 
 def test_work_limit_refused_quickly() -> None:

@@ -32,13 +32,8 @@ from chancekit import _exact as flint
 from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution, constant
-from chancekit.dice.pool import (
-    _STRAIGHT,
-    STEP_WORK,
-    FaceRule,
-    _cached,
-    face_walk,
-)
+from chancekit.dice.facewalk import STEP_WORK, FaceRule, _cached, face_walk
+from chancekit.dice.pool import _STRAIGHT
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import MAX_OUTCOMES, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
 

@@ -9,7 +9,7 @@ picks the cheapest exact method, each a special case of the last:
    one die's contribution by :func:`per_die` (operators on distributions, an explosion
    chain level by level), then ``n`` of them summed by one polynomial power;
 2. per-die operators, then one keep/drop of the highest/lowest: the face walk of
-   :func:`chancekit.dice.pool.keep_sum`; per-die operators then ``ra``: a closed form;
+   :func:`chancekit.dice.facewalk.keep_sum`; per-die operators then ``ra``: a closed form;
 3. anything else (``kh1kl1`` after an explosion, operators after a keep...): the general
    engine over the multisets of dice values, refused past :data:`MAX_POOL_STATES` states.
 
@@ -27,6 +27,7 @@ from typing import Any
 from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
+from chancekit.dice.facewalk import face_walk_work, keep_sum
 from chancekit.dice.selectors import Op, matching_faces
 from chancekit.errors import LimitError
 from chancekit.limits import (
@@ -308,7 +309,6 @@ def _check_keep_ahead(die: Distribution, n: int, keep: int, head: Sequence[Op]) 
     at least the faces the operators leave (a reroll removes its faces, a clamp merges
     them) and the die's own total, a lower bound of what the keep will charge
     (``(-58d1000000ro>3kl4...`` rerolled a million faces, then was refused)."""
-    from chancekit.dice.pool import face_walk_work
 
     if keep <= 1 or keep >= n:
         return
@@ -457,7 +457,6 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     # 1.0 s against 1.5 s measured). The walk's estimate runs 2-3x under on these wide
     # dice (10d10!!kh5: 1.8 M estimated, 7.8 M measured), so it is taken when
     # _WALK_FACTOR x its estimate is still below this one's
-    from chancekit.dice.pool import face_walk_work
 
     span = v * D + faces[-1] - faces[0] + 1
     walk = face_walk_work(min(span, D * (len(faces) - 1) + len(faces)), span,
@@ -581,7 +580,6 @@ def _raw_power(unit: W, n: int) -> W:
 
 def _keep(unit: Distribution, n: int, k: int, highest: bool) -> Distribution:
     """Sum of the ``k`` highest (or lowest) of ``n`` dice distributed as ``unit``."""
-    from chancekit.dice.pool import keep_sum
 
     if k <= 0:
         return constant(0)
@@ -593,7 +591,6 @@ def _keep(unit: Distribution, n: int, k: int, highest: bool) -> Distribution:
 # ---------------------------------------------------------------- item pools (sets)
 def items_sum(items: Sequence[Distribution], ops: Sequence[Op]) -> Distribution:
     """The sum of the items (independent Distributions) kept after ``ops``."""
-    from chancekit.dice.pool import keep_sum
 
     if not items:
         return constant(0)

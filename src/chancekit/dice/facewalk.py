@@ -1,0 +1,634 @@
+"""The face-by-face walk of dice pools (the polynomial-time method), and its keep-k sum.
+
+One home for the engine that both :class:`~chancekit.dice.pool.Pool` (through
+:mod:`chancekit.dice.evaluate`) and :mod:`chancekit.dice.cards` walk: :class:`FaceRule`,
+:class:`Decided`, :func:`evaluate_pool`, :func:`face_walk`, the bounded memo cache, and the
+keep-k specialisations (:func:`keep_sum`, :func:`keep_work`, :func:`face_walk_work`). It
+imports neither ``pool`` nor ``evaluate``, so the arrows go one way: ``pool`` ->
+``evaluate`` -> ``facewalk`` (docs/architecture.md, "Import cycles"). The public names are
+also importable from :mod:`chancekit.dice.pool` and :mod:`chancekit.dice`.
+
+A *rule* sees only ``(state, face, counts)`` -- counts being how many dice of each pool show
+the face -- and returns the next state. Cost: O(F · S · Π(n_j+1)²) for F faces, S rule
+states and n_j dice of kind j.
+
+>>> from chancekit.dice import d
+>>> rule = FaceRule(lambda best, face, counts: max(best, counts[0]), initial=0)
+>>> evaluate_pool(rule, 3 * [d(6)]).probability(3)
+Fraction(1, 36)
+>>> keep_sum(4 * [d(6)], highest=3).probability(18)
+Fraction(7, 432)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from chancekit import _exact as flint
+from chancekit import limits
+from chancekit._validate import require_int
+from chancekit.dice.distribution import Distribution, constant
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.limits import MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK, power_work
+
+__all__ = [
+    "Decided",
+    "FaceRule",
+    "clear_caches",
+    "evaluate_pool",
+    "face_walk",
+    "face_walk_work",
+    "keep_highest",
+    "keep_lowest",
+    "keep_sum",
+    "keep_work",
+]
+
+#: work of one (state, dice shown) combination of the general face walk (MAX_WORK units:
+#: a rule step and a few big-integer products, about 1 µs)
+STEP_WORK = 50
+#: Most results kept in the memo cache (least recently used are dropped).
+CACHE_SIZE = 256
+
+_cache: OrderedDict[Hashable, Distribution] = OrderedDict()
+
+
+def clear_caches() -> None:
+    """Empty the pool memo cache (it is bounded by ``CACHE_SIZE`` entries anyway).
+
+    >>> clear_caches()
+    """
+    _cache.clear()
+
+
+def _cached(key: Hashable, compute: Callable[[], Distribution]) -> Distribution:
+    try:
+        hit = _cache.get(key)
+    except TypeError:  # unhashable rule state or parameters: no caching
+        return compute()
+    if hit is not None:
+        _cache.move_to_end(key)
+        return hit
+    result = compute()
+    _cache[key] = result
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return result
+
+
+class Decided:
+    """Returned by a rule's ``step`` when the final outcome is already known: the engine
+    stops tracking the roll and sums the unread dice out in closed form.
+
+    >>> Decided(6).outcome
+    6
+    """
+
+    __slots__ = ("outcome",)
+
+    def __init__(self, outcome: Any) -> None:
+        self.outcome = outcome
+
+    def __repr__(self) -> str:
+        return f"Decided({self.outcome!r})"
+
+
+class FaceRule:
+    """A pool mechanic as per-face rules.
+
+    - ``initial``: the state before any face is read (hashable);
+    - ``step(state, face, counts) -> state | Decided(outcome)``: ``counts[i]`` is how many
+      dice of pool ``i`` show ``face``; called once per face, in ``order``, for every
+      reachable state (also with zero counts);
+    - ``final(state) -> outcome`` (default: the state itself);
+    - ``order``: ``"descending"`` (highest face first, the default) or ``"ascending"``.
+
+    Give the functions to the constructor, or subclass and override ``step``/``final``
+    (and set ``initial``/``order`` as class attributes). Rules are compared by identity, so
+    reusing one rule object lets the memo cache work.
+
+    >>> from chancekit.dice import d
+    >>> sixes = FaceRule(lambda st, face, c: st + c[0] if face == 6 else st, initial=0)
+    >>> evaluate_pool(sixes, 2 * [d(6)]).probability(2)
+    Fraction(1, 36)
+    """
+
+    initial: Any = None
+    order: str = "descending"
+
+    def __init__(self, step: Callable[[Any, Any, tuple[int, ...]], Any] | None = None, *,
+                 initial: Any = None, final: Callable[[Any], Any] | None = None,
+                 order: str | None = None) -> None:
+        if step is not None:
+            if not callable(step):
+                raise InvalidTypeError("step", step, "a function (state, face, counts)")
+            self.step = step  # type: ignore[method-assign]
+        if final is not None:
+            if not callable(final):
+                raise InvalidTypeError("final", final, "a function (state) -> outcome")
+            self.final = final  # type: ignore[method-assign]
+        if initial is not None:
+            self.initial = initial
+        if order is not None:
+            self.order = order
+        if self.order not in ("descending", "ascending"):
+            raise InvalidValueError("order", self.order, "'descending' or 'ascending'")
+
+    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        """The next state after reading ``face`` (override or pass to the constructor)."""
+        raise NotImplementedError("give FaceRule a step function or override step()")
+
+    def final(self, state: Any) -> Any:
+        """The outcome of a state once every die is read (default: the state)."""
+        return state
+
+    def state_bound(self, faces: Sequence[Any], dice: int) -> int | None:
+        """An upper bound on the rule states alive after any face, for ``dice`` dice with
+        these ``faces`` (``None``: unknown, the engine then counts states as it runs and
+        stops at the budget). The built-in rules give one, so their work is estimated
+        before the walk starts."""
+        return None
+
+    def evaluate(self, *pools: Sequence[Distribution] | Distribution) -> Distribution:
+        """Same as ``evaluate_pool(self, *pools)``."""
+        return evaluate_pool(self, *pools)
+
+
+def _as_pool(i: int, pool: Any) -> list[Distribution]:
+    if isinstance(pool, Distribution):
+        return [pool]
+    if isinstance(pool, str | bytes) or not isinstance(pool, Sequence):
+        raise InvalidTypeError(f"pool {i}", pool, "a sequence of Distributions (e.g. 3 * [d6])")
+    for x in pool:
+        if not isinstance(x, Distribution):
+            raise InvalidTypeError(f"die in pool {i}", x, "a Distribution")
+    return list(pool)
+
+
+def _group(dice: list[Distribution]) -> list[tuple[Distribution, int]]:
+    return sorted(Counter(dice).items(), key=lambda t: (-t[1], repr(t[0])))
+
+
+def _check_dice(total: int) -> None:
+    if total > MAX_POOL_DICE:
+        raise LimitError(
+            f"{total} dice in a pool exceeds MAX_POOL_DICE = {MAX_POOL_DICE}; use fewer dice",
+            limit="MAX_POOL_DICE", value=total)
+
+
+def evaluate_pool(rule: FaceRule, *pools: Sequence[Distribution] | Distribution) -> Distribution:
+    """The exact distribution of ``rule``'s outcome over one roll of every pool.
+
+    Each pool is a sequence of dice (Distributions; they may differ — identical ones are
+    grouped), or a single die. Faces are the union of all dice's outcomes, read in
+    ``rule.order``. Results are memoised (bounded; see :func:`clear_caches`). Cost
+    O(F · S · Π(n_j+1)²) step calls and multiplications for F faces, S states and n_j dice
+    of kind j; refused with LimitError past :data:`MAX_POOL_DICE` dice or
+    :data:`MAX_POOL_STATES` states.
+
+    >>> from chancekit.dice import d
+    >>> most = FaceRule(lambda st, face, c: st or (face if c[0] else 0), initial=0)
+    >>> evaluate_pool(most, [d(4), d(6)]).probability(6)
+    Fraction(1, 6)
+    """
+    if not isinstance(rule, FaceRule):
+        raise InvalidTypeError("rule", rule, "a FaceRule")
+    groups = [_group(_as_pool(i, p)) for i, p in enumerate(pools)]
+    _check_dice(sum(c for g in groups for _, c in g))
+    key = ("rule", rule, tuple(tuple(g) for g in groups))
+    return _cached(key, lambda: _evaluate(rule, groups))
+
+
+def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> Distribution:
+    types: list[tuple[int, Distribution, int]] = [
+        (pi, die, n) for pi, g in enumerate(groups) for die, n in g]
+    n_pools = len(groups)
+    rem_states = math.prod(n + 1 for _, _, n in types)
+    if rem_states > MAX_POOL_STATES:
+        raise LimitError(
+            f"the dice left per kind give {rem_states} combinations, more than "
+            f"MAX_POOL_STATES = {MAX_POOL_STATES}; use fewer kinds of dice or fewer dice",
+            limit="MAX_POOL_STATES", value=rem_states)
+    work = math.prod((n + 1) * (n + 2) // 2 for _, _, n in types)
+    face_set: set[Any] = set()
+    for _, die, _ in types:
+        face_set.update(die.outcomes())
+    try:
+        face_list = sorted(face_set, reverse=(rule.order == "descending"))
+    except TypeError:
+        raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
+    n_faces = len(face_list)
+    if work * n_faces > MAX_WORK:
+        raise LimitError(
+            f"evaluating these pools visits about {work * n_faces} (dice left, dice shown) "
+            f"combinations per rule state, more than MAX_WORK = {MAX_WORK}; use "
+            "fewer dice or a built-in with a specialised algorithm", limit="MAX_WORK",
+            value=work * n_faces)
+    bound = rule.state_bound(face_list, sum(n for _, _, n in types))
+    if bound is not None:
+        limits.charge(work * n_faces * min(bound, MAX_POOL_STATES) * STEP_WORK,
+                      "evaluating these pools face by face", limit=MAX_WORK,
+                      name="MAX_WORK")
+    weights = [[die.weights.get(f, 0) for f in face_list] for _, die, _ in types]
+    later = [[sum(ws[i + 1:]) for i in range(n_faces)] for ws in weights]
+    opt_cache: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+
+    def options(i: int, j: int, r: int) -> list[tuple[int, int]]:
+        """(dice of kind j showing face i, ways) with r of them left to place."""
+        key = (i, j, r)
+        got = opt_cache.get(key)
+        if got is None:
+            w = weights[j][i]
+            if i == n_faces - 1:
+                got = [(r, w**r)] if (w or r == 0) else []
+            elif w == 0:
+                got = [(0, 1)]
+            else:
+                got = [(k, math.comb(r, k) * w**k) for k in range(r + 1)]
+            opt_cache[key] = got
+        return got
+
+    def moves(i: int, rems: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...],
+                                                            int]]:
+        res = []
+        for combo in itertools.product(*(options(i, j, r) for j, r in enumerate(rems))):
+            counts = [0] * n_pools
+            ways = 1
+            for (pi, _, _), (k, m) in zip(types, combo, strict=True):
+                counts[pi] += k
+                ways *= m
+            res.append((tuple(k for k, _ in combo), tuple(counts), ways))
+        return res
+
+    def rest(i: int, left: tuple[int, ...]) -> int:
+        ways = 1
+        for j, r in enumerate(left):
+            if r:
+                ways *= later[j][i] ** r
+        return ways
+
+    return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
+                     [work * STEP_WORK] * n_faces, bound is not None,
+                     "evaluating these pools face by face")
+
+
+def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
+              moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
+                                                               tuple[int, ...], int]]],
+              rest: Callable[[int, tuple[int, ...]], int], units: list[int],
+              charged: bool, what: str) -> Distribution:
+    """The face walk of every multiset evaluator: dice pools (with replacement) and deals
+    of cards (without: :mod:`chancekit.dice.cards`). The state is (what each slot -- a
+    kind of dice, a hand -- still needs, the rule's state), with integer weights. At face
+    ``i``, ``moves(i, rems)`` lists (taken per slot, the counts the rule sees, ways); a
+    :class:`Decided` state is finished by ``rest(i, left)``, the ways later faces fill
+    what is left. ``units[i]`` work units per state at face ``i`` are counted, and charged
+    face by face unless ``charged`` (estimated up front from the rule's state bound).
+    Refused past :data:`MAX_POOL_STATES` states."""
+    out: dict[Any, int] = {}
+
+    def add(outcome: Any, w: int) -> None:
+        try:
+            out[outcome] = out.get(outcome, 0) + w
+        except TypeError:
+            raise InvalidTypeError("outcome", outcome, "a hashable value") from None
+
+    states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
+    for i, face in enumerate(faces):
+        new: dict[tuple[tuple[int, ...], Any], int] = {}
+        step_cache: dict[tuple[Any, tuple[int, ...]], Any] = {}
+        move_cache: dict[tuple[int, ...], Any] = {}
+        steps = len(states) * units[i]
+        if not charged:  # no estimate up front: charge each face before reading it
+            limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
+        limits.count(steps)
+        for (rems, st), wt in states.items():
+            opts = move_cache.get(rems)
+            if opts is None:
+                opts = move_cache[rems] = moves(i, rems)
+            for taken, counts, ways in opts:
+                sk = (st, counts)
+                try:
+                    ns = step_cache[sk]
+                except KeyError:
+                    ns = step_cache[sk] = rule.step(st, face, counts)
+                except TypeError:
+                    raise InvalidTypeError("rule state", st, "a hashable value") from None
+                left = tuple(r - k for r, k in zip(rems, taken, strict=True))
+                if isinstance(ns, Decided):
+                    finish = rest(i, left)
+                    if finish:
+                        add(ns.outcome, wt * ways * finish)
+                    continue
+                nk = (left, ns)
+                try:
+                    new[nk] = new.get(nk, 0) + wt * ways
+                except TypeError:
+                    raise InvalidTypeError("rule state", ns, "a hashable value") from None
+        if len(new) > MAX_POOL_STATES:
+            raise LimitError(
+                f"the rule reached {len(new)} states, more than MAX_POOL_STATES = "
+                f"{MAX_POOL_STATES}; keep less in the state", limit="MAX_POOL_STATES",
+                value=len(new))
+        states = new
+    if not faces:
+        return constant(rule.final(rule.initial))
+    for (_, st), wt in states.items():
+        add(rule.final(st), wt)
+    return Distribution._raw(out)
+
+
+# -- keep the k highest or lowest ----------------------------------------------------------
+
+
+def _dice_list(name: str, dice: Any) -> list[Distribution]:
+    if isinstance(dice, Distribution):
+        return [dice]
+    if isinstance(dice, str | bytes) or not isinstance(dice, Sequence):
+        raise InvalidTypeError(name, dice, "a sequence of Distributions (e.g. 4 * [d6])")
+    for x in dice:
+        if not isinstance(x, Distribution):
+            raise InvalidTypeError(f"die in {name}", x, "a Distribution")
+    _check_dice(len(dice))
+    return list(dice)
+
+
+def _require_int_faces(die: Distribution, what: str) -> None:
+    if not all(isinstance(x, int) for x in die.outcomes()):
+        raise InvalidTypeError(f"{what}: faces", die.outcomes(), "integers")
+
+
+class _KeepRule(FaceRule):
+    def __init__(self, k: int, order: str) -> None:
+        super().__init__(initial=(0, 0), order=order)
+        self.k = k
+
+    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        kept, total = state
+        take = min(counts[0], self.k - kept)
+        if not take:
+            return state
+        kept += take
+        total += take * face
+        if kept == self.k:
+            return Decided(total)
+        return (kept, total)
+
+    def final(self, state: Any) -> Any:
+        return state[1]
+
+    def state_bound(self, faces: Sequence[Any], dice: int) -> int:
+        # (kept so far < k, their sum): sums of up to k faces
+        return self.k * (self.k * (max(faces) - min(faces)) + 1) + 1
+
+
+def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
+             lowest: int | None = None) -> Distribution:
+    """Distribution of the sum of the ``highest`` k (or ``lowest`` k) of ``dice``.
+
+    Exactly one of ``highest``/``lowest``, 0 <= k <= len(dice). Identical integer dice use
+    the face walk with the running sum carried as an ``fmpz_poly``: O(F · k²) polynomial
+    operations (100d6 keep 10 in about a millisecond); mixed dice use :func:`evaluate_pool`.
+
+    >>> from chancekit.dice import d
+    >>> keep_sum(4 * [d(6)], highest=3).probability(18)
+    Fraction(7, 432)
+    >>> keep_sum([d(4), d(8)], lowest=1).probability(4)
+    Fraction(5, 32)
+    """
+    if (highest is None) == (lowest is None):
+        raise InvalidValueError("keep_sum needs exactly one of highest= or lowest=")
+    dice = _dice_list("dice", dice)
+    k = require_int("highest" if highest is not None else "lowest",
+                    highest if highest is not None else lowest, lo=0, hi=len(dice))
+    order = "descending" if highest is not None else "ascending"
+    if k == 0:
+        return constant(0)
+    for die in dice:
+        if not all(isinstance(x, int) for x in die.outcomes()):
+            raise InvalidTypeError("keep_sum: faces", die.outcomes(), "integers")
+    groups = _group(dice)
+    if len(groups) == 1:
+        die, n = groups[0]
+        hi = order == "descending"
+        if k == n:
+            return die.repeat_sum(n)
+        if k == 1:
+            return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
+        _check_keep_work(die, n, k)
+        if n - k < k:
+            return _cached(("drop", die, n, n - k, order),
+                           lambda: _drop_sum_poly(die, n, n - k, hi))
+        return _cached(("keep", die, n, k, order), lambda: _keep_sum_poly(die, n, k, hi))
+    if k == len(dice):
+        total = constant(0)
+        for die, n in groups:
+            total = total + die.repeat_sum(n)
+        return total
+    return evaluate_pool(_keep_rules(k, order), dice)
+
+
+def keep_work(die: Distribution, n: int, k: int) -> int:
+    """Estimated work (units of about 20 ns, :mod:`chancekit.limits`) of the face walk of
+    ``n`` identical dice keeping ``k``, from the walk's own structure (measured against it
+    in benchmarks/bench_limits.py, "keep/drop"):
+
+    * keeping (``_keep_sum_poly``): per face, ``k(k+1)/2`` polynomial-times-integer steps
+      on polynomials of up to ``j x span`` coefficients (``j`` dice kept so far), about 2
+      units a coefficient plus one a 16 words of weight, and 30 units of Python per step;
+    * dropping (``_drop_sum_poly``, fewer dropped than kept): per face and per number
+      dropped so far ``j``, ``drop - j + 1`` powers of the die's tail to the ``n - j``
+      (:func:`chancekit.limits.power_work` each) and 50 units of Python.
+
+    300d6kh150: 42 M (0.64 s measured); 100d6kh90: 2.1 M; 4d6111dl1: 3.8 G (refused).
+
+    >>> from chancekit.dice import d
+    >>> keep_work(d(6), 300, 150) // 10**6, keep_work(d(6), 4, 3)
+    (42, 1572)
+    """
+    outs = die.outcomes()
+    return face_walk_work(len(outs), outs[-1] - outs[0] + 1, die.total.bit_length(), n, k)
+
+
+def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
+    """:func:`keep_work` of a die known by its number of ``faces``, its ``span`` (highest
+    minus lowest face, plus one) and the bits of its total weight (``tbits``): what the
+    pool evaluator checks before building the die it will keep from."""
+    words = n * tbits // 64 + 1
+    drop = n - k
+    if drop < k:  # read from the dropped end; each step powers a degree-n*span poly
+        power = power_work(span, n * (span - 1) + 1, n * tbits)
+        return faces * (drop * (drop + 3) // 2 * power + drop * 50)
+    coefficient_ops = k * k * k * span // 6
+    return faces * (coefficient_ops * (2 + words // 16) + k * (k + 1) // 2 * 30)
+
+
+def _check_keep_work(die: Distribution, n: int, k: int) -> None:
+    """Refuse up front a face walk of ``n`` identical dice keeping ``k`` whose estimated
+    work (:func:`keep_work`) passes ``MAX_WORK`` (units of about 20 ns, so about a
+    second): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s) and 4d6111dl1 (12 s) are refused,
+    300d6kh150 (0.64 s), 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
+    work = keep_work(die, n, k)
+    faces = len(die.weights)
+    if work > MAX_WORK:
+        raise LimitError(
+            f"keeping {k} of {n} dice with {faces} faces needs about {work:,} units of "
+            f"work, more than MAX_WORK = {MAX_WORK:,}; use fewer or smaller dice, "
+            "or estimate it by rolling (chancekit.roll) many times",
+            limit="MAX_WORK", value=work)
+    limits.charge(work, f"keeping {k} of {n} dice")
+    limits.count(work)
+
+
+def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
+    """The highest (or lowest) of ``n`` copies of ``die`` in closed form: the weight of face
+    ``f`` is ``S(f)**n - S'(f)**n`` with ``S``/``S'`` the weight of faces up to ``f``
+    included / excluded (beyond ``f`` for the lowest). O(F) big-integer powers."""
+    faces = sorted(die.outcomes(), reverse=not highest)
+    out: dict[Any, int] = {}
+    cum = 0
+    prev = 0
+    for f in faces:
+        cum += die.weights[f]
+        cur = cum**n
+        if cur != prev:
+            out[f] = cur - prev
+        prev = cur
+    return Distribution._raw(out)
+
+
+def _drop_sum_poly(die: Distribution, n: int, drop: int, highest: bool) -> Distribution:
+    """Sum of the highest (``highest``) or lowest ``n - drop`` of ``n`` copies of ``die``,
+    for a small ``drop``: the faces are read from the dropped end; until ``drop`` dice are
+    dropped nothing is kept (the state is one integer weight per number dropped), and once
+    the ``drop``-th die is dropped at face ``f`` the unread dice are all beyond ``f``:
+    their sum is a power of the die restricted to faces beyond ``f``, summed in closed form
+    ``(T + R)^r - (first terms)`` with ``T`` the face itself and ``R`` the faces beyond.
+    O(F · drop²) polynomial powers."""
+    faces = sorted(die.outcomes(), reverse=not highest)  # dropped end first
+    base = faces[0]
+    ws = [die.weights[f] for f in faces]
+    nf = len(faces)
+    expo = [abs(f - base) for f in faces]
+    # beyond[i]: generating polynomial of one die restricted to faces after faces[i]
+    beyond: list[flint.fmpz_poly] = [flint.fmpz_poly([])] * nf
+    acc = flint.fmpz_poly([])
+    for i in range(nf - 1, -1, -1):
+        beyond[i] = acc
+        acc = acc + flint.fmpz_poly([0] * expo[i] + [ws[i]])
+    weight = [0] * drop  # weight[j]: j dice dropped so far, all read faces seen
+    weight[0] = 1
+    result = flint.fmpz_poly([])
+    for i in range(nf):
+        w, e, rest = ws[i], expo[i], beyond[i]
+        here = flint.fmpz_poly([0] * e + [w])
+        new = [0] * drop
+        for j in range(drop):
+            c = weight[j]
+            if not c:
+                continue
+            r = n - j
+            need = drop - j  # dice still to drop: t >= need of the r unread show face i
+            if need <= r:
+                full = (here + rest) ** r
+                for t in range(need):
+                    full -= math.comb(r, t) * (here**t) * (rest ** (r - t))
+                result += c * full.right_shift(need * e) if e * need else c * full
+            for t in range(min(need - 1, r) + 1):
+                new[j + t] += c * math.comb(r, t) * w**t
+        weight = new
+    kept = n - drop
+    coeffs = result.coeffs()
+    g = int(result.content())
+    out: dict[Any, int] = {}
+    sign = 1 if highest else -1
+    for i, c in enumerate(coeffs):
+        if c:
+            out[kept * base + sign * i] = int(c) // g
+    return Distribution._raw(out, reduced=True)
+
+
+_keep_rule_cache: dict[tuple[int, str], _KeepRule] = {}
+
+
+def _keep_rules(k: int, order: str) -> _KeepRule:
+    rule = _keep_rule_cache.get((k, order))
+    if rule is None:
+        if len(_keep_rule_cache) > 64:
+            _keep_rule_cache.clear()
+        rule = _keep_rule_cache[(k, order)] = _KeepRule(k, order)
+    return rule
+
+
+def _keep_sum_poly(die: Distribution, n: int, k: int, highest: bool) -> Distribution:
+    face_list = sorted(die.outcomes(), reverse=highest)
+    fmin = min(face_list)
+    ws = [die.weights[f] for f in face_list]
+    zero = flint.fmpz_poly([])
+    polys: list[flint.fmpz_poly | None] = [None] * k
+    polys[0] = flint.fmpz_poly([1])
+    result = zero
+    for i, f in enumerate(face_list):
+        e = f - fmin
+        w = ws[i]
+        low = sum(ws[i + 1:])
+        last = i == len(face_list) - 1
+        new: list[flint.fmpz_poly | None] = [None] * k
+        for j in range(k):
+            p = polys[j]
+            if p is None:
+                continue
+            r = n - j
+            need = k - j
+            # absorbing: at least `need` of the r unread dice show f; the rest go lower
+            if need > r:
+                absorb = 0
+            else:
+                # sum over t >= need of C(r, t) w^t low^(r-t) = (w + low)^r - (t < need terms)
+                absorb = (w + low) ** r
+                for t in range(need):
+                    absorb -= math.comb(r, t) * w**t * low ** (r - t)
+            if absorb:
+                result += (p * absorb).left_shift(need * e) if e * need else p * absorb
+            if last:
+                continue
+            for t in range(min(need - 1, r) + 1):
+                c = math.comb(r, t) * w**t
+                q = p * c
+                if t * e:
+                    q = q.left_shift(t * e)
+                new[j + t] = q if new[j + t] is None else new[j + t] + q
+        polys = new
+    return Distribution._from_poly(k * fmin, result)
+
+
+def keep_highest(n: int, die: Distribution, k: int) -> Distribution:
+    """Sum of the highest ``k`` of ``n`` copies of ``die`` (``4d6kh3`` = keep_highest(4, d6, 3)).
+
+    >>> from chancekit.dice import d
+    >>> keep_highest(4, d(6), 3).probability(3)
+    Fraction(1, 1296)
+    """
+    n = require_int("n", n, lo=0)
+    _check_dice(n)
+    if not isinstance(die, Distribution):
+        raise InvalidTypeError("die", die, "a Distribution")
+    return keep_sum(n * [die], highest=k)
+
+
+def keep_lowest(n: int, die: Distribution, k: int) -> Distribution:
+    """Sum of the lowest ``k`` of ``n`` copies of ``die``.
+
+    >>> from chancekit.dice import d
+    >>> keep_lowest(2, d(20), 1).probability(1)
+    Fraction(39, 400)
+    """
+    n = require_int("n", n, lo=0)
+    _check_dice(n)
+    if not isinstance(die, Distribution):
+        raise InvalidTypeError("die", die, "a Distribution")
+    return keep_sum(n * [die], lowest=k)
