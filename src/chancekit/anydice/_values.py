@@ -540,16 +540,30 @@ class _RankRule(FaceRule):
         return state[1]
 
     def state_bound(self, faces: Any, dice: int) -> int:
-        """The partial sums alive beside one count of dice left (not over all of them).
+        """The partial sums alive beside one count of dice left (not over all of them),
+        raised to a quarter of the engine's mean count of (dice left, state) pairs.
 
         The state's ``seen`` is the number of dice already placed, which the engine's
-        own key (the dice left) already holds, so the pairs (dice left, state) alive
-        with ``r`` dice left number at most the partial sums of ``n - r`` placed dice:
-        ``m * (hi - lo) + 1`` for the ``m <= sum(mult)`` selected ranks among them. The
-        engine charges ``faces x sum over r of (r + 1) x bound``, which stays an upper
-        bound of its work with this per-remainder bound (``{1,8,9,16,17,24}@24d16``:
-        91 sums, where ``last x (...)`` counted 2,328 and refused a 1 s walk)."""
-        return sum(self.mult.values()) * (max(faces) - min(faces)) + 1
+        own key (the dice left) already holds, so the pairs alive with ``r`` dice left
+        number at most the partial sums of ``n - r`` placed dice: ``m * (hi - lo) + 1``
+        for the ``m <= sum(mult)`` asked ranks among them. The engine charges
+        ``faces x sum over r of (r + 1) x bound``, an upper bound of its steps with this
+        per-remainder bound. It counts ``pairs alive x sum over r of (r + 1)`` per face
+        (a backstop refuses past CALIBRATION_FACTOR x the limit), so the bound is at
+        least that mean count over CALIBRATION_FACTOR: a walk charged under the limit
+        is never stopped by the backstop. Read highest first, after face ``f`` a
+        partial sum of ``m`` asked dice lies in ``[m f, m hi]``. f818's
+        ``{1,8,9,16,17,24}@24d([stat])``: 136 (the old bound, over every ``seen``,
+        was 2,328 and refused the 0.2 s walk)."""
+        hi, lo = max(faces), min(faces)
+        per_left = sum(self.mult.values()) * (hi - lo) + 1
+        asked = [0]  # asked ranks among the first s placed dice, s < last
+        for r in range(1, min(self.last, dice)):
+            asked.append(asked[-1] + self.mult.get(r, 0))
+        m, seen = sum(asked), len(asked)
+        alive = sum(m * (hi - f) + seen for f in faces)  # pairs alive, summed over faces
+        mean = -(-alive // (len(faces) * limits.CALIBRATION_FACTOR))
+        return max(per_left, mean)
 
 
 def mix(results: list[tuple[Any, int]]) -> Die:
