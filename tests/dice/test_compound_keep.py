@@ -119,6 +119,6 @@ def test_refused_up_front_by_its_estimate() -> None:
     from chancekit.errors import LimitError
 
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget, \
-            pytest.raises(LimitError, match="compounding and keeping|keeping 20 of 40"):
+            pytest.raises(LimitError, match=r"compounding and keeping|keeping 20 of 40"):
         dist("40d10!!kh20", dialect="roll20")
     assert budget.counted < 200_000  # at most the compounding of one die
