@@ -148,11 +148,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 #: Import cycles that remain, each listed with why (docs/architecture.md, "Import cycles").
 #: The test fails on any other cycle, and when one of these is gone (so the list stays true).
-KNOWN_CYCLES: list[set[str]] = [
-    # Distribution.explode()/reroll() (methods of the value) delegate to modifiers, whose
-    # results are caps.CappedDistribution values (a subclass of Distribution)
-    {"chancekit.dice.distribution", "chancekit.dice.modifiers", "chancekit.dice.caps"},
-]
+KNOWN_CYCLES: list[set[str]] = []  # none left (docs/architecture.md, "Import cycles")
 
 
 def test_the_import_graph_has_no_cycles_but_the_known_ones() -> None:

@@ -45,136 +45,28 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from chancekit.dice.distribution import Distribution
+from chancekit.dice.distribution import (  # the capped value lives beside Distribution
+    Cap,
+    CappedDistribution,
+    Distribution,
+    _cap,
+    _umean,
+    _unpickle,  # noqa: F401 (pickles made before 2026-11 name it here)
+    attach,
+    combine,
+    explode_cap,
+    mixture,
+    repeat,
+    unary,
+    union,
+)
 from chancekit.dice.selectors import Op
 
-__all__ = ["CappedDistribution", "attach", "combine", "fields", "mixture", "note", "pool_cap",
-           "union"]
-
-Cap = tuple[Fraction, Fraction | None]
+__all__ = ["CappedDistribution", "attach", "combine", "explode_cap", "fields", "mixture", "note",
+           "pool_cap", "repeat", "unary", "union"]
 
 _EXPLOSIONS = ("e", "pe", "ce")
 _PER_DIE = ("mi", "ma", "rr", "ro")
-
-
-def _cap(x: Any) -> Cap | None:
-    return getattr(x, "_cap", None) if isinstance(x, Distribution) else None
-
-
-def _umean(x: Any) -> Fraction | None:
-    """The uncapped mean of a value (its mean when nothing was capped; a plain number is
-    its own mean); ``None`` when unknown or not a number."""
-    c = _cap(x)
-    if c is not None:
-        return c[1]
-    if isinstance(x, Distribution):
-        try:
-            return Fraction(x.mean())
-        except Exception:
-            return None
-    try:
-        return Fraction(x)
-    except (TypeError, ValueError):
-        return None
-
-
-def union(*masses: Fraction) -> Fraction:
-    """The probability that at least one of independent events of these probabilities
-    happens: ``1 - prod(1 - m)``."""
-    keep = Fraction(1)
-    for m in masses:
-        keep *= 1 - m
-    return 1 - keep
-
-
-def attach(x: Distribution, capped: Fraction, umean: Fraction | None) -> Distribution:
-    """``x`` with a capped mass and an uncapped mean (``x`` itself when nothing was
-    capped). O(1): the weights are shared, not copied."""
-    if not capped:
-        return x if type(x) is Distribution else _plain(x)
-    out = object.__new__(CappedDistribution)
-    out._w, out._total, out._int = x._w, x._total, x._int
-    out._hash = None
-    out._cap = (Fraction(capped), umean)
-    return out
-
-
-def _plain(x: Distribution) -> Distribution:
-    out = object.__new__(Distribution)
-    out._w, out._total, out._int, out._hash = x._w, x._total, x._int, None
-    return out
-
-
-def combine(result: Distribution, a: Any, b: Any, op: str) -> Distribution:
-    """``result = a op b`` (independent) with the caps of ``a`` and ``b`` carried over
-    (module docstring). O(1)."""
-    ca, cb = _cap(a), _cap(b)
-    if ca is None and cb is None:
-        return result
-    mass = union(ca[0] if ca else Fraction(0), cb[0] if cb else Fraction(0))
-    um: Fraction | None = None
-    if op in ("+", "-"):
-        ua, ub = _umean(a), _umean(b)
-        if ua is not None and ub is not None:
-            um = ua + ub if op == "+" else ua - ub
-    elif op in ("*", "/"):
-        scalar_b = not isinstance(b, Distribution) or len(b.weights) == 1
-        scalar_a = not isinstance(a, Distribution) or len(a.weights) == 1
-        ua, ub = _umean(a), _umean(b)
-        if ua is not None and ub is not None and (scalar_a or scalar_b):
-            if op == "*":
-                um = ua * ub
-            elif scalar_b and ub:
-                um = ua / ub
-    return attach(result, mass, um)
-
-
-def unary(result: Distribution, x: Any, op: str) -> Distribution:
-    """``result = op(x)`` for ``-`` (the mean negated) and any other map (mean unknown)."""
-    c = _cap(x)
-    if c is None:
-        return result
-    um = -c[1] if op == "-" and c[1] is not None else (c[1] if op == "+" else None)
-    return attach(result, c[0], um)
-
-
-def mixture(result: Distribution, parts: Sequence[Distribution],
-            weights: Sequence[int]) -> Distribution:
-    """``result``, the mixture of ``parts`` with ``weights``: the weighted averages."""
-    if all(_cap(p) is None for p in parts):
-        return result
-    total = sum(weights)
-    mass = sum((Fraction(w, total) * (_cap(p) or (Fraction(0), None))[0]
-                for p, w in zip(parts, weights, strict=True)), Fraction(0))
-    ums = [_umean(p) for p in parts]
-    um = None if any(u is None for u in ums) else sum(
-        (Fraction(w, total) * u for u, w in zip(ums, weights, strict=True)),  # type: ignore[operator]
-        Fraction(0))
-    return attach(result, mass, um)
-
-
-def repeat(result: Distribution, x: Distribution, n: int) -> Distribution:
-    """``result = n @ x``."""
-    c = _cap(x)
-    if c is None or n == 0:
-        return result
-    return attach(result, 1 - (1 - c[0]) ** n, None if c[1] is None else n * c[1])
-
-
-def explode_cap(die: Distribution, fire: set[Any], depth: int) -> Cap:
-    """The cap of ``die`` exploding on the faces ``fire`` with at most ``depth`` extra
-    dice: the chain reaches the cap with probability ``p ** (depth + 1)``; the uncapped
-    mean is ``mean / (1 - p)`` (``None`` for non-numeric faces or p = 1). A die that
-    already carried a cap: at most ``depth + 1`` of its draws, so
-    ``1 - (1 - q)(1 - c) ** (depth + 1)`` bounds the mass."""
-    p = Fraction(sum(die._w[k] for k in fire), die._total)
-    q = p ** (depth + 1)
-    before = _cap(die)
-    if before is not None:
-        q = 1 - (1 - q) * (1 - before[0]) ** (depth + 1)
-    m = _umean(die)
-    um = None if m is None or p == 1 else m / (1 - p)
-    return q, um
 
 
 def pool_cap(die: Distribution | None, n: int, items: Sequence[Distribution],
@@ -335,105 +227,3 @@ def fields(x: Distribution) -> dict[str, Any]:
     return {"capped_mass": str(mass), "capped_mass_float": float(mass),
             "uncapped_mean": None if um is None else str(um),
             "uncapped_mean_float": None if um is None else float(um)}
-
-
-class CappedDistribution(Distribution):
-    """A :class:`Distribution` some of whose mass reached an explosion depth cap (module
-    docstring): ``capped_mass`` and ``uncapped_mean`` say how much and what the mean is
-    without the cap. Arithmetic and comparisons carry them to their results."""
-
-    __slots__ = ("_cap",)
-
-    _cap: Cap
-
-    @property
-    def capped_mass(self) -> Fraction:
-        """The probability that some explosion chain reached its depth cap."""
-        c = _cap(self)  # (a classmethod called on this class builds one without a cap)
-        return Fraction(0) if c is None else c[0]
-
-    @property
-    def uncapped_mean(self) -> Fraction | None:
-        """The exact mean without the depth cap, where it has a closed form."""
-        c = _cap(self)
-        return Distribution.uncapped_mean.fget(self) if c is None else c[1]  # type: ignore[attr-defined]
-
-    def __repr__(self) -> str:
-        return super().__repr__()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # pickles keep the cap (Distribution's own __reduce__ would rebuild a plain one)
-        c = _cap(self)
-        if c is None:
-            return (Distribution, (dict(self._w),))
-        return (_unpickle, (dict(self._w), c[0], c[1]))
-
-
-def _unpickle(weights: dict[Any, int], capped: Fraction,
-              umean: Fraction | None) -> Distribution:
-    return attach(Distribution(weights), capped, umean)
-
-
-def _binary(name: str, op: str, swap: bool = False) -> Callable[..., Any]:
-    base = getattr(Distribution, name)
-
-    def method(self: CappedDistribution, other: Any) -> Any:
-        r = base(self, other)
-        if not isinstance(r, Distribution):
-            return r
-        return combine(r, other, self, op) if swap else combine(r, self, other, op)
-
-    method.__name__ = name
-    method.__doc__ = f"As :meth:`Distribution.{name}`, carrying the cap (module docstring)."
-    return method
-
-
-for _name, _op, _swap in (
-        ("__add__", "+", False), ("__radd__", "+", True), ("__sub__", "-", False),
-        ("__rsub__", "-", True), ("__mul__", "*", False), ("__rmul__", "*", True),
-        ("__truediv__", "/", False), ("__rtruediv__", "/", True),
-        ("__floordiv__", "//", False), ("__rfloordiv__", "//", True),
-        ("__mod__", "%", False), ("__rmod__", "%", True), ("max", "max", False),
-        ("min", "min", False), ("lt", "<", False), ("le", "<=", False), ("gt", ">", False),
-        ("ge", ">=", False), ("eq", "==", False), ("ne", "!=", False),
-        ("__lt__", "<", False), ("__le__", "<=", False), ("__gt__", ">", False),
-        ("__ge__", ">=", False)):
-    setattr(CappedDistribution, _name, _binary(_name, _op, _swap))
-
-
-def _neg(self: CappedDistribution) -> Distribution:
-    return unary(Distribution.__neg__(self), self, "-")
-
-
-def _map(self: CappedDistribution, f: Callable[[Any], Any]) -> Distribution:
-    return unary(Distribution.map(self, f), self, "map")
-
-
-def _abs(self: CappedDistribution) -> Distribution:
-    return unary(Distribution.__abs__(self), self, "abs")
-
-
-def _rmatmul(self: CappedDistribution, n: Any) -> Distribution:
-    r = Distribution.__rmatmul__(self, n)
-    return r if r is NotImplemented else repeat(r, self, int(n))
-
-
-def _repeat_sum(self: CappedDistribution, n: int) -> Distribution:
-    return repeat(Distribution.repeat_sum(self, n), self, n)
-
-
-def _clamp(self: CappedDistribution, lo: Any = None, hi: Any = None) -> Distribution:
-    return unary(Distribution.clamp(self, lo, hi), self, "map")
-
-
-def _reroll(self: CappedDistribution, on: Any, *, depth: int | None = None) -> Distribution:
-    return unary(Distribution.reroll(self, on, depth=depth), self, "map")
-
-
-CappedDistribution.__neg__ = _neg  # type: ignore[method-assign]
-CappedDistribution.map = _map  # type: ignore[method-assign]
-CappedDistribution.__abs__ = _abs  # type: ignore[method-assign]
-CappedDistribution.__rmatmul__ = _rmatmul  # type: ignore[method-assign]
-CappedDistribution.repeat_sum = _repeat_sum  # type: ignore[method-assign]
-CappedDistribution.clamp = _clamp  # type: ignore[method-assign]
-CappedDistribution.reroll = _reroll  # type: ignore[method-assign]

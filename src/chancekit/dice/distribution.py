@@ -520,7 +520,7 @@ class Distribution:
     @property
     def capped_mass(self) -> Fraction:
         """The probability that an explosion depth cap was reached while computing this
-        value: 0 here; a :class:`~chancekit.dice.caps.CappedDistribution` (what an
+        value: 0 here; a :class:`CappedDistribution` (what an
         explosion returns) says how much (docs/dice.md, "Explosion caps").
 
         >>> d(6).capped_mass, d(6).explode().capped_mass == Fraction(1, 6) ** 21
@@ -1049,9 +1049,7 @@ class Distribution:
         >>> d(6).explode(depth=1).probability(6)
         Fraction(0, 1)
         """
-        from chancekit.dice import modifiers
-
-        return modifiers.explode(self, on, depth=depth)
+        return explode(self, on, depth=depth)
 
 
     def reroll(self, on: Iterable[Any] | Callable[[Any], bool], *,
@@ -1066,9 +1064,7 @@ class Distribution:
         >>> d(6).reroll([1], depth=1).probability(1)
         Fraction(1, 36)
         """
-        from chancekit.dice import modifiers
-
-        return modifiers.reroll(self, on, depth=depth)
+        return reroll(self, on, depth=depth)
 
 
     def clamp(self, lo: Any = None, hi: Any = None) -> Distribution:
@@ -1388,3 +1384,448 @@ def constant(x: Any) -> Distribution:
         one._hash = None
         return one
     return Distribution({x: 1})
+
+
+# -- per-die modifiers: explode and reroll, one implementation ----------------------------
+# (Distribution.explode/reroll and the pool evaluator share one law; each estimate is
+# charged to the work budget before the work starts; dice.modifiers re-exports them)
+
+
+def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None = None, *,
+            depth: int) -> Distribution:
+    """See :meth:`Distribution.explode`."""
+    depth = _check_depth(depth)
+    fire = die._face_set(on, "explode")
+    if not fire or depth == 0:
+        return die
+    if len(fire) == len(die._w) and depth > 1000:
+        raise LimitError(f"every face explodes; depth {depth} is past 1000",
+                         limit="depth", value=depth)
+    stay = {k: w for k, w in die._w.items() if k not in fire}
+    boom = {k: w for k, w in die._w.items() if k in fire}
+    if die._int and _dense_fits(die, depth):
+        # checked before any work, before the die's dense polynomial is built (faces 1
+        # and 10**17 would make it 10**17 coefficients): the result spans at most
+        # (depth + 1) * (n - 1) + 1 outcomes with weights of about (depth + 1) *
+        # log2(total) bits
+        lo, hi = die.outcomes()[0], die.outcomes()[-1]
+        n = hi - lo + 1
+        span = (depth + 1) * (n - 1) + 1
+        if span > MAX_OUTCOMES:
+            raise LimitError(
+                f"exploding this die {depth} times would span {span:,} outcomes (its faces "
+                f"run from {lo} to {hi}), more than MAX_OUTCOMES = {MAX_OUTCOMES:,}; use "
+                "smaller faces or a smaller depth", limit="MAX_OUTCOMES", value=span)
+        work = explode_work(n, die._total, depth)
+        try:
+            _charge(work, f"exploding a die with {n} faces {depth} times")
+        except LimitError as e:
+            most = max_explode_depth(n, die._total)
+            raise LimitError(
+                f"{e} -- the deepest explosion of a die with {n} faces within MAX_WORK = "
+                f"{limits.MAX_WORK:,} is depth={most} (a chain that long has probability "
+                f"below {_tail(die, fire, most)}); use depth <= {most}",
+                limit=e.limit, value=e.value) from None
+        off, full = die._poly()
+        limits.count(work)
+        s_poly = flint.fmpz_poly([stay.get(off + i, 0) for i in range(n)])
+        b_poly = flint.fmpz_poly([boom.get(off + i, 0) for i in range(n)])
+        # E_0 = X; E_k = S * total(E_{k-1}) + B * E_{k-1}, reduced by content each step.
+        e_off, e = off, full
+        for _ in range(depth):
+            e, e_off = _aligned_add(s_poly * int(e(1)), off, b_poly * e, off + e_off)
+            g = int(e.content())
+            if g > 1:
+                e = flint.fmpz_poly([int(c) // g for c in e.coeffs()])
+        return attach(Distribution._from_poly(e_off, e),
+                           *explode_cap(die, fire, depth))
+    # general outcomes, or whole numbers far from 0 (faces 10**6 and 10**6 + 1 make few
+    # sums but a dense polynomial of millions of coefficients): dictionary convolution,
+    # its outcomes bounded and its work charged before it starts
+    work = _dict_explode_work(die, len(stay), len(boom), depth)
+    _charge(work, f"exploding a die with {len(die._w)} faces {depth} times")
+    limits.count(work)
+    cur = die
+    for _ in range(depth):
+        out: dict[Any, int] = {}
+        for k, w in stay.items():
+            out[k] = out.get(k, 0) + w * cur._total
+        for k, w in boom.items():
+            for y, v in cur._w.items():
+                r = k + y
+                out[r] = out.get(r, 0) + w * v
+        cur = Distribution._raw(out)
+    return attach(cur, *explode_cap(die, fire, depth))
+
+
+def _dense_fits(die: Distribution, depth: int) -> bool:
+    """Whether the dense polynomial of a whole-number die's explosion is about as long as
+    the calibrated span ``(depth + 1) * (n - 1) + 1`` (faces near 0; a chain of ``m``
+    faces sums to between ``m * lo`` and ``m * hi``), so :func:`explode_work` prices it."""
+    lo, hi = die.outcomes()[0], die.outcomes()[-1]
+    span = (depth + 1) * (hi - lo) + 1
+    lower = lo if lo >= 0 else (depth + 1) * lo
+    upper = hi if hi <= 0 else (depth + 1) * hi
+    return upper - lower + 1 <= 2 * span + 1
+
+
+def _dict_explode_work(die: Distribution, n_stay: int, n_boom: int, depth: int) -> int:
+    """Work of the dictionary explosion, refused past MAX_OUTCOMES outcomes: level k has
+    at most ``n_stay + n_boom * |level k - 1|`` outcomes, and at most ``C(k + b, b) * n``
+    (a multiset of at most k of the b exploding faces, then any face), and for whole
+    numbers at most the dense span; each pair costs a dictionary entry and a product of
+    weights of about ``(k + 1) log2(total)`` bits. O(depth)."""
+    n = len(die._w)
+    lb = max(1.0, math.log2(max(2, die._total)))
+    dense: float = math.inf
+    if all(type(x) is int or type(x) is Fraction for x in die._w):
+        # rational faces: every sum is a multiple of 1/L (L the denominators' lcm) in the
+        # range a chain of 1 to depth + 1 faces can reach
+        lo, hi = min(die._w), max(die._w)
+        lower = lo if lo >= 0 else (depth + 1) * lo
+        upper = hi if hi <= 0 else (depth + 1) * hi
+        den = math.lcm(*(Fraction(x).denominator for x in die._w))
+        dense = int((upper - lower) * den) + 1
+    bound, multisets, work = n, 1, 0
+    for k in range(1, depth + 1):
+        work += (n_boom * bound + n_stay) * (limits.ENTRY_WORK + int((k + 1) * lb) // 64)
+        if multisets <= MAX_OUTCOMES:
+            multisets = multisets * (k + n_boom) // k  # C(k + b, b)
+        bound = min(n_stay + n_boom * bound, multisets * n, dense)
+        if bound > MAX_OUTCOMES:
+            raise LimitError(
+                f"exploding this die {depth} times can give {bound:,} outcomes after {k} "
+                f"explosions (its {n} faces, {n_boom} of them exploding), more than "
+                f"MAX_OUTCOMES = {MAX_OUTCOMES:,}; use fewer faces or a smaller depth",
+                limit="MAX_OUTCOMES", value=bound)
+    return work
+
+
+def explode_work(n: int, total: int, depth: int) -> int:
+    """Estimated work (units of :mod:`chancekit.limits`) of exploding a die spanning ``n``
+    integer outcomes, of total weight ``total``, ``depth`` times: level r multiplies the
+    die (n coefficients of log2(total) bits) by the chain so far (r (n - 1) + 1
+    coefficients of about r log2(total) bits) -- flint's product, measured per coefficient
+    pair and bit, or Kronecker substitution (:func:`~chancekit.limits.mul_work`) when that
+    is cheaper -- plus passes over the chain (sum, content). Calibrated against measured
+    CPU times (d2 to d1000, depths up to the largest allowed). O(depth).
+
+    >>> explode_work(6, 6, 20) < explode_work(6, 6, 40) < explode_work(100, 100, 40)
+    True
+    """
+    lb = max(1.0, math.log2(max(2, total)))
+    # measured: flint's product of a die of n <= 6 coefficients by a long chain costs
+    # about 0.03 ns per coefficient pair and bit (1/667 unit), 7 to 12 coefficients up to
+    # 0.22 ns (1/90 unit), more 0.12 ns (1/167 unit); the sums, the value at 1 and the
+    # content about 0.06 ns per bit (docs/performance.md, "Explosion depth")
+    per = 667 if n <= 6 else 90 if n <= 12 else 167
+    work = 0
+    for r in range(1, depth + 1):
+        length = r * (n - 1) + 1
+        bits = int((r + 1) * lb + math.log2(n)) + 1
+        work += min(n * length * bits // per, mul_work(n, length, bits)) + (
+            length * bits // 333 + length * limits.ENTRY_WORK)
+    return work
+
+
+def max_explode_depth(n: int, total: int) -> int:
+    """The largest depth whose :func:`explode_work` fits in ``MAX_WORK`` (at most
+    ``MAX_EXPLODE_DEPTH``); O(depth log depth) arithmetic, no polynomial.
+
+    >>> max_explode_depth(6, 6) > 500
+    True
+    """
+    lo, hi = 0, MAX_EXPLODE_DEPTH
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if explode_work(n, total, mid) <= limits.MAX_WORK:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _tail(die: Distribution, fire: set[Any], depth: int) -> str:
+    """The probability that a chain of ``depth`` extra dice still explodes, as a bound
+    ("1e-300"), for the refusal message."""
+    p = Fraction(sum(die._w[k] for k in fire), die._total)
+    exp10 = (depth + 1) * math.log10(float(p)) if p else -math.inf
+    return f"1e{math.ceil(exp10)}" if exp10 > -1e300 else "0"
+
+
+def reroll(die: Distribution, on: Iterable[Any] | Callable[[Any], bool], *,
+           depth: int | None = None) -> Distribution:
+    """See :meth:`Distribution.reroll`."""
+    match = die._face_set(on, "reroll")
+    if depth is None:
+        keep = {k: w for k, w in die._w.items() if k not in match}
+        if not keep:
+            raise InvalidValueError(
+                "reroll: every face matches, so rerolling until no match never ends; "
+                "give a finite depth")
+        return Distribution._raw(keep)
+    depth = _check_depth(depth)
+    if not match or depth == 0:
+        return die
+    total = die._total
+    m_weight = sum(w for k, w in die._w.items() if k in match)
+    bits = len(die._w) * depth * max(1.0, math.log2(max(2, total)))
+    if bits > MAX_WEIGHT_BITS:
+        raise LimitError(
+            f"rerolling {len(die._w)} outcomes {depth} times needs weights of about "
+            f"{bits / 8 / 2**20:.0f} MiB, past MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS}; use a "
+            "smaller depth, or depth=None (reroll until no match)",
+            limit="MAX_WEIGHT_BITS", value=bits)
+    # closed form of `depth` rounds of "keep the face, or reroll on a match" (O(m)):
+    # a kept face x ends with w_x * sum_{i<=depth} M**i * T**(depth-i), a matching face
+    # with w_x * M**depth (M: weight of the matching faces, T: total weight)
+    keep_factor = ((total ** (depth + 1) - m_weight ** (depth + 1)) // (total - m_weight)
+                   if total != m_weight else 0)
+    match_factor = m_weight**depth
+    return Distribution._raw({k: w * (match_factor if k in match else keep_factor)
+                              for k, w in die._w.items()})
+
+
+def _check_depth(depth: int) -> int:
+    depth = require_int("depth", depth, lo=0)
+    if depth > MAX_EXPLODE_DEPTH:
+        raise LimitError(
+            f"depth {depth} is past MAX_EXPLODE_DEPTH = {MAX_EXPLODE_DEPTH}; use a smaller "
+            "depth", limit="MAX_EXPLODE_DEPTH", value=depth)
+    return depth
+
+
+def _aligned_add(a: flint.fmpz_poly, oa: int, b: flint.fmpz_poly,
+                 ob: int) -> tuple[flint.fmpz_poly, int]:
+    """z**oa * a + z**ob * b as (poly, offset)."""
+    base = min(oa, ob)
+    return a.left_shift(oa - base) + b.left_shift(ob - base), base
+
+
+# -- explosion depth caps carried by the value (docs: dice.caps) -------------------------
+# CappedDistribution lives beside Distribution so that explode() can build it without an
+# import cycle; how caps propagate through pools and notation stays in dice.caps.
+
+Cap = tuple[Fraction, Fraction | None]
+
+
+def _cap(x: Any) -> Cap | None:
+    return getattr(x, "_cap", None) if isinstance(x, Distribution) else None
+
+
+def _umean(x: Any) -> Fraction | None:
+    """The uncapped mean of a value (its mean when nothing was capped; a plain number is
+    its own mean); ``None`` when unknown or not a number."""
+    c = _cap(x)
+    if c is not None:
+        return c[1]
+    if isinstance(x, Distribution):
+        try:
+            return Fraction(x.mean())
+        except Exception:
+            return None
+    try:
+        return Fraction(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def union(*masses: Fraction) -> Fraction:
+    """The probability that at least one of independent events of these probabilities
+    happens: ``1 - prod(1 - m)``."""
+    keep = Fraction(1)
+    for m in masses:
+        keep *= 1 - m
+    return 1 - keep
+
+
+def attach(x: Distribution, capped: Fraction, umean: Fraction | None) -> Distribution:
+    """``x`` with a capped mass and an uncapped mean (``x`` itself when nothing was
+    capped). O(1): the weights are shared, not copied."""
+    if not capped:
+        return x if type(x) is Distribution else _plain(x)
+    out = object.__new__(CappedDistribution)
+    out._w, out._total, out._int = x._w, x._total, x._int
+    out._hash = None
+    out._cap = (Fraction(capped), umean)
+    return out
+
+
+def _plain(x: Distribution) -> Distribution:
+    out = object.__new__(Distribution)
+    out._w, out._total, out._int, out._hash = x._w, x._total, x._int, None
+    return out
+
+
+def combine(result: Distribution, a: Any, b: Any, op: str) -> Distribution:
+    """``result = a op b`` (independent) with the caps of ``a`` and ``b`` carried over
+    (module docstring). O(1)."""
+    ca, cb = _cap(a), _cap(b)
+    if ca is None and cb is None:
+        return result
+    mass = union(ca[0] if ca else Fraction(0), cb[0] if cb else Fraction(0))
+    um: Fraction | None = None
+    if op in ("+", "-"):
+        ua, ub = _umean(a), _umean(b)
+        if ua is not None and ub is not None:
+            um = ua + ub if op == "+" else ua - ub
+    elif op in ("*", "/"):
+        scalar_b = not isinstance(b, Distribution) or len(b.weights) == 1
+        scalar_a = not isinstance(a, Distribution) or len(a.weights) == 1
+        ua, ub = _umean(a), _umean(b)
+        if ua is not None and ub is not None and (scalar_a or scalar_b):
+            if op == "*":
+                um = ua * ub
+            elif scalar_b and ub:
+                um = ua / ub
+    return attach(result, mass, um)
+
+
+def unary(result: Distribution, x: Any, op: str) -> Distribution:
+    """``result = op(x)`` for ``-`` (the mean negated) and any other map (mean unknown)."""
+    c = _cap(x)
+    if c is None:
+        return result
+    um = -c[1] if op == "-" and c[1] is not None else (c[1] if op == "+" else None)
+    return attach(result, c[0], um)
+
+
+def mixture(result: Distribution, parts: Sequence[Distribution],
+            weights: Sequence[int]) -> Distribution:
+    """``result``, the mixture of ``parts`` with ``weights``: the weighted averages."""
+    if all(_cap(p) is None for p in parts):
+        return result
+    total = sum(weights)
+    mass = sum((Fraction(w, total) * (_cap(p) or (Fraction(0), None))[0]
+                for p, w in zip(parts, weights, strict=True)), Fraction(0))
+    ums = [_umean(p) for p in parts]
+    um = None if any(u is None for u in ums) else sum(
+        (Fraction(w, total) * u for u, w in zip(ums, weights, strict=True)),  # type: ignore[operator]
+        Fraction(0))
+    return attach(result, mass, um)
+
+
+def repeat(result: Distribution, x: Distribution, n: int) -> Distribution:
+    """``result = n @ x``."""
+    c = _cap(x)
+    if c is None or n == 0:
+        return result
+    return attach(result, 1 - (1 - c[0]) ** n, None if c[1] is None else n * c[1])
+
+
+def explode_cap(die: Distribution, fire: set[Any], depth: int) -> Cap:
+    """The cap of ``die`` exploding on the faces ``fire`` with at most ``depth`` extra
+    dice: the chain reaches the cap with probability ``p ** (depth + 1)``; the uncapped
+    mean is ``mean / (1 - p)`` (``None`` for non-numeric faces or p = 1). A die that
+    already carried a cap: at most ``depth + 1`` of its draws, so
+    ``1 - (1 - q)(1 - c) ** (depth + 1)`` bounds the mass."""
+    p = Fraction(sum(die._w[k] for k in fire), die._total)
+    q = p ** (depth + 1)
+    before = _cap(die)
+    if before is not None:
+        q = 1 - (1 - q) * (1 - before[0]) ** (depth + 1)
+    m = _umean(die)
+    um = None if m is None or p == 1 else m / (1 - p)
+    return q, um
+
+
+class CappedDistribution(Distribution):
+    """A :class:`Distribution` some of whose mass reached an explosion depth cap (module
+    docstring): ``capped_mass`` and ``uncapped_mean`` say how much and what the mean is
+    without the cap. Arithmetic and comparisons carry them to their results."""
+
+    __slots__ = ("_cap",)
+
+    _cap: Cap
+
+    @property
+    def capped_mass(self) -> Fraction:
+        """The probability that some explosion chain reached its depth cap."""
+        c = _cap(self)  # (a classmethod called on this class builds one without a cap)
+        return Fraction(0) if c is None else c[0]
+
+    @property
+    def uncapped_mean(self) -> Fraction | None:
+        """The exact mean without the depth cap, where it has a closed form."""
+        c = _cap(self)
+        return Distribution.uncapped_mean.fget(self) if c is None else c[1]  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return super().__repr__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles keep the cap (Distribution's own __reduce__ would rebuild a plain one)
+        c = _cap(self)
+        if c is None:
+            return (Distribution, (dict(self._w),))
+        return (_unpickle, (dict(self._w), c[0], c[1]))
+
+
+def _unpickle(weights: dict[Any, int], capped: Fraction,
+              umean: Fraction | None) -> Distribution:
+    return attach(Distribution(weights), capped, umean)
+
+
+def _binary(name: str, op: str, swap: bool = False) -> Callable[..., Any]:
+    base = getattr(Distribution, name)
+
+    def method(self: CappedDistribution, other: Any) -> Any:
+        r = base(self, other)
+        if not isinstance(r, Distribution):
+            return r
+        return combine(r, other, self, op) if swap else combine(r, self, other, op)
+
+    method.__name__ = name
+    method.__doc__ = f"As :meth:`Distribution.{name}`, carrying the cap (module docstring)."
+    return method
+
+
+for _name, _op, _swap in (
+        ("__add__", "+", False), ("__radd__", "+", True), ("__sub__", "-", False),
+        ("__rsub__", "-", True), ("__mul__", "*", False), ("__rmul__", "*", True),
+        ("__truediv__", "/", False), ("__rtruediv__", "/", True),
+        ("__floordiv__", "//", False), ("__rfloordiv__", "//", True),
+        ("__mod__", "%", False), ("__rmod__", "%", True), ("max", "max", False),
+        ("min", "min", False), ("lt", "<", False), ("le", "<=", False), ("gt", ">", False),
+        ("ge", ">=", False), ("eq", "==", False), ("ne", "!=", False),
+        ("__lt__", "<", False), ("__le__", "<=", False), ("__gt__", ">", False),
+        ("__ge__", ">=", False)):
+    setattr(CappedDistribution, _name, _binary(_name, _op, _swap))
+
+
+def _neg(self: CappedDistribution) -> Distribution:
+    return unary(Distribution.__neg__(self), self, "-")
+
+
+def _map(self: CappedDistribution, f: Callable[[Any], Any]) -> Distribution:
+    return unary(Distribution.map(self, f), self, "map")
+
+
+def _abs(self: CappedDistribution) -> Distribution:
+    return unary(Distribution.__abs__(self), self, "abs")
+
+
+def _rmatmul(self: CappedDistribution, n: Any) -> Distribution:
+    r = Distribution.__rmatmul__(self, n)
+    return r if r is NotImplemented else repeat(r, self, int(n))
+
+
+def _repeat_sum(self: CappedDistribution, n: int) -> Distribution:
+    return repeat(Distribution.repeat_sum(self, n), self, n)
+
+
+def _clamp(self: CappedDistribution, lo: Any = None, hi: Any = None) -> Distribution:
+    return unary(Distribution.clamp(self, lo, hi), self, "map")
+
+
+def _reroll(self: CappedDistribution, on: Any, *, depth: int | None = None) -> Distribution:
+    return unary(Distribution.reroll(self, on, depth=depth), self, "map")
+
+
+CappedDistribution.__neg__ = _neg  # type: ignore[method-assign]
+CappedDistribution.map = _map  # type: ignore[method-assign]
+CappedDistribution.__abs__ = _abs  # type: ignore[method-assign]
+CappedDistribution.__rmatmul__ = _rmatmul  # type: ignore[method-assign]
+CappedDistribution.repeat_sum = _repeat_sum  # type: ignore[method-assign]
+CappedDistribution.clamp = _clamp  # type: ignore[method-assign]
+CappedDistribution.reroll = _reroll  # type: ignore[method-assign]
