@@ -168,13 +168,7 @@
     if (result) download("chancekit-anydice.json", JSON.stringify({ program: $("#program").value, ...result }, null, 2),
                          "application/json");
   }
-  async function share() {
-    const link = await CK.shareLink(view());
-    history.replaceState(null, "", link);
-    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
-    const copied = await CK.copyText(link);
-    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
-  }
+  const share = () => CK.share(view());
   function apply(state) {
     if (typeof state.program === "string") $("#program").value = state.program;
     if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;

@@ -116,6 +116,15 @@ const CK = (() => {
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
   }
+  // the share link of a page's state: into the address bar, the #share-url box and the
+  // clipboard, with a word in #status
+  async function share(state) {
+    const link = await shareLink(state);
+    history.replaceState(null, "", link);
+    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
+    const copied = await copyText(link);
+    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
+  }
   // one CSV cell: quoted when it holds a comma, a quote or a line break; with `text`, a cell
   // that a spreadsheet would run as a formula (=, +, -, @ first, and not a plain number)
   // gets a leading apostrophe
@@ -137,5 +146,5 @@ const CK = (() => {
         el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
   }
   return { el, $, api, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
-           copyText, version, compareTable, csvCell };
+           copyText, share, version, compareTable, csvCell };
 })();

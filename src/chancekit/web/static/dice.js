@@ -213,13 +213,7 @@
   function exportJSON() {
     if (result) download("chancekit-dice.json", JSON.stringify(result, null, 2), "application/json");
   }
-  async function share() {
-    const link = await CK.shareLink(view());
-    history.replaceState(null, "", link);
-    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
-    const copied = await CK.copyText(link);
-    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
-  }
+  const share = () => CK.share(view());
   function apply(state) {
     if (typeof state.exprs === "string") $("#exprs").value = state.exprs;
     if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;

@@ -147,13 +147,7 @@
     if (result) download(`chancekit-${result.kind}.json`, JSON.stringify({ request: body(), ...result }, null, 2),
                          "application/json");
   }
-  async function share() {
-    const link = await CK.shareLink(view());
-    history.replaceState(null, "", link);
-    const box = $("#share-url"); box.hidden = false; box.value = link; box.select();
-    const copied = await CK.copyText(link);
-    $("#status").textContent = copied ? "share link copied" : "share link below: copy it";
-  }
+  const share = () => CK.share(view());
 
   $("#kind").addEventListener("change", () => { sync(); run(); });
   document.querySelectorAll("input[name=sides]").forEach((i) => i.addEventListener("change", () => { sync(); run(); }));
