@@ -19,11 +19,7 @@ True
 
 from __future__ import annotations
 
-import importlib
-
-TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
-if TYPE_CHECKING:
-    from typing import Any
+from chancekit._lazy import front_door
 
 # name -> module that defines it, imported on first use (so that a first small dist()
 # loads neither cards nor symbols nor stats, and python-flint only when a calculation
@@ -113,14 +109,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chancekit.dice' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = front_door(__name__, _LAZY, globals())

@@ -10,11 +10,7 @@ The reproducibility contract is in ``docs/reproducibility.md``.
 
 from __future__ import annotations
 
-import importlib
-
-TYPE_CHECKING = False  # typing is loaded by type checkers only
-if TYPE_CHECKING:
-    from typing import Any
+from chancekit._lazy import front_door
 
 # name -> module that defines it, imported on first use (``chancekit stream`` loads the
 # generator and the named streams, not ``random`` for PCG32Random)
@@ -34,14 +30,4 @@ __all__ = ["PCG32", "BitSource", "PCG32Random", "PCG32State", "Streams", "as_sou
            "default_rng", "derive_stream", "resolve_rng"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chancekit.rng' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = front_door(__name__, _LAZY, globals())

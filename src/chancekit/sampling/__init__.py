@@ -23,11 +23,7 @@ Fraction(3, 4)
 
 from __future__ import annotations
 
-import importlib
-
-TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
-if TYPE_CHECKING:
-    from typing import Any
+from chancekit._lazy import front_door
 
 # name -> module that defines it, imported on first use (``chancekit sample`` loads the
 # alias table only; the tabletop tables, the tree and the filters when asked for)
@@ -52,14 +48,4 @@ __all__ = ["AliasTable", "ChanceTree", "MaxStreak", "NoRepeat", "SwapFilter", "T
            "round_to_grid", "tabletop_sheet"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chancekit.sampling' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = front_door(__name__, _LAZY, globals())
