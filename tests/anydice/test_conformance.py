@@ -17,7 +17,9 @@ import pytest
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "anydice"
 #: judged programs that must match (664 of 671 on corpus-dev.jsonl when this was set;
-#: the 7 others are listed with their causes in docs/anydice.md)
+#: the 7 others are listed with their causes in docs/anydice.md: AnyDice's float
+#: underflow and time-out, and exact weights too long for the judge's str(), so 664 is
+#: as far as exact answers go: "Decision (the 99% goal)")
 GOAL = Fraction(664, 671)
 
 

@@ -1,0 +1,94 @@
+"""The estimate of mixing a function's results (``_values.mix_work``): a die mixed into
+itself in a loop squares its denominators each round, so its exact weights reach millions
+of bits. Reducing them costs one gcd quadratic in the SMALLEST weight and linear passes
+over the others (the gcd starts from the smallest weight), so a die with one small weight
+beside million-bit ones (corpus 149c7: the out-of-range ``-1`` left ever rarer) is cheap
+and answered exactly, while one whose every weight is huge (149bd: most of the mass stays
+on ``-1``; ~19 s) is refused before the costly round starts. Checks count work units and
+LimitErrors, never seconds; the expected answers are closed forms."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chancekit.anydice import _values as V
+from chancekit.anydice import run_program
+from chancekit.dice import Distribution
+from chancekit.errors import LimitError
+from chancekit.limits import MAX_ANYDICE_WORK, evaluation
+
+#: 149c7's and 149bd's function: an out-of-range roll is replaced by a roll of the die
+#: itself, twenty rounds (each round squares the chance of staying out of range)
+RESTRICT = """function: restrict ROLL:n to RANGE:s else REROLL:d {
+  if ROLL = RANGE { result: ROLL }
+  else { result: REROLL }
+}
+function: restrict ROLL:d to RANGE:s {
+  loop I over {1..20} { ROLL: [restrict ROLL to RANGE else ROLL] }
+  result: ROLL
+}
+"""
+
+
+def _run(text: str) -> tuple[Distribution, int]:
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        result = run_program(text)
+    return result.outputs[-1][1], budget.estimated
+
+
+def test_a_rare_out_of_range_outcome_is_answered_exactly() -> None:
+    # P(-1) = 1/8 squared twenty times: 8**-(2**20); the seven others share the rest
+    # equally, so the weights are 1 and (8**N - 1) / 7 over 8**N (8**N - 1 is 0 mod 7)
+    d, units = _run(RESTRICT + "output [restrict d{-1, 1..7} to {1..7}]\n")
+    n = 8 ** 2**20  # a 3,145,729-bit total
+    assert d.total == n
+    assert dict(d.weights) == {-1: 1, **{k: (n - 1) // 7 for k in range(1, 8)}}
+    # the old estimate (2 x the widest weight's words squared) refused this at 786,432
+    # bits: 400 M units; now linear passes, well inside the budget
+    assert units < MAX_ANYDICE_WORK // 4
+
+
+def test_a_die_with_every_weight_huge_is_refused_by_the_mixing_estimate() -> None:
+    # -1 keeps 7/15 of the mass each round: every weight grows, and the gcd of the
+    # reduction is quadratic in the smallest of them
+    with pytest.raises(LimitError, match="mixing the results of a function") as err:
+        _run(RESTRICT + "output [restrict d{-1:7, 1..8} to {1..8}]\n")
+    assert err.value.limit == "MAX_ANYDICE_WORK"
+    # refused at the round whose weights first pass a million bits (the 20th would have
+    # about eight million before reduction), before that round's gcd starts
+    bits = int(re.search(r"with ([\d,]+)-bit weights", str(err.value))[1].replace(",", ""))
+    assert 500_000 < bits < 2_000_000
+
+
+A = 3**600_000  # a 950,979-bit number
+SMALL = Distribution({-1: 1, 1: 3 * A + 1})  # one small weight beside a huge one (149c7)
+HUGE = Distribution({-1: A, 1: 3 * A + 1})  # every weight huge (149bd); cheap to reduce
+
+
+def test_mixing_beside_a_small_weight_is_linear_and_exact() -> None:
+    # P(-1) = 1/(3A + 2) in the die, and the die is chosen with that same chance: the
+    # mixture's P(-1) is its square
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        die = V.mix([(V.Die.single(SMALL), 1), (1, 3 * A + 1)])
+    t = (3 * A + 2) ** 2
+    assert die.dist.total == t
+    assert dict(die.dist.weights) == {-1: 1, 1: t - 1}
+    words = 2 * A.bit_length() // 64
+    assert budget.estimated < 200 * words  # linear in the widest weight's words
+    # twice as wide: about twice the work, not four times
+    wide = Distribution({-1: 1, 1: 3 * A * A + 1})
+    units = V.mix_work([wide, Distribution({1: 1})], [1, 3 * A * A + 1], 3 * A * A + 2)[0]
+    assert units < 3 * budget.estimated
+
+
+def test_mixing_huge_weights_only_is_charged_quadratically_and_refused() -> None:
+    units = V.mix_work([HUGE, Distribution({1: 1})], [A, 3 * A + 1], 4 * A + 1)[0]
+    words = 2 * A.bit_length() // 64  # the pre-reduction weights, ~1.9 million bits
+    assert units > words * words // 4  # one Lehmer gcd over the smallest of them
+    assert units > MAX_ANYDICE_WORK
+    with (pytest.raises(LimitError, match="mixing the results of a function"),
+          evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget):
+        V.mix([(V.Die.single(HUGE), A), (1, 3 * A + 1)])
+    assert budget.estimated < MAX_ANYDICE_WORK  # the refused step was not charged
