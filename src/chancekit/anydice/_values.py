@@ -566,6 +566,15 @@ class _RankRule(FaceRule):
         return max(per_left, mean)
 
 
+#: the big-integer work of mixing (measured at about 20 ns a unit on the loaded machine)
+#: is charged this many times over, the margin the interpreter's own units carry
+#: (charged at 20 ns, measured at 4-8: docs/anydice.md, "budget margin"), so a program
+#: that spends the budget on million-bit weights stops as soon as one that spends it on
+#: function calls (1734d: ten rounds of 8-million-bit mixtures, refused after 2.2 s CPU
+#: with a margin of 1)
+BIG_MARGIN = 3
+
+
 def int_mul_work(a: int, b: int) -> int:
     """Work units of the product of an ``a``-word and a ``b``-word integer (64-bit words):
     schoolbook, about 5 ns a word pair, or CPython's Karatsuba past a few dozen words,
@@ -601,7 +610,7 @@ def lcm_step_work(lcm: int, total: int) -> int:
     a, b = lcm.bit_length() // 64 + 1, total.bit_length() // 64 + 1
     if a <= 16 and b <= 16:
         return 0
-    return gcd_work(a, b) + int_mul_work(a, b) + int_div_work(a + b, min(a, b))
+    return (gcd_work(a, b) + int_mul_work(a, b) + int_div_work(a + b, min(a, b))) * BIG_MARGIN
 
 
 def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[int, int]:
@@ -650,7 +659,7 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
     units += small * small * 3 // 10  # Lehmer's steps on the smallest's size
     for b in bits.values():  # a division by the running gcd, then by the gcd found
         units += 2 * int_div_work((b + extra) // 64 + 1, small)
-    return units, wide
+    return units * BIG_MARGIN, wide
 
 
 def mix(results: list[tuple[Any, int]]) -> Die:
