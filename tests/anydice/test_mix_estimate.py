@@ -10,6 +10,7 @@ LimitErrors, never seconds; the expected answers are closed forms."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import pytest
 
@@ -48,6 +49,21 @@ def test_a_rare_out_of_range_outcome_is_answered_exactly() -> None:
     # the old estimate (2 x the widest weight's words squared) refused this at 786,432
     # bits: 400 M units; now linear passes, well inside the budget
     assert units < MAX_ANYDICE_WORK // 4
+
+
+def test_its_summary_moments_are_priced_and_rounded() -> None:
+    # the exact central moments of a 3-million-bit total multiply and reduce numbers a
+    # few times as wide (minutes); shape_work counts them, so the summary is rounded
+    from chancekit.dice.stats import shape, shape_work
+    from chancekit.limits import SHAPE_WORK
+
+    d, _ = _run(RESTRICT + "output [restrict d{-1, 1..7} to {1..7}]\n")
+    assert shape_work(d) > 100 * SHAPE_WORK
+    s = shape(d)
+    assert s["exact"] is False
+    n = 8 ** 2**20
+    assert s["mean"] == d.mean() == Fraction(28 * (n - 1) // 7 - 1, n)  # 4 (1 - 8**-N) - 8**-N
+    assert abs(s["variance"] - 4.0) < 1e-12  # the variance of d7, 4, less a vanishing term
 
 
 def test_a_die_with_every_weight_huge_is_refused_by_the_mixing_estimate() -> None:
