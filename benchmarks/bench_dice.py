@@ -4,6 +4,7 @@ with a timeout (reported as "timeout/fail") and run fewer times."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -119,6 +120,23 @@ def cases(quick: bool = False) -> list[Result]:
     row("20d10!!kh10 (roll20, compounding)", dist_r20.format("20d10!!kh10"),
         "x = icepool.d10.explode([10], depth=20).pool(20).highest(10).sum()",
         ">= 2x icepool", "x2", ice_repeat=1, ck_setup=r20)
+    # issue 22: keep-half scaling, the exponent of n from one doubling to the next (the
+    # time ratio's log2), chancekit and icepool in the same run; goal: icepool's or lower
+    ck_keep = "from chancekit.dice.notation import dist\n"
+    times: dict[int, tuple[float, float]] = {}
+    for n in (120, 240, 480):
+        times[n] = (cold_time(f"x = dist('{n}d6kh{n // 2}')", setup=CK + ck_keep,
+                              repeat=rep),
+                    cold_time(f"x = icepool.d6.pool({n}).highest({n // 2}).sum()",
+                              setup=ICE, repeat=1, timeout=slow))
+        out.append(Result("dice", f"{n}d6kh{n // 2} (keep-half scaling)", times[n][0], ice,
+                          times[n][1], "(report)", None, "fresh process"))
+    for lo, hi in ((120, 240), (240, 480)):
+        ours = math.log2(times[hi][0] / times[lo][0])
+        peer = math.log2(times[hi][1] / times[lo][1])
+        out.append(Result("dice", f"keep-half exponent n = {lo} -> {hi}: chancekit "
+                          f"{ours:.2f}, icepool {peer:.2f}", times[hi][0], ice, times[hi][1],
+                          "exponent <= icepool's", ours <= peer, "log2 of the time ratio"))
     for mod in ("chancekit", "chancekit.dice"):
         t = cold_time(f"import {mod}", repeat=rep)
         peer = cold_time("import icepool", repeat=rep)

@@ -262,7 +262,8 @@ def test_keep_half_of_300_dice_is_answered() -> None:
 
 @pytest.mark.parametrize(("die", "n", "k", "refused"), [
     (6, 300, 150, False), (6, 100, 90, False), (1000, 8, 4, False), (6, 20, 10, False),
-    (1000, 20, 10, True), (3000, 3, 2, True), (6111, 4, 3, True), (611, 34, 33, True)])
+    (1000, 20, 10, True), (3000, 3, 2, False), (6111, 4, 3, True), (611, 34, 33, True),
+    (6, 2000, 1000, True)])
 def test_keep_work_decisions(die: int, n: int, k: int, refused: bool) -> None:
     from chancekit import limits
     from chancekit.dice import d

@@ -419,11 +419,12 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             return die.repeat_sum(n)
         if k == 1:
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
-        _check_keep_work(die, n, k)
-        if n - k < k:
+        way = _check_keep_work(die, n, k, hi)
+        if way == "drop":
             return _cached(("drop", die, n, n - k, order),
                            lambda: _drop_sum_poly(die, n, n - k, hi))
-        return _cached(("keep", die, n, k, order), lambda: _keep_sum_poly(die, n, k, hi))
+        keep = _keep_walk_poly if way == "walk" else _keep_sum_poly
+        return _cached(("keep", die, n, k, order), lambda: keep(die, n, k, hi))
     if k == len(dice):
         total = constant(0)
         for die, n in groups:
@@ -432,47 +433,109 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
     return evaluate_pool(_keep_rules(k, order), dice)
 
 
-def keep_work(die: Distribution, n: int, k: int) -> int:
-    """Estimated work (units of about 20 ns, :mod:`chancekit.limits`) of the face walk of
-    ``n`` identical dice keeping ``k``, from the walk's own structure (measured against it
-    in benchmarks/bench_limits.py, "keep/drop"):
+def keep_work(die: Distribution, n: int, k: int, *, highest: bool = True) -> int:
+    """Estimated work (units of about 20 ns, :mod:`chancekit.limits`) of the sum of the
+    ``highest`` (else lowest) ``k`` of ``n`` identical dice: the cheapest of the three ways
+    :func:`keep_sum` has (:func:`_keep_sum_poly` by the threshold face,
+    :func:`_keep_walk_poly` by the face walk, and :func:`_drop_sum_poly` when fewer are
+    dropped than kept), each priced from its own
+    structure and measured against it in benchmarks/bench_limits.py ("keep/drop"):
 
-    * keeping (``_keep_sum_poly``): per face, ``k(k+1)/2`` polynomial-times-integer steps
-      on polynomials of up to ``j x span`` coefficients (``j`` dice kept so far), about 2
-      units a coefficient plus one a 16 words of weight, and 30 units of Python per step;
-    * dropping (``_drop_sum_poly``, fewer dropped than kept): per face and per number
-      dropped so far ``j``, ``drop - j + 1`` powers of the die's tail to the ``n - j``
+    * by the threshold face, per face ``k - 1`` products of a polynomial of up to ``k h``
+      coefficients by one of ``h + 1`` (``h``: the span beyond the face; schoolbook
+      ``a x b`` or Kronecker ``(a + b)`` times a small log factor, whichever is less),
+      a tenth of a unit per coefficient and 64-bit word of the weights; every coefficient
+      made (the products, the Horner gathering of the faces) about 0.5 unit, 0.07 while
+      they fit in 62 bits; 260 units of Python per step;
+    * by the face walk (:func:`_keep_walk_poly`): per face ``k(k+1)/2``
+      polynomial-times-integer steps on polynomials of up to ``j x span`` coefficients,
+      about 2 units a coefficient plus one a 16 words of weight, and 30 units of Python
+      per step;
+    * dropping (fewer dropped than kept): per face and per number dropped so far ``j``,
+      ``drop - j + 1`` powers of the die's tail to the ``n - j``
       (:func:`chancekit.limits.power_work` each) and 50 units of Python.
 
-    300d6kh150: 42 M (0.64 s measured); 100d6kh90: 2.1 M; 4d6111dl1: 3.8 G (refused).
+    By the threshold face: within 0.35-4.1x of the measured time over the 130 cases from
+    10 ms to 10 s of a grid of 2 to 3000 faces, 3 to 2000 dice. 300d6kh150: 1.6 M
+    (measured 20-75 ms); 1000d6kh500: 42 M (0.5 s measured); 2000d6kh1000: 320 M
+    (refused; 4.5 s measured); 4d6111dl1: 3.8 G (refused).
 
     >>> from chancekit.dice import d
-    >>> keep_work(d(6), 300, 150) // 10**6, keep_work(d(6), 4, 3)
-    (42, 1572)
+    >>> keep_work(d(6), 300, 150) // 10**5, keep_work(d(6), 4, 3)
+    (16, 1404)
     """
+    return min(w for w in _keep_costs(die, n, k, highest) if w is not None)
+
+
+def _keep_costs(die: Distribution, n: int, k: int,
+                highest: bool) -> tuple[int, int, int | None]:
+    """(by the threshold face, by the face walk, dropping or None) of :func:`keep_work`."""
     outs = die.outcomes()
-    return face_walk_work(len(outs), outs[-1] - outs[0] + 1, die.total.bit_length(), n, k)
+    top, bottom = outs[-1], outs[0]
+    hs = [top - f for f in outs] if highest else [f - bottom for f in outs]
+    return _keep_work(hs, top - bottom + 1, die.total.bit_length(), n, k)
 
 
 def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
     """:func:`keep_work` of a die known by its number of ``faces``, its ``span`` (highest
-    minus lowest face, plus one) and the bits of its total weight (``tbits``): what the
-    pool evaluator checks before building the die it will keep from."""
+    minus lowest face, plus one) and the bits of its total weight (``tbits``), its faces
+    taken as evenly spread: what the pool evaluator checks before building the die it
+    will keep from."""
+    step = (span - 1) / max(faces - 1, 1)
+    costs = _keep_work([round(i * step) for i in range(min(faces, _SAMPLED))],
+                       span, tbits, n, k, scale=faces / min(faces, _SAMPLED))
+    return min(w for w in costs if w is not None)
+
+
+#: faces priced one by one in :func:`_keep_work`; more are priced from this many samples
+_SAMPLED = 256
+
+
+def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
+               scale: float = 1.0) -> tuple[int, int, int | None]:
+    """The three ways of :func:`keep_work` (by the threshold face; by the face walk;
+    dropping, or None when as many are dropped as kept); ``hs``: each face's distance
+    to the far end of the kept side (sampled when there are many; ``scale`` faces
+    each)."""
+    faces = round(len(hs) * scale)
     words = n * tbits // 64 + 1
     drop = n - k
+    dropping = None
     if drop < k:  # read from the dropped end; each step powers a degree-n*span poly
         power = power_work(span, n * (span - 1) + 1, n * tbits)
-        return faces * (drop * (drop + 3) // 2 * power + drop * 50)
-    coefficient_ops = k * k * k * span // 6
-    return faces * (coefficient_ops * (2 + words // 16) + k * (k + 1) // 2 * 30)
+        dropping = faces * (drop * (drop + 3) // 2 * power + drop * 50)
+    if len(hs) > _SAMPLED:
+        hs = sorted(hs)
+        scale *= len(hs) / _SAMPLED
+        hs = [hs[i * len(hs) // _SAMPLED] for i in range(_SAMPLED)]
+    steps = k - 1
+    tri = steps * (steps - 1) // 2  # sum over the steps of (m - 1)
+    products = copies = 0.0
+    for h in hs:
+        if h:
+            b = h + 1
+            school = b * (steps + h * tri)
+            kronecker = 4 * max(1.0, math.log2(b)) ** 0.5 * (steps * (1 + b) + h * tri)
+            products += min(school, kronecker)
+            copies += steps * (1 + b) + h * tri
+        copies += (k + 4) * h
+    # a coefficient past 62 bits is a GMP integer: each one made costs about 40 ns
+    big = 1.0 if n * tbits > 62 else 0.15
+    work = scale * (0.093 * products * words + 0.456 * copies * big) \
+        + 264 * faces * k * (1 + words / 16)
+    walk = faces * (k * k * k * span // 6 * (2 + words // 16) + k * (k + 1) // 2 * 30)
+    return int(work) + 1, walk, dropping
 
 
-def _check_keep_work(die: Distribution, n: int, k: int) -> None:
-    """Refuse up front a face walk of ``n`` identical dice keeping ``k`` whose estimated
-    work (:func:`keep_work`) passes ``MAX_WORK`` (units of about 20 ns, so about a
-    second): 20d1000kh10 (4.8 s), 3d3000kh2 (2 s) and 4d6111dl1 (12 s) are refused,
-    300d6kh150 (0.64 s), 8d1000kh4 (0.24 s) and 100d6kh90 (9 ms) are not."""
-    work = keep_work(die, n, k)
+def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
+    """Refuse up front a sum of the ``k`` highest/lowest of ``n`` identical dice whose
+    estimated work (:func:`keep_work`) passes ``MAX_WORK`` (units of about 20 ns, so
+    about a second): 20d1000kh10 (7 s), 4d6111dl1 (12 s) and 34d611dl1 (18 s) are
+    refused, 300d6kh150 (17 ms), 8d1000kh4 (0.2 s) and 3d3000kh2 (0.14 s) are not.
+    Charges the budget; returns the cheapest way: "face", "walk" or "drop"."""
+    costs = _keep_costs(die, n, k, highest)
+    work, way = min((w, way) for w, way in zip(costs, ("face", "walk", "drop"), strict=True)
+                    if w is not None)
     faces = len(die.weights)
     if work > MAX_WORK:
         raise LimitError(
@@ -482,6 +545,7 @@ def _check_keep_work(die: Distribution, n: int, k: int) -> None:
             limit="MAX_WORK", value=work)
     limits.charge(work, f"keeping {k} of {n} dice")
     limits.count(work)
+    return way
 
 
 def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
@@ -565,6 +629,77 @@ def _keep_rules(k: int, order: str) -> _KeepRule:
 
 
 def _keep_sum_poly(die: Distribution, n: int, k: int, highest: bool) -> Distribution:
+    """Sum of the highest (``highest``) or lowest ``k`` of ``n`` copies of ``die``, by the
+    face ``f`` of the ``k``-th kept die (the threshold): ``j < k`` dice beyond ``f`` (kept
+    whole), ``t >= k - j`` dice on ``f`` (``k - j`` of them kept), the rest dropped. With
+    ``H`` the generating polynomial of one die's faces beyond ``f`` (exponent: distance
+    from ``f``) and ``L`` the weight of the faces on the dropped side,
+
+        sum_j C(n, j) T_j H^j,   T_j = sum_{t >= k-j} C(n-j, t) w_f^t L^(n-j-t),
+
+    evaluated by Horner's rule in ``H``: per face ``k - 1`` products of a polynomial of up
+    to ``k x span`` coefficients by ``H`` (at most ``span`` of them), and ``k`` updates of
+    ``T_j`` along ``n - j - (k - j) = n - k`` (each a few products by small integers). The
+    faces' terms are gathered by Horner's rule too (shift by ``k`` x the gap to the next
+    face, add). O(F · k² · span) coefficient operations: keeping half of ``n`` dice grows
+    as n² coefficient operations (n³ bit operations); 240d6kh120 in about 12 ms."""
+    if highest:
+        faces = sorted(die.outcomes())
+        ws = [die.weights[f] for f in faces]
+    else:  # the lowest k of X are minus the highest k of -X
+        faces = sorted(-f for f in die.outcomes())
+        ws = [die.weights[-f] for f in faces]
+    nf = len(faces)
+    drop = n - k
+    binom = [1] * k  # C(n, j)
+    for j in range(1, k):
+        binom[j] = binom[j - 1] * (n - j + 1) // j
+    below = [0] * nf  # weight of the faces below each (the dropped side)
+    acc_w = 0
+    for i, w in enumerate(ws):
+        below[i] = acc_w
+        acc_w += w
+    poly = flint.fmpz_poly
+    H = poly([])  # the faces above faces[i], exponent g - faces[i]
+    result = poly([])  # the faces' terms so far, exponent: sum - k * faces[i]
+    for i in range(nf - 1, -1, -1):
+        w, low = ws[i], below[i]
+        s = w + low
+        # T_j for j = k-1 .. 0 (r = n - j dice unread, at least m = k - j on the face):
+        # T(r+1, m+1) = s T(r, m) - C(r, m) w^m low^(r-m+1), the last term kept as `c`
+        lowd = low**drop
+        c = (drop + 1) * w * low * lowd  # C(r, 1) w low^(n-k+1) at r = n - k + 1
+        T = s ** (drop + 1) - low * lowd
+        r, m = drop + 1, 1
+        top = H.degree() < 0  # the top face: nothing beyond it, only j = 0 counts
+        acc = poly([]) if top else poly([binom[k - 1] * T])
+        for j in range(k - 2, -1, -1):
+            T = s * T - c
+            c = c * (r + 1) // (m + 1) * w
+            r += 1
+            m += 1
+            if not top:
+                acc = acc * H + binom[j] * T
+        if top:
+            acc = poly([T])
+        result = acc if i == nf - 1 else result.left_shift(k * (faces[i + 1] - faces[i])) + acc
+        if i:
+            H = (H + w).left_shift(faces[i] - faces[i - 1])
+    if highest:
+        return Distribution._from_poly(k * faces[0], result)
+    g = int(result.content())
+    base = k * faces[0]
+    out = {-(base + e): int(x) // g for e, x in enumerate(result.coeffs()) if x}
+    return Distribution._raw(dict(sorted(out.items())), reduced=True)
+
+
+def _keep_walk_poly(die: Distribution, n: int, k: int, highest: bool) -> Distribution:
+    """Sum of the highest (``highest``) or lowest ``k`` of ``n`` copies of ``die`` by the
+    face walk: the faces read from the kept end, the state (dice kept so far ``j < k``)
+    holding their sum as a polynomial; per face ``k(k+1)/2`` polynomial-times-integer
+    steps. O(F · k³ · span) coefficient operations, but each a product by an integer:
+    cheaper than :func:`_keep_sum_poly` for a few dice kept of a wide die with big
+    weights (20d10!!kh10 compounded: 0.6 s against 1.2 s)."""
     face_list = sorted(die.outcomes(), reverse=highest)
     fmin = min(face_list)
     ws = [die.weights[f] for f in face_list]

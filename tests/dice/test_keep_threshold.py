@@ -1,0 +1,96 @@
+"""The three ways of summing the k highest/lowest of n identical dice (issue #22 item 3,
+keep-half scaling): by the threshold face (``_keep_sum_poly``, Horner in the faces beyond
+the k-th kept die), by the face walk (``_keep_walk_poly``) and from the dropped end
+(``_drop_sum_poly``). Each is checked against brute force over every roll, and the
+estimate that picks between them grows as n^2 work units for keep-half, not n^3."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chancekit import limits
+from chancekit.dice import d
+from chancekit.dice.distribution import Distribution
+from chancekit.dice.facewalk import (
+    _drop_sum_poly,
+    _keep_costs,
+    _keep_sum_poly,
+    _keep_walk_poly,
+    keep_sum,
+    keep_work,
+)
+
+
+def brute(weights: dict[int, int], n: int, k: int, highest: bool) -> dict[int, int]:
+    """Every ordered roll of n dice, sorted, the k kept summed: no shared code."""
+    out: dict[int, int] = {}
+    for roll in itertools.product(weights.items(), repeat=n):
+        faces = sorted((f for f, _ in roll), reverse=highest)
+        w = math.prod(x for _, x in roll)
+        s = sum(faces[:k])
+        out[s] = out.get(s, 0) + w
+    g = math.gcd(*out.values())
+    return {s: w // g for s, w in sorted(out.items())}
+
+
+dice = st.dictionaries(st.integers(-6, 12), st.integers(1, 6), min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(dice, st.integers(1, 5), st.data(), st.booleans())
+def test_every_way_matches_brute_force(weights: dict[int, int], n: int, data: st.DataObject,
+                                       highest: bool) -> None:
+    k = data.draw(st.integers(1, n))
+    die = Distribution(weights)
+    want = brute(weights, n, k, highest)
+    assert dict(_keep_sum_poly(die, n, k, highest).weights) == want
+    assert dict(_keep_walk_poly(die, n, k, highest).weights) == want
+    if n - k >= 1:
+        assert dict(_drop_sum_poly(die, n, n - k, highest).weights) == want
+    assert dict(keep_sum(n * [die], **{"highest" if highest else "lowest": k}).weights) == want
+
+
+@pytest.mark.parametrize(("n", "k"), [(20, 10), (31, 15), (40, 39), (24, 2)])
+def test_the_ways_agree_on_larger_pools(n: int, k: int) -> None:
+    die = Distribution({1: 3, 2: 1, 5: 2, 9: 1})
+    for highest in (True, False):
+        a = _keep_sum_poly(die, n, k, highest)
+        assert a == _keep_walk_poly(die, n, k, highest)
+        if k > n - k:
+            assert a == _drop_sum_poly(die, n, n - k, highest)
+
+
+def test_keep_half_of_d6_mirrors() -> None:
+    high = _keep_sum_poly(d(6), 120, 60, True)
+    low = _keep_sum_poly(d(6), 120, 60, False)
+    assert {420 - x: w for x, w in low.weights.items()} == dict(high.weights)
+
+
+def test_keep_half_work_grows_as_n_squared() -> None:
+    # the face walk priced k^3 span coefficient steps (exponent 3 and more); by the
+    # threshold face it is k^2 span products: from 120 to 240 dice the work units of the
+    # cheapest way grow by at most 2^2.5 (icepool's measured exponent was 2.7)
+    small, large = keep_work(d(6), 120, 60), keep_work(d(6), 240, 120)
+    assert math.log2(large / small) <= 2.5
+    by_face, walk, _ = _keep_costs(d(6), 240, 120, True)
+    assert by_face * 20 < walk
+
+
+def test_the_cheapest_way_is_charged_and_taken() -> None:
+    # 20 compounded d10s keeping 10: few kept of a wide die with big weights, the walk wins
+    from chancekit.dice import dist
+    wide = dist("1d10!!", dialect="roll20")
+    by_face, walk, drop = _keep_costs(wide, 20, 10, True)
+    assert drop is None and walk < by_face
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        keep_sum(20 * [wide], highest=10)
+    assert budget.estimated == walk
+    # 300 d6 keeping 150: by the threshold face
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        keep_sum(300 * [d(6)], highest=150)
+    assert budget.estimated == _keep_costs(d(6), 300, 150, True)[0]
