@@ -4,8 +4,10 @@ of bits. Reducing them costs one gcd quadratic in the SMALLEST weight and linear
 over the others (the gcd starts from the smallest weight), so a die with one small weight
 beside million-bit ones (corpus 149c7: the out-of-range ``-1`` left ever rarer) is cheap
 and answered exactly, while one whose every weight is huge (149bd: most of the mass stays
-on ``-1``; ~19 s) is refused before the costly round starts. Checks count work units and
-LimitErrors, never seconds; the expected answers are closed forms."""
+on ``-1``; ~19 s) is refused before the costly round starts. Also: a sum of dense dice
+is priced by the engine's polynomial product, not pair by pair, and a die-valued count's
+mixture is charged before it runs. Checks count work units and LimitErrors, never
+seconds; the expected answers are closed forms."""
 
 from __future__ import annotations
 
@@ -107,3 +109,28 @@ def test_mixing_huge_weights_only_is_charged_quadratically_and_refused() -> None
           evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget):
         V.mix([(V.Die.single(HUGE), A), (1, 3 * A + 1)])
     assert budget.estimated < MAX_ANYDICE_WORK  # the refused step was not charged
+
+
+def test_a_sum_of_dense_dice_is_priced_by_the_engine_not_pair_by_pair() -> None:
+    # posita 36969: 14 million pairs of 5,000- and 600-bit weights were charged 34 G units
+    # as products; it is one polynomial product (0.3 s), priced by the engine
+    d, units = _run("output 2000d6+200d8+3000\n")
+    assert units < MAX_ANYDICE_WORK // 4
+    assert d.total == 6**2000 * 8**200
+    assert d.weights[5200] == 1 and d.weights[16600] == 1  # all ones, all highest: one way
+    assert d.mean() == 2000 * Fraction(7, 2) + 200 * Fraction(9, 2) + 3000
+
+
+def test_a_die_valued_count_with_huge_weights_charges_its_mixture() -> None:
+    # negative counts: no polynomial composition, a mixture of the k-fold sums whose
+    # weights carry the count die's 30,000-bit weights
+    big = 3**20_000
+    count = V.Die.single(Distribution({-2: big, 2: big + 1}))
+    with (pytest.raises(LimitError, match="mixing the sums of a die-valued count"),
+          evaluation(limit=200_000, name="MAX_ANYDICE_WORK")):
+        V.dice(count, 6)
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        die = V.dice(count, 6)
+    assert budget.estimated > 200_000
+    # P(sum = -12) = P(count = -2) / 36, exactly
+    assert die.dist.probability(-12) == Fraction(big, 36 * (2 * big + 1))
