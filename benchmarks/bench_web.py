@@ -45,7 +45,7 @@ MIXED: list[tuple[str, dict[str, Any]]] = [
                        "samples": 25}),
 ]
 #: refused up front by chancekit's own limits (422 with a "limit")
-EXPENSIVE = ["1000d6kh500", "100000d6", "100d100kh50", "1000d1000", "(10d10)d(10d10)kh5"]
+EXPENSIVE = ["2000d6kh1000", "100000d6", "100d100kh50", "1000d1000", "(10d10)d(10d10)kh5"]
 
 
 @dataclass

@@ -144,7 +144,7 @@ def test_estimate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert seed, first.err
     again = _out(capsys, ["estimate", "2d6", "-n", "200", "--seed", seed.group(1)])
     assert again.out == first.out and "not exact" in first.out
-    refused = _out(capsys, ["dist", "1000d6kh500"], code=1)
+    refused = _out(capsys, ["dist", "2000d6kh1000"], code=1)
     assert "chancekit estimate EXPR" in refused.err
 
 

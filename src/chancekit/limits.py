@@ -246,6 +246,22 @@ def charge(units: int, what: str, *, limit: int | None = None, name: str | None 
         Budget(limit, name or "MAX_WORK").charge(units, what)
 
 
+def work_limit() -> int:
+    """The work a step may still take: what is left of the open budget (``--max-work``
+    raises or lowers it), else :data:`MAX_WORK`. For steps that refuse with their own
+    message before charging.
+
+    >>> work_limit() == MAX_WORK
+    True
+    >>> with evaluation(limit=10**12, name="MAX_WORK"):
+    ...     charge(10**6, "a step")
+    ...     work_limit()
+    999999000000
+    """
+    budget = _current.get()
+    return MAX_WORK if budget is None else budget.limit - budget.estimated
+
+
 def check(units: int, what: str) -> None:
     """Refuse now if the open budget cannot also pay ``units`` that a *later* step will
     charge (a look-ahead: nothing is charged). Used where cheap work comes first and the

@@ -94,3 +94,24 @@ def test_the_cheapest_way_is_charged_and_taken() -> None:
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         keep_sum(300 * [d(6)], highest=150)
     assert budget.estimated == _keep_costs(d(6), 300, 150, True)[0]
+
+
+def test_the_open_budget_sets_the_limit_not_max_work() -> None:
+    # `--max-work N` opens a budget of N units: a keep past MAX_WORK is answered in it, and
+    # a smaller budget refuses a keep that MAX_WORK lets through (pool.py/facewalk.py used
+    # to compare with the constant MAX_WORK directly)
+    from chancekit.dice.pool import largest_set
+    from chancekit.errors import LimitError
+
+    work = keep_work(d(6), 1100, 550)
+    assert work > limits.MAX_WORK
+    with pytest.raises(LimitError):
+        keep_sum(1100 * [d(6)], highest=550)
+    with limits.evaluation(limit=2 * work, name="MAX_WORK") as budget:
+        assert keep_sum(1100 * [d(6)], highest=550).total > 0
+    assert budget.estimated == work
+    with limits.evaluation(limit=1000, name="MAX_WORK"):
+        with pytest.raises(LimitError, match="budget"):
+            keep_sum(60 * [d(6)], highest=30)
+        with pytest.raises(LimitError, match="budget"):
+            largest_set(300 * [d(6)])

@@ -127,7 +127,7 @@ def test_tune_job_reports_progress_and_the_winners(server_url: str) -> None:
     (b'{"expressions": ["\\ud800"]}', 422, "NotationError"),
     (b'{"expressions": [{"label": "\\udfff", "text": "1d6\\ud800"}]}', 422, "NotationError"),
     (b'{"expressions": ["4d6kq3"]}', 422, "NotationError"),
-    (b'{"expressions": ["1000d6kh500"]}', 422, "LimitError"),
+    (b'{"expressions": ["2000d6kh1000"]}', 422, "LimitError"),
     (b'{"expressions": ["3d6"], "dialect": "klingon"}', 422, "InvalidValueError"),
     (b'{"expressions": ["3d6"], "dialect": 3}', 400, "BadRequest"),
 ])
@@ -194,7 +194,7 @@ def test_estimate_is_reproducible_and_bounded(server_url: str) -> None:
     """/api/estimate rolls each line with chancekit.roll from PCG32(seed, line): the same
     counts as rolling here; every frequency lies in its 95 % interval; it also answers for
     an expression the exact engine refuses."""
-    status, doc = call(server_url, "/api/estimate", {"expressions": ["3d6", "1000d6kh500"],
+    status, doc = call(server_url, "/api/estimate", {"expressions": ["3d6", "100d100kh50"],
                                                      "samples": 300, "seed": 11})
     assert status == 200, doc
     first, second = doc["series"]
@@ -209,9 +209,9 @@ def test_estimate_is_reproducible_and_bounded(server_url: str) -> None:
         assert all(r["lo"] <= r["p"] <= r["hi"] for r in s["rows"])
         assert s["mean_lo"] <= s["mean"] <= s["mean_hi"]
         assert sum(r["count"] for r in s["rows"]) == s["samples"] >= 64
-    assert 500 * 3.5 < second["mean"] < 500 * 6   # the 500 highest of 1000d6
+    assert 50 * 50.5 < second["mean"] < 50 * 100   # the 50 highest of 100d100
     with pytest.raises(chancekit.LimitError):
-        chancekit.dist("1000d6kh500")
+        chancekit.dist("100d100kh50")
     # a line that cannot even be rolled says so, with its index
     status, doc = call(server_url, "/api/estimate", {"expressions": ["1d6", "20000d6"]})
     assert status == 422 and doc["error"]["index"] == 1
@@ -306,7 +306,7 @@ def test_unknown_routes_are_json(server_url: str) -> None:
 
 def test_eight_concurrent_requests(server_url: str) -> None:
     bodies = [{"expressions": [f"{k}d6kh3", "2d20kh1+5"]} for k in range(3, 7)] + [
-        {"expressions": ["4d6kq3"]}, {"expressions": ["1000d6kh500"]},
+        {"expressions": ["4d6kq3"]}, {"expressions": ["2000d6kh1000"]},
         {"expressions": ["\ud800"]}, {"expressions": ["10d10>=8"]}]
     with ThreadPoolExecutor(8) as ex:
         got = list(ex.map(lambda b: call(server_url, "/api/dist", b), bodies))
@@ -335,12 +335,12 @@ def test_time_limit_stops_the_work(strict_server_url: str) -> None:
 
 
 def test_lines_before_a_refused_line_are_kept(server_url: str) -> None:
-    status, doc = call(server_url, "/api/dist", {"expressions": ["3d6", "1000d6kh500",
+    status, doc = call(server_url, "/api/dist", {"expressions": ["3d6", "2000d6kh1000",
                                                                  "2d6"]})
     assert status == 422 and doc["error"]["index"] == 1
     assert [p["series"]["label"] for p in doc["error"]["partial"]] == ["3d6"]
     # a refusal of the first line has nothing to keep
-    status, doc = call(server_url, "/api/dist", {"expressions": ["1000d6kh500", "3d6"]})
+    status, doc = call(server_url, "/api/dist", {"expressions": ["2000d6kh1000", "3d6"]})
     assert status == 422 and "partial" not in doc["error"]
 
 

@@ -340,9 +340,9 @@ def test_notation_error_inline_with_caret(page: Any, server_url: str) -> None:
     assert "line 3" in box.inner_text()
     assert page.inner_text("#error pre .src") == "4d6kq3"
     assert page.inner_text("#error pre .caret") == "    ^"   # under the 'q' (column 5)
-    calculate(page, "1000d6kh500", value="error")
+    calculate(page, "2000d6kh1000", value="error")
     with pytest.raises(chancekit.LimitError) as refused:
-        chancekit.dist("1000d6kh500")
+        chancekit.dist("2000d6kh1000")
     assert f"limit: {refused.value.limit}" in page.inner_text("#error .error")
 
 
@@ -351,7 +351,7 @@ def test_estimate_where_exact_work_is_refused(page: Any, server_url: str) -> Non
     named as one, from a reported seed."""
     page.goto(server_url)
     wait(page)
-    calculate(page, "3d6\n1000d6kh500", value="error")
+    calculate(page, "3d6\n100d100kh50", value="error")
     assert set(chart_points(page)) == {"3d6"}     # the line before it is kept
     assert "line 2" in page.inner_text("#error .error")
     message = page.inner_text("#error .error")
@@ -362,7 +362,7 @@ def test_estimate_where_exact_work_is_refused(page: Any, server_url: str) -> Non
     assert "Monte Carlo" in page.inner_text("#estimate-method")
     bars = page.locator("#est-chart svg rect.bar").count()
     assert bars > 5 and page.locator("#est-chart svg line.err").count() == bars
-    samples = page.inner_text('#est-summary tr[data-series="1000d6kh500"] td.samples')
+    samples = page.inner_text('#est-summary tr[data-series="100d100kh50"] td.samples')
     assert int(samples.split()[0]) >= 64
     # the seed shown is the one used (a drawn seed fits a JavaScript number exactly)
     seed = int(page.inner_text('#est-summary td.seed').split()[0])

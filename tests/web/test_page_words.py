@@ -27,7 +27,7 @@ def _fair(spec: str, n: int, samples: int) -> Any:
 
 REFUSALS: list[Callable[[], Any]] = [
     lambda: chancekit.dist("100001d6"),                          # MAX_DICE
-    lambda: chancekit.dist("1000d6kh500"),                       # MAX_WORK, keep
+    lambda: chancekit.dist("2000d6kh1000"),                      # MAX_WORK, keep
     lambda: chancekit.dist("831d100"),                           # MAX_WORK, sum
     lambda: chancekit.dist("4d6k3", dialect="klingon"),
     lambda: chancekit.TabletopTable.build("2d20"),               # rows: two-stage

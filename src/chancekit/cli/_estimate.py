@@ -29,12 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-n give the same answer; without --seed the seed drawn is printed. "
         "(chancekit.dice.montecarlo.estimate)",
         epilog="examples:\n"
-        '  chancekit estimate "1000d6kh500" -n 2000 --seed 1\n'
+        '  chancekit estimate "100d100kh50" -n 2000 --seed 1\n'
         '  chancekit estimate "4d6kh3" -n 10000 --seed 7 --json\n'
         '  chancekit estimate "20d10!kh10" --seconds 5',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("notation", help='dice expression, e.g. "1000d6kh500" (quote it)')
+    p.add_argument("notation", help='dice expression, e.g. "100d100kh50" (quote it)')
     add_dialect_option(p)
     p.add_argument("-n", type=int, default=10_000, metavar="N",
                    help="rolls to make (default 10000)")

@@ -363,10 +363,10 @@ def largest_set(dice: Sequence[Distribution]) -> Distribution:
     if len(groups) == 1:
         die, n = groups[0]
         work = _largest_work(die, n)
-        if work > MAX_WORK:
+        if work > (most := limits.work_limit()):
             raise LimitError(
                 f"the largest set of {n} dice needs about {work:,} units of work, more than "
-                f"MAX_WORK = {MAX_WORK:,}; use fewer dice (300d6 takes about half "
+                f"the MAX_WORK budget ({most:,}); use fewer dice (300d6 takes about half "
                 "a second)", limit="MAX_WORK", value=work)
         limits.charge(work, f"the largest set of {n} dice")
         limits.count(work)
@@ -487,10 +487,10 @@ def neon_city_overdrive(action: int, danger: int, *, die: Distribution | None = 
     if action == 0:
         return constant(0)
     work = nco_work(die, action, danger)
-    if work > MAX_WORK:
+    if work > (most := limits.work_limit()):
         raise LimitError(
-            f"{action} action vs {danger} danger dice needs about {work} steps, more than "
-            f"MAX_WORK = {MAX_WORK}; use fewer dice", limit="MAX_WORK",
+            f"{action} action vs {danger} danger dice needs about {work:,} steps, more "
+            f"than the MAX_WORK budget ({most:,}); use fewer dice", limit="MAX_WORK",
             value=work)
     return _cached(("nco", die, action, danger), lambda: _nco_fast(die, action, danger))
 

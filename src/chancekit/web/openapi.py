@@ -106,7 +106,7 @@ def openapi_document() -> dict[str, Any]:
                 "mean_hi), sd, quantiles; 'samples' says how many rolls were made, "
                 "'complete' whether all that were asked. The same seed and samples give "
                 "the same answer; without a seed one is drawn and reported.",
-                {"expressions": ["1000d6kh500"], "samples": 10000, "seed": 7},
+                {"expressions": ["100d100kh50"], "samples": 10000, "seed": 7},
                 {"expressions": {"type": "array", "maxItems": 12}, "dialect": D,
                  "samples": i, "seed": i}, ["expressions"]),
             "/api/table": _post(

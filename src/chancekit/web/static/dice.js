@@ -161,7 +161,7 @@
     }
     const d = r.data;
     $("#estimate-method").textContent = `${d.method}. Computed in ${num(d.elapsed_ms / 1000, 2)} s.`;
-    // many whole-number totals (1000d6kh500 spans hundreds): about 40 bins of equal width,
+    // many whole-number totals (2000d6kh1000 spans hundreds): about 40 bins of equal width,
     // each with its own Wilson interval, instead of hundreds of bars seen once or twice
     const wide = d.series.length === 1 && d.series[0].rows.length > 60 &&
       d.series[0].rows.every((r) => Number.isInteger(r.x));
