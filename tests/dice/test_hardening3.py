@@ -279,8 +279,14 @@ def test_a_keep_after_rerolls_is_priced_before_them() -> None:
     # would count 5 M more before the keep refused: nothing is counted now
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         with pytest.raises(LimitError) as info:
-            dist("(-58d1000000ro>3kl4/2)")
+            dist("58d1000000ro>3kl4")
     assert info.value.limit == "MAX_WORK" and "keeping 4 of 58 dice" in str(info.value)
+    assert budget.counted == 0
+    # with a map after it, the tree alone refuses it (the keep has 4 M outcomes at least)
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as info:
+            dist("(-58d1000000ro>3kl4/2)")
+    assert info.value.limit == "MAX_WORK" and "priced before any step" in str(info.value)
     assert budget.counted == 0
 
 
@@ -347,3 +353,46 @@ def test_the_reroll_look_ahead_of_a_huge_pool_is_cheap() -> None:
     error, _, calls = measure(lambda: dist("77167d2974rr<6k>3kh3!"))
     assert isinstance(error, LimitError) and error.limit == "MAX_POOL_STATES"
     assert calls < MAX_CALLS
+
+
+# tools/fuzz.py --notation, issue #22 (re-measured 2026-11-25): refused only after 1-3 s of
+# CPU, with 30-50 M units counted; now refused before the costly step, with at most a
+# fifth of MAX_WORK counted (the pool's own enumeration, for 80d3pl1e<3)
+FOUND_LATE_2 = [
+    ("d8*(-10d970946kh1)", "roll20", "MAX_PAIRS"),          # kept 10 million-faced dice
+    ("45d313677kh1%56D{4,+433387,977652}kh3", "roll20", "MAX_PAIRS"),
+    ("-36d973704p<=7", "avrae", "MAX_WEIGHT_BITS"),       # dropped by value on 1 M faces
+    ("(-5d558783rr2ro>6rr<4)+1>=39d3ph3ph161", "avrae", "MAX_WEIGHT_BITS"),
+    ("80d652403ro4mi-2", "avrae", "MAX_WEIGHT_BITS"),
+    ("(67D6)d20//-15<(339d{1,7,6}kl4kh40kl4-6+2)", "roll20", "MAX_WORK"),  # rolled count
+    ("--3d3*(-+(2d10*d20)d%)==9d6ro<=2", "roll20", "MAX_WORK"),
+    ("80d3pl1e<3", "avrae", "MAX_WORK"),                    # 61 sizes of exploding dice
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "limit"), FOUND_LATE_2)
+def test_more_late_refusals_are_up_front(text: str, dialect: str, limit: str) -> None:
+    from chancekit import limits
+
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as info:
+            dist(text, dialect=dialect)
+    assert info.value.limit == limit, info.value
+    assert budget.counted <= limits.MAX_WORK // 5, (text, budget.counted)
+
+
+def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
+    """The outcomes the tree counts for a keep (every sum of the kept dice's faces) are
+    never more than the evaluation's: its bound stays under what the steps charge."""
+    from chancekit import limits
+    from chancekit.dice._estimate import lower_bound
+    from chancekit.dice._parse import parse
+
+    for text in ("-(4d6kh3)", "4d6kh3*2", "-(10d20ro<3kl2)", "5d{1,1,4,9}ph2*3",
+                 "d100*(3d100kh1)", "(8d10kh3)/(2d10kl1)", "-(6d6k0)"):
+        tree = parse(text, "avrae")
+        bound = lower_bound(tree)
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            got = dist(text)
+        assert bound.work <= budget.estimated, (text, bound.work, budget.estimated)
+        assert bound.lo <= len(got), (text, bound.lo, len(got))

@@ -9,8 +9,16 @@ charge: the power of a plain ``NdX``, the map of a unary minus or of an arithmet
 with a constant side (:data:`~chancekit.limits.MAP_WORK`, or
 :data:`~chancekit.limits.FRACTION_MAP_WORK` where the outcomes are surely fractions), the
 pairs of a pairwise step. Outcome counts are bounded from below too (``NdX`` has exactly
-``N(X - 1) + 1`` sums; ``|A + B| >= |A| + |B| - 1`` for sets of numbers). Steps it cannot
-read (pools with operators, rolled counts) count as free and as one outcome.
+``N(X - 1) + 1`` sums; ``|A + B| >= |A| + |B| - 1`` for sets of numbers; keeping the ``m``
+highest or lowest of ``N`` dice of ``X`` faces, rerolled once or not, still gives every sum
+of ``m`` faces: at least ``m(X - 1) + 1``). Steps it cannot read (other pool operators,
+rolled counts) count as free and as one outcome.
+
+A pairwise step (``*``, ``/``, ``//``, ``%``, a comparison, or ``+``/``-`` of fractions)
+whose sides have at least ``MAX_PAIRS`` pairs of outcomes between them is refused by
+``MAX_PAIRS`` when it is reached; this pass raises :class:`Refused` for it instead, before
+any work (``d8*(-10d970946kh1)`` kept the highest of ten million-faced dice for 1.8 s, then
+was refused).
 
 Because every term is at most what the evaluation will charge, refusing when the bound
 passes ``MAX_WORK`` refuses only what the evaluation would refuse anyway — now, before any
@@ -42,7 +50,16 @@ from chancekit.limits import (
     power_work,
 )
 
-__all__ = ["Bound", "lower_bound"]
+__all__ = ["Bound", "Refused", "lower_bound"]
+
+
+class Refused(Exception):
+    """A step the tree shows will be refused by its own limit (``MAX_PAIRS``): ``what``
+    says why, ``col`` is the step's column."""
+
+    def __init__(self, what: str, col: int, limit: str, value: int) -> None:
+        super().__init__(what)
+        self.what, self.col, self.limit, self.value = what, col, limit, value
 
 
 @dataclass(frozen=True)
@@ -92,11 +109,38 @@ def lower_bound(node: Node) -> Bound:
     return Bound(1, False, False, False, work)
 
 
-def _dice(node: Dice) -> Bound:
-    if any(op.kind not in ("mark", "sort") for op in node.ops):
-        return _UNKNOWN
-    faces = node.faces
+def _kept(node: Dice) -> int | None:
+    """How many dice's faces are summed when the operators only keep or drop the highest
+    or lowest dice (one such operator) or reroll once (every face stays possible), else
+    None (operators this pass does not read)."""
     n = node.count
+    kept = n
+    keeps = 0
+    for op in node.ops:
+        if op.kind in ("mark", "sort", "ro"):
+            continue
+        if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
+            keeps += 1
+            num = min(max(op.sels[0].num, 0), n)
+            kept = num if op.kind == "k" else n - num
+            continue
+        return None
+    return kept if keeps <= 1 else None
+
+
+def _dice(node: Dice) -> Bound:
+    if not node.ops:
+        n = node.count
+    else:  # the m dice kept: at least m(k - 1) + 1 sums, their work is not priced here
+        m = _kept(node)
+        if m is None:
+            return _UNKNOWN
+        k = len(node.faces) if isinstance(node.faces, range) else len(set(node.faces))
+        if m == 0 or k <= 1:
+            return Bound(1, True, False, True, 0)
+        consecutive = isinstance(node.faces, range) and node.faces.step == 1
+        return Bound(m * (k - 1) + 1, False, False, consecutive, 0)
+    faces = node.faces
     if isinstance(faces, range) and faces.step == 1:
         k, lo_f, hi_f, tbits = len(faces), faces.start, faces.stop - 1, len(faces).bit_length()
         consecutive = True
@@ -141,6 +185,11 @@ def _binary(node: Binary) -> Bound:
         return Bound(lo, False, frac, consecutive, work + many.lo * rate)
     pairs = a.lo * b.lo
     if pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
+        if a.lo >= 2 and b.lo >= 2 and (op not in ("+", "-") or a.frac or b.frac):
+            # surely pairwise (neither side one outcome, not a polynomial sum): refuse now
+            raise Refused(f"{op} would visit at least {pairs:,} outcome pairs, more than "
+                          f"MAX_PAIRS = {MAX_PAIRS:,}; reduce the outcomes first "
+                          "(map/clamp)", node.col, "MAX_PAIRS", pairs)
         step = 0
     elif op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product (charged past 400 pairs) or the pairs

@@ -20,6 +20,7 @@ or, for item pools, whatever the items hold.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -263,6 +264,7 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     if not ops:
         return die.repeat_sum(n)
     if all(_is_per_die(op) for op in ops):
+        _check_span_ahead(die, n, ops)
         return per_die(die, ops, depth).repeat_sum(n)
     # one-die-to-one-die operators including a compounding explosion, then only keep/drop,
     # clamp or count: the compounded die is a new die (``10d10!!kh5``)
@@ -301,6 +303,59 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
             return _keep(unit, n, k, sel.cat == "h")
         return _keep(unit, n, n - k, sel.cat == "l")
     return _general(dict(die.weights), n, ops, depth)
+
+
+def _span_after(die: Distribution, ops: Sequence[Op]) -> tuple[int, int] | None:
+    """Two outcomes a die surely can still show after the per-die operators ``ops``
+    (rerolls, clamps, keep/drop by value; no explosion or count), read from its eight
+    lowest and eight highest faces alone (O(operators), whatever the die's size); None
+    when fewer than two are known. A reroll keeps the faces it does not match and, if it
+    matches one, brings back the raw die's; a clamp moves them; a keep or drop by value
+    sends the dice it takes out to 0 for good."""
+    w = die.weights
+    if len(w) < 2 or not die._int or any(op.kind not in ("rr", "ro", "mi", "ma", "k", "p")
+                                         for op in ops):
+        return None
+    raw = set(itertools.islice(iter(w), 8)) | set(itertools.islice(reversed(w), 8))
+    live, out = set(raw), set()
+    for op in ops:
+        if op.kind in ("mi", "ma"):
+            num = op.sels[-1].num
+            live = {max(v, num) if op.kind == "mi" else min(v, num) for v in live}
+            continue
+        hit = {v for v in live if op.matches(v)}
+        if op.kind in ("rr", "ro"):
+            live -= hit
+            if hit:  # rerolled: the raw die again (rr: its faces it does not match)
+                live |= {v for v in raw if op.kind == "ro" or not op.matches(v)}
+        elif op.kind == "k":
+            out |= {0} if live - hit else set()
+            live = hit
+        else:
+            out |= {0} if hit else set()
+            live -= hit
+    known = live | out
+    return (min(known), max(known)) if len(known) >= 2 else None
+
+
+def _check_span_ahead(die: Distribution, n: int, ops: Sequence[Op]) -> None:
+    """Before the per-die operators ``ops`` run over every face of a big die, refuse the
+    sum of ``n`` such dice that :meth:`Distribution.repeat_sum` would refuse anyway (its
+    span, from two outcomes the die surely keeps, past ``MAX_OUTCOMES``):
+    ``-36d973704p<=7`` matched a million faces for 1.1 s, then was refused."""
+    if n < 2 or len(die) < 1000:
+        return
+    ends = _span_after(die, ops)
+    if ends is None:
+        return
+    lo, hi = ends
+    span = n * (hi - lo) + 1
+    if span > MAX_OUTCOMES:
+        raise LimitError(
+            f"{n} dice with outcomes {lo}..{hi} (at least) would give {span} outcomes or "
+            f"more, past MAX_OUTCOMES = {MAX_OUTCOMES} / MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS}; "
+            "use fewer dice or the mean and variance (they scale with n)",
+            limit="MAX_WEIGHT_BITS", value=span)
 
 
 def _check_keep_ahead(die: Distribution, n: int, keep: int, head: Sequence[Op]) -> None:
@@ -846,7 +901,17 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         if top == 0:
             break
         nxt: dict[tuple[tuple[Any, ...], Any, int], int] = {}
-        for m in {m for (_, _, m) in pending} - set(mcache) - {0}:
+        fresh = {m for (_, _, m) in pending} - set(mcache) - {0}
+        # the multisets of every size and this level's merges, priced before the first is
+        # built (80d3pl1e<3 enumerated 61 sizes one by one, then was refused: 1 s)
+        sizes = {m: len(mcache[m]) if m in mcache else math.comb(m + len(base) - 1,
+                                                                   len(base) - 1)
+                 for (_, _, m) in pending if m}
+        limits.check(TUPLE_WORK * (sum(sizes[m] * (m + len(base)) for m in fresh)
+                                   + sum(sizes[m] * (len(tup) + m + 120) if m else len(tup) + 1
+                                         for (tup, _, m) in pending)),
+                     "exploding the dice of this pool")
+        for m in fresh:
             mcache[m] = _multisets(base, m)
         budget.plan(sum(len(mcache[m]) * (len(tup) + m + 120) if m else len(tup) + 1
                         for (tup, _, m) in pending), "exploding the dice of this pool")
