@@ -115,3 +115,20 @@ def test_the_open_budget_sets_the_limit_not_max_work() -> None:
             keep_sum(60 * [d(6)], highest=30)
         with pytest.raises(LimitError, match="budget"):
             largest_set(300 * [d(6)])
+
+
+def test_the_highest_of_many_wide_dice_is_priced_before_it_runs() -> None:
+    # 1000d100000kh1 ran 26 s (a face check per copy of the die, 10^8 of them) and 3 s of
+    # powers before this; now priced by extreme_work and refused with nothing counted
+    from chancekit.dice.facewalk import extreme_work
+    from chancekit.errors import LimitError
+
+    wide = d(100000)
+    assert extreme_work(wide, 1000) > limits.MAX_WORK
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError, match="highest of 1000 dice"):
+            keep_sum(1000 * [wide], highest=1)
+    assert budget.counted == 0
+    # and it is right where it runs: the highest of 3 d4 against brute force
+    assert dict(keep_sum(3 * [d(4)], highest=1).weights) == brute({f: 1 for f in range(1, 5)},
+                                                                   3, 1, True)

@@ -506,8 +506,7 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
     :func:`keep_sum`, else one face walk of :func:`evaluate_pool`."""
     if n == 1:
         return base.map(lambda x: x * ranks[1]) if ranks[1] != 1 else base
-    charge_bits(len(base) * n * n, *([base] * n))  # weights of n dice multiplied
-    if all(v == 1 for v in ranks.values()):
+    if all(v == 1 for v in ranks.values()):  # these price their own work, bits included
         k = len(ranks)
         if k == n:
             return base.repeat_sum(n)
@@ -515,6 +514,7 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
             return keep_sum(n * [base], highest=k)
         if set(ranks) == set(range(n - k + 1, n + 1)):
             return keep_sum(n * [base], lowest=k)
+    charge_bits(len(base) * n * n, *([base] * n))  # weights of n dice multiplied
     return evaluate_pool(_RankRule(tuple(sorted(ranks.items()))), n * [base])
 
 

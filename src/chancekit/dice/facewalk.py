@@ -411,16 +411,25 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
     order = "descending" if highest is not None else "ascending"
     if k == 0:
         return constant(0)
-    for die in dice:
+    groups = _group(dice)
+    for die, _ in groups:  # each distinct die once (n copies of a d100000: 10^5 checks)
         if not all(isinstance(x, int) for x in die.outcomes()):
             raise InvalidTypeError("keep_sum: faces", die.outcomes(), "integers")
-    groups = _group(dice)
     if len(groups) == 1:
         die, n = groups[0]
         hi = order == "descending"
         if k == n:
             return die.repeat_sum(n)
         if k == 1:
+            work = extreme_work(die, n)
+            if work > (most := limits.work_limit()):
+                raise LimitError(
+                    f"the {'highest' if hi else 'lowest'} of {n} dice with {len(die)} faces "
+                    f"needs about {work:,} units of work, more than the MAX_WORK budget "
+                    f"({most:,}); use fewer or smaller dice, or estimate it by rolling "
+                    "(chancekit.roll) many times", limit="MAX_WORK", value=work)
+            limits.charge(work, f"the highest or lowest of {n} dice")
+            limits.count(work)
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
         way = _check_keep_work(die, n, k, hi)
         if way == "drop":
@@ -549,6 +558,20 @@ def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
     limits.charge(work, f"keeping {k} of {n} dice")
     limits.count(work)
     return way
+
+
+def extreme_work(die: Distribution, n: int) -> int:
+    """Estimated work (units of about 20 ns) of :func:`_extreme_iid`: per face one power to
+    the ``n`` of an integer, ``n x bits`` of the die's total wide (repeated squaring, about
+    words^1.58 x log2 n word products), and 40 units of Python. Measured: 3000 dice of 10000
+    faces 1.24 s (66 M units: refused), 1000 dice of 1000 faces 14 ms (0.6 M).
+
+    >>> from chancekit.dice import d
+    >>> extreme_work(d(1000), 1000) // 10**3
+    627
+    """
+    words = n * die.total.bit_length() // 64 + 1
+    return int(len(die) * (40 + words ** 1.58 * math.log2(n + 1) / 50)) + 1
 
 
 def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
