@@ -367,6 +367,7 @@ FOUND_LATE_2 = [
     ("(67D6)d20//-15<(339d{1,7,6}kl4kh40kl4-6+2)", "roll20", "MAX_WORK"),  # rolled count
     ("--3d3*(-+(2d10*d20)d%)==9d6ro<=2", "roll20", "MAX_WORK"),
     ("80d3pl1e<3", "avrae", "MAX_WORK"),                    # 61 sizes of exploding dice
+    ("-5D889485kl1", "avrae", "MAX_WORK"),                  # the keep priced in the tree
 ]
 
 
@@ -389,7 +390,8 @@ def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
     from chancekit.dice._parse import parse
 
     for text in ("-(4d6kh3)", "4d6kh3*2", "-(10d20ro<3kl2)", "5d{1,1,4,9}ph2*3",
-                 "d100*(3d100kh1)", "(8d10kh3)/(2d10kl1)", "-(6d6k0)"):
+                 "d100*(3d100kh1)", "(8d10kh3)/(2d10kl1)", "-(6d6k0)", "-(300d6kh150)",
+                 "-(20d1000kh1)", "-(50d100000kl1)", "-(40d30dh39)", "-(200d20ph1)"):
         tree = parse(text, "avrae")
         bound = lower_bound(tree)
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:

@@ -36,8 +36,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary
+from chancekit.dice.distribution import Distribution
+from chancekit.dice.facewalk import extreme_work, face_walk_work
 from chancekit.limits import (
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
@@ -129,17 +132,13 @@ def _kept(node: Dice) -> int | None:
 
 
 def _dice(node: Dice) -> Bound:
-    if not node.ops:
-        n = node.count
-    else:  # the m dice kept: at least m(k - 1) + 1 sums, their work is not priced here
+    n = node.count
+    if node.ops:  # the m dice kept: at least m(k - 1) + 1 sums
         m = _kept(node)
         if m is None:
             return _UNKNOWN
-        k = len(node.faces) if isinstance(node.faces, range) else len(set(node.faces))
-        if m == 0 or k <= 1:
-            return Bound(1, True, False, True, 0)
-        consecutive = isinstance(node.faces, range) and node.faces.step == 1
-        return Bound(m * (k - 1) + 1, False, False, consecutive, 0)
+        if m < n or any(op.kind == "ro" for op in node.ops):
+            return _keep(node, m)
     faces = node.faces
     if isinstance(faces, range) and faces.step == 1:
         k, lo_f, hi_f, tbits = len(faces), faces.start, faces.stop - 1, len(faces).bit_length()
@@ -160,6 +159,37 @@ def _dice(node: Dice) -> Bound:
     if n >= 2 and span <= MAX_OUTCOMES and span * n * tbits <= MAX_WEIGHT_BITS:
         work = power_work(hi_f - lo_f + 1, span, n * tbits)  # what repeat_sum charges
     return Bound(lo, False, False, consecutive, work)
+
+
+def _keep(node: Dice, m: int) -> Bound:
+    """The bound of ``m`` of the ``count`` dice of ``node`` kept (highest or lowest): every
+    sum of ``m`` faces; on a plain ``dN`` (``ro`` changes the die) the work of the keep:
+    what :func:`~chancekit.dice.facewalk.extreme_work` charges for one die kept, nine
+    tenths of :func:`~chancekit.dice.facewalk.face_walk_work` (a sampled price) else."""
+    faces, n = node.faces, node.count
+    k = len(faces) if isinstance(faces, range) else len(set(faces))
+    if m == 0 or k <= 1:
+        return Bound(1, True, False, True, 0)
+    plain = (isinstance(faces, range) and faces.step == 1 and n >= 2
+             and not any(op.kind == "ro" for op in node.ops))
+    work = 0
+    if plain and m == 1:
+        work = extreme_work(cast(Distribution, _Shape(k, k)), n)
+    elif plain:
+        work = face_walk_work(k, k, k.bit_length(), n, m) * 9 // 10
+    consecutive = isinstance(faces, range) and faces.step == 1
+    return Bound(m * (k - 1) + 1, False, False, consecutive, work)
+
+
+class _Shape:
+    """What the work estimates of the face walk read of a die: its number of faces and
+    its total weight (a ``dN`` not built)."""
+
+    def __init__(self, faces: int, total: int) -> None:
+        self.faces, self.total = faces, total
+
+    def __len__(self) -> int:
+        return self.faces
 
 
 def _binary(node: Binary) -> Bound:
