@@ -77,7 +77,7 @@ def test_keep_half_work_grows_as_n_squared() -> None:
     # cheapest way grow by at most 2^2.5 (icepool's measured exponent was 2.7)
     small, large = keep_work(d(6), 120, 60), keep_work(d(6), 240, 120)
     assert math.log2(large / small) <= 2.5
-    by_face, walk, _ = _keep_costs(d(6), 240, 120, True)
+    by_face, walk, _, _ = _keep_costs(d(6), 240, 120, True)
     assert by_face * 20 < walk
 
 
@@ -85,7 +85,7 @@ def test_the_cheapest_way_is_charged_and_taken() -> None:
     # 20 compounded d10s keeping 10: few kept of a wide die with big weights, the walk wins
     from chancekit.dice import dist
     wide = dist("1d10!!", dialect="roll20")
-    by_face, walk, drop = _keep_costs(wide, 20, 10, True)
+    by_face, walk, drop, _ = _keep_costs(wide, 20, 10, True)
     assert drop is None and walk < by_face
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         keep_sum(20 * [wide], highest=10)
@@ -132,3 +132,24 @@ def test_the_highest_of_many_wide_dice_is_priced_before_it_runs() -> None:
     # and it is right where it runs: the highest of 3 d4 against brute force
     assert dict(keep_sum(3 * [d(4)], highest=1).weights) == brute({f: 1 for f in range(1, 5)},
                                                                    3, 1, True)
+
+
+def test_few_faces_far_apart_take_the_general_walk() -> None:
+    # d{1, 10^9}: the dense ways pay for a span of 10^9 (refused before); the general walk
+    # keeps only the sums that occur. Closed form: c ~ Binomial(20, 1/2) dice show 10^9,
+    # the 10 highest sum to min(c, 10) x 10^9 + (10 - min(c, 10)) x 1
+    from chancekit.dice import dist
+
+    big = 10**9
+    got = dist("20d{1,1000000000}kh10")
+    want: dict[int, int] = {}
+    for c in range(21):
+        top = min(c, 10)
+        s = top * big + (10 - top)
+        want[s] = want.get(s, 0) + math.comb(20, c)
+    assert got == Distribution(want)
+    far = Distribution({-10**12: 1, 10**12: 1})
+    _, _, _, pool = _keep_costs(far, 5, 2, True)
+    assert pool is not None and pool < limits.MAX_WORK
+    assert dict(keep_sum(5 * [far], lowest=2).weights) == brute({-10**12: 1, 10**12: 1},
+                                                                   5, 2, False)

@@ -382,8 +382,17 @@ class _KeepRule(FaceRule):
         return state[1]
 
     def state_bound(self, faces: Sequence[Any], dice: int) -> int:
-        # (kept so far < k, their sum): sums of up to k faces
-        return self.k * (self.k * (max(faces) - min(faces)) + 1) + 1
+        return _keep_states(len(faces), max(faces) - min(faces) + 1, self.k)
+
+
+def _keep_states(faces: int, span: int, k: int) -> int:
+    """Bound on the states of the keep rule: (kept so far < k, their sum), the sums of up
+    to k - 1 faces: at most ``j x (span - 1) + 1`` and at most the multisets of ``j`` of
+    the faces, ``C(faces + j - 1, j)``, for ``j`` kept; plus the decided one."""
+    dense = k * (k * (span - 1) + 1)
+    if faces > 64:
+        return dense + 1
+    return min(dense, math.comb(faces + k - 1, k - 1)) + 1
 
 
 def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
@@ -432,6 +441,8 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             limits.count(work)
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
         way = _check_keep_work(die, n, k, hi)
+        if way == "pool":  # a few faces far apart: the sums that occur, not the span
+            return evaluate_pool(_keep_rules(k, order), dice)
         if way == "drop":
             return _cached(("drop", die, n, n - k, order),
                            lambda: _drop_sum_poly(die, n, n - k, hi))
@@ -480,8 +491,9 @@ def keep_work(die: Distribution, n: int, k: int, *, highest: bool = True) -> int
 
 
 def _keep_costs(die: Distribution, n: int, k: int,
-                highest: bool) -> tuple[int, int, int | None]:
-    """(by the threshold face, by the face walk, dropping or None) of :func:`keep_work`."""
+                highest: bool) -> tuple[int, int, int | None, int | None]:
+    """(by the threshold face, by the face walk, dropping or None, the general walk or
+    None) of :func:`keep_work`."""
     outs = die.outcomes()
     top, bottom = outs[-1], outs[0]
     hs = [top - f for f in outs] if highest else [f - bottom for f in outs]
@@ -499,16 +511,19 @@ def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
     return min(w for w in costs if w is not None)
 
 
+#: most faces for which :func:`keep_sum` also prices the general walk (:func:`evaluate_pool`)
+_SPARSE_FACES = 16
 #: faces priced one by one in :func:`_keep_work`; more are priced from this many samples
 _SAMPLED = 256
 
 
 def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
-               scale: float = 1.0) -> tuple[int, int, int | None]:
-    """The three ways of :func:`keep_work` (by the threshold face; by the face walk;
-    dropping, or None when as many are dropped as kept); ``hs``: each face's distance
-    to the far end of the kept side (sampled when there are many; ``scale`` faces
-    each)."""
+               scale: float = 1.0) -> tuple[int, int, int | None, int | None]:
+    """The ways of :func:`keep_work` (by the threshold face; by the face walk; dropping,
+    or None when as many are dropped as kept; the general walk of :func:`evaluate_pool`
+    with the keep rule, or None past :data:`_SPARSE_FACES` faces: its own estimate);
+    ``hs``: each face's distance to the far end of the kept side (sampled when there are
+    many; ``scale`` faces each)."""
     faces = round(len(hs) * scale)
     words = n * tbits // 64 + 1
     drop = n - k
@@ -536,7 +551,11 @@ def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
     work = scale * (0.093 * products * words + 0.456 * copies * big) \
         + 264 * faces * k * (1 + words / 16)
     walk = faces * (k * k * k * span // 6 * (2 + words // 16) + k * (k + 1) // 2 * 30)
-    return int(work) + 1, walk, dropping
+    pool = None
+    if faces <= _SPARSE_FACES and n + 1 <= MAX_POOL_STATES:
+        states = min(_keep_states(faces, span, k), MAX_POOL_STATES)
+        pool = (n + 1) * (n + 2) // 2 * faces * states * STEP_WORK
+    return int(work) + 1, walk, dropping, pool
 
 
 def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
@@ -544,10 +563,11 @@ def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
     estimated work (:func:`keep_work`) passes ``MAX_WORK`` (units of about 20 ns, so
     about a second): 20d1000kh10 (7 s), 4d6111dl1 (12 s) and 34d611dl1 (18 s) are
     refused, 300d6kh150 (17 ms), 8d1000kh4 (0.2 s) and 3d3000kh2 (0.14 s) are not.
-    Charges the budget; returns the cheapest way: "face", "walk" or "drop"."""
+    Charges the budget (but for "pool": :func:`evaluate_pool` charges its own, the same
+    estimate); returns the cheapest way: "face", "walk", "drop" or "pool"."""
     costs = _keep_costs(die, n, k, highest)
-    work, way = min((w, way) for w, way in zip(costs, ("face", "walk", "drop"), strict=True)
-                    if w is not None)
+    work, way = min((w, way) for w, way in
+                    zip(costs, ("face", "walk", "drop", "pool"), strict=True) if w is not None)
     faces = len(die.weights)
     if work > (most := limits.work_limit()):
         raise LimitError(
@@ -555,8 +575,9 @@ def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
             f"work, more than the MAX_WORK budget ({most:,}); use fewer or smaller dice, "
             "or estimate it by rolling (chancekit.roll) many times",
             limit="MAX_WORK", value=work)
-    limits.charge(work, f"keeping {k} of {n} dice")
-    limits.count(work)
+    if way != "pool":
+        limits.charge(work, f"keeping {k} of {n} dice")
+        limits.count(work)
     return way
 
 
