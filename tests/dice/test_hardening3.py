@@ -368,6 +368,7 @@ FOUND_LATE_2 = [
     ("--3d3*(-+(2d10*d20)d%)==9d6ro<=2", "roll20", "MAX_WORK"),
     ("80d3pl1e<3", "avrae", "MAX_WORK"),                    # 61 sizes of exploding dice
     ("-5D889485kl1", "avrae", "MAX_WORK"),                  # the keep priced in the tree
+    ("9d730e>4/1", "avrae", "MAX_WORK"),                    # the map after the power
 ]
 
 

@@ -35,10 +35,17 @@ from chancekit import limits
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice, walk
 from chancekit.dice._estimate import Refused, lower_bound
 from chancekit.dice.caps import combine, mixture, unary
-from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, constant, d, faces
+from chancekit.dice.distribution import (
+    EXPLODE_DEPTH,
+    THEN_PER_OUTCOME,
+    Distribution,
+    constant,
+    d,
+    faces,
+)
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
-from chancekit.limits import ENTRY_WORK, MAX_OUTCOMES, MAX_WORK
+from chancekit.limits import ENTRY_WORK, MAP_WORK, MAX_OUTCOMES, MAX_WORK
 
 __all__ = ["FUNCTIONS", "UNARY_FUNCTIONS", "call", "compile_tree"]
 
@@ -144,15 +151,15 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         ctx.col = node.col
         return pool.sum()
     if isinstance(node, Unary):
-        inner = _eval(node.operand, ctx)
+        inner = _eval_then(node.operand, ctx, MAP_WORK if node.op == "-" else 0)
         return inner if node.op == "+" else unary(Distribution.__neg__(inner), inner, "-")
     if isinstance(node, Call):
         args = [_eval(a, ctx) for a in node.args]
         ctx.col = node.col
         return call(node.name, args)
-    if isinstance(node, Binary):
-        a = _eval(node.left, ctx)
-        b = _eval(node.right, ctx)
+    if isinstance(node, Binary):  # a side mapped by a number: looked ahead at
+        a = _eval_then(node.left, ctx, MAP_WORK if isinstance(node.right, Num) else 0)
+        b = _eval_then(node.right, ctx, MAP_WORK if isinstance(node.left, Num) else 0)
         ctx.col = node.col
         if node.op in ("/", "//", "%") and 0 in b:
             raise NotationError(
@@ -160,6 +167,21 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         # explosion caps (dice.caps) carried whichever side has one
         return combine(_BINARY[node.op](a, b), a, b, node.op)
     raise AssertionError(node)  # pragma: no cover
+
+
+def _eval_then(node: Node, ctx: _Ctx, rate: int) -> Distribution:
+    """``_eval(node)`` when its result will be mapped next at ``rate`` units an outcome:
+    exploding dice (whose outcomes the tree cannot count) let their sum look ahead at that
+    map before the power starts (``9d730e>4/1`` powered for 1.3 s, then the map was
+    refused)."""
+    if not rate or not isinstance(node, Dice) or not node.ops or any(
+            op.kind not in ("e", "mark", "sort") for op in node.ops):
+        return _eval(node, ctx)
+    token = THEN_PER_OUTCOME.set(rate)
+    try:
+        return _eval(node, ctx)
+    finally:
+        THEN_PER_OUTCOME.reset(token)
 
 
 def _whole(x: Distribution, what: str, lo: int, hi: int, name: str, ctx: _Ctx,

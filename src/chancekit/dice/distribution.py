@@ -25,6 +25,7 @@ Fraction(11, 20)
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import numbers
@@ -71,6 +72,12 @@ __all__ = [
     "faces",
     "fudge",
 ]
+
+#: work units per outcome that the caller will spend on the result of the sum of dice it
+#: is computing (a map after it: ``-9d730e>4``), set by notation around one pool; the
+#: power in :meth:`Distribution.repeat_sum` then looks ahead at it before it starts
+THEN_PER_OUTCOME: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "chancekit_then_per_outcome", default=0)
 
 #: the default ``depth`` of :meth:`Distribution.explode` and of notation's ``!``/``e`` (one
 #: default for both: extra rolls per die past which an exploding face adds nothing more)
@@ -940,6 +947,9 @@ class Distribution:
                         "or the mean and variance (they scale with n)",
                         limit="MAX_WEIGHT_BITS", value=bits)
             work = power_work(hi - lo + 1, span, n * tbits)
+            then = THEN_PER_OUTCOME.get()
+            if then:  # the caller maps the sum next: its at least n(k - 1) + 1 outcomes
+                limits.check(work + (n * (len(w) - 1) + 1) * then, f"summing {n} dice")
             _charge(work, f"summing {n} dice")
             limits.count(work)
             # the weights are coprime, so are those of the power (Gauss's lemma): no gcd
