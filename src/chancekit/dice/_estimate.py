@@ -16,9 +16,11 @@ rolled counts) count as free and as one outcome.
 
 A pairwise step (``*``, ``/``, ``//``, ``%``, a comparison, or ``+``/``-`` of fractions)
 whose sides have at least ``MAX_PAIRS`` pairs of outcomes between them is refused by
-``MAX_PAIRS`` when it is reached; this pass raises :class:`Refused` for it instead, before
-any work (``d8*(-10d970946kh1)`` kept the highest of ten million-faced dice for 1.8 s, then
-was refused).
+``MAX_PAIRS`` when it is reached, and a sum or difference whose sides have more than
+``MAX_OUTCOMES + 1`` outcomes between them by ``MAX_OUTCOMES``; this pass raises
+:class:`Refused` for them instead, before any work (``d8*(-10d970946kh1)`` kept the
+highest of ten million-faced dice for 1.8 s, then was refused; ``6d63525+5d136511``
+summed both sides, 1.2 s, then was refused).
 
 Because every term is at most what the evaluation will charge, refusing when the bound
 passes ``MAX_WORK`` refuses only what the evaluation would refuse anyway — now, before any
@@ -213,6 +215,10 @@ def _binary(node: Binary) -> Bound:
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
         return Bound(lo, False, frac, consecutive, work + many.lo * rate)
+    if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
+        raise Refused(f"the result would have at least {a.lo + b.lo - 1:,} outcomes, more "
+                      f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
+                      node.col, "MAX_OUTCOMES", a.lo + b.lo - 1)
     pairs = a.lo * b.lo
     if pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
         if a.lo >= 2 and b.lo >= 2 and (op not in ("+", "-") or a.frac or b.frac):
@@ -226,6 +232,11 @@ def _binary(node: Binary) -> Bound:
         step = min(pairs * PAIR_WORK, mul_work(a.lo, b.lo, 2) if pairs > 400 else 0)
     else:  # the rate is chosen by the operator and the outcome types, as _combine does
         step = pairs * (FRACTION_PAIR_WORK if op == "/" or a.frac or b.frac else PAIR_WORK)
-    lo = a.lo + b.lo - 1 if op in ("+", "-") else 1
+    if op in ("+", "-"):
+        lo = a.lo + b.lo - 1
+    elif op in ("*", "/") and b.lo >= 2:  # x -> x * y (x / y) is one to one for y != 0
+        lo = max(a.lo, b.lo if op == "*" and a.lo >= 2 else 1)
+    else:
+        lo = 1
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
                  work + step)
