@@ -370,6 +370,7 @@ FOUND_LATE_2 = [
     ("-5D889485kl1", "avrae", "MAX_WORK"),                  # the keep priced in the tree
     ("9d730e>4/1", "avrae", "MAX_WORK"),                    # the map after the power
     ("6d63525+ 5d136511", "avrae", "MAX_OUTCOMES"),         # |A + B| >= |A| + |B| - 1
+    ("7d114707+659699+7d8ph4p>8", "avrae", "MAX_WORK"),     # the sum's weights counted
 ]
 
 
@@ -394,7 +395,8 @@ def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
     for text in ("-(4d6kh3)", "4d6kh3*2", "-(10d20ro<3kl2)", "5d{1,1,4,9}ph2*3",
                  "d100*(3d100kh1)", "(8d10kh3)/(2d10kl1)", "-(6d6k0)", "-(300d6kh150)",
                  "-(20d1000kh1)", "-(50d100000kl1)", "-(40d30dh39)", "-(200d20ph1)",
-                 "-(d100*d20)", "-(3d10*(d6-1))", "-(d1000/(d4*2))", "((d6-1)*d100)%d7"):
+                 "-(d100*d20)", "-(3d10*(d6-1))", "-(d1000/(d4*2))", "((d6-1)*d100)%d7",
+                 "7d1000+3d6kh2", "-(5d700)-2d6p<2", "(30d20+4)-(3d{1,1,2}kh2)"):
         tree = parse(text, "avrae")
         bound = lower_bound(tree)
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:

@@ -71,14 +71,17 @@ class Refused(Exception):
 class Bound:
     """What is known of a node's result before computing it: at least ``lo`` outcomes,
     ``const`` (exactly one outcome), ``frac`` (surely some outcome is not an integer),
-    ``consecutive`` (integers with no gap: plain dice and their shifts), and ``work``: a
-    lower bound of the units its evaluation will charge."""
+    ``consecutive`` (integers with no gap: plain dice and their shifts), ``work``: a
+    lower bound of the units its evaluation will charge, and ``tbits``: a lower bound of
+    the bit length of its total weight (``NdX``: ``X**N``; a one-to-one map keeps it; a
+    sum of independent sides multiplies the totals, Gauss's lemma: no common factor)."""
 
     lo: int
     const: bool
     frac: bool
     consecutive: bool
     work: int
+    tbits: int = 1
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
@@ -101,7 +104,7 @@ def lower_bound(node: Node) -> Bound:
             return inner
         rate = FRACTION_MAP_WORK if inner.frac else MAP_WORK
         return Bound(inner.lo, False, inner.frac, inner.consecutive,
-                     inner.work + inner.lo * rate)
+                     inner.work + inner.lo * rate, inner.tbits)
     if isinstance(node, Binary):
         return _binary(node)
     children = [getattr(node, name) for name in ("count", "sides", "args", "operand")
@@ -160,7 +163,7 @@ def _dice(node: Dice) -> Bound:
     span = n * (hi_f - lo_f) + 1
     if n >= 2 and span <= MAX_OUTCOMES and span * n * tbits <= MAX_WEIGHT_BITS:
         work = power_work(hi_f - lo_f + 1, span, n * tbits)  # what repeat_sum charges
-    return Bound(lo, False, False, consecutive, work)
+    return Bound(lo, False, False, consecutive, work, n * (tbits - 1) + 1)
 
 
 def _keep(node: Dice, m: int) -> Bound:
@@ -214,7 +217,8 @@ def _binary(node: Binary) -> Bound:
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
-        return Bound(lo, False, frac, consecutive, work + many.lo * rate)
+        return Bound(lo, False, frac, consecutive, work + many.lo * rate,
+                     many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
         raise Refused(f"the result would have at least {a.lo + b.lo - 1:,} outcomes, more "
                       f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
@@ -229,7 +233,8 @@ def _binary(node: Binary) -> Bound:
         step = 0
     elif op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product (charged past 400 pairs) or the pairs
-        step = min(pairs * PAIR_WORK, mul_work(a.lo, b.lo, 2) if pairs > 400 else 0)
+        step = min(pairs * PAIR_WORK,
+                   mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0)
     else:  # the rate is chosen by the operator and the outcome types, as _combine does
         step = pairs * (FRACTION_PAIR_WORK if op == "/" or a.frac or b.frac else PAIR_WORK)
     if op in ("+", "-"):
@@ -239,4 +244,4 @@ def _binary(node: Binary) -> Bound:
     else:
         lo = 1
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
-                 work + step)
+                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1)
