@@ -74,7 +74,15 @@ def _quote_int(value: int) -> str:
 
 
 def _decimal_digits(n: int) -> int:
-    """Number of decimal digits of ``n > 0``, exactly, without ``str`` (no 4300-digit cap)."""
+    """Number of decimal digits of ``n > 0`` without ``str`` (no 4300-digit cap): exact up
+    to 100 000 bits; past that from the logarithm of its top 64 bits (``10**guess`` of a
+    million-bit number alone takes 80 ms), off by one only within a relative 10^-15 of a
+    power of ten."""
+    if n.bit_length() > 100_000:
+        import math
+
+        shift = n.bit_length() - 64
+        return math.floor(math.log10(n >> shift) + shift * math.log10(2)) + 1
     guess = int(n.bit_length() * 0.30102999566398120)  # log10(2)
     return guess + 1 if n >= 10**guess else guess
 

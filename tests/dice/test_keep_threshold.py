@@ -153,3 +153,34 @@ def test_few_faces_far_apart_take_the_general_walk() -> None:
     assert pool is not None and pool < limits.MAX_WORK
     assert dict(keep_sum(5 * [far], lowest=2).weights) == brute({-10**12: 1, 10**12: 1},
                                                                    5, 2, False)
+
+
+def test_the_highest_of_two_dice_with_huge_weights_is_priced_with_its_gcd() -> None:
+    # AnyDice's recursive [highest of N x D] (corpus program 22432) doubles the weights'
+    # bits at each level: the reduction's gcd is quadratic in their words, and was not
+    # priced (9 s before the refusal); now refused with nothing counted
+    from chancekit.dice.facewalk import extreme_work
+    from chancekit.errors import LimitError
+
+    huge = Distribution({1: 3**1_500_000, 2: 1, 3: 5})
+    assert extreme_work(huge, 2) > limits.MAX_WORK
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError):
+            keep_sum(2 * [huge], highest=1)
+    assert budget.counted == 0
+
+
+def test_quoting_a_huge_int_counts_its_digits_from_its_top_bits() -> None:
+    import sys
+
+    from chancekit.errors import quote
+
+    n = 7 * 10**200_000 + 12345
+    text = quote(n)
+    assert "200001 digits" in text and text.endswith("...0000012345)")
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert str(n).startswith(text.split("(")[1][:5])
+    finally:
+        sys.set_int_max_str_digits(old)
