@@ -299,6 +299,19 @@ def test_labels() -> None:
     assert [label for label, _ in run(text)] == ["this is a 4", "output 2", "1d4", "2d4"]
 
 
+def test_labels_name_dice_as_written() -> None:
+    # AnyDice's own answers (corpus programs 42903, the documentation's example, and
+    # a066): a die written dN or MdN keeps that name, through variables and :d
+    # parameters; any other die is d{?}, a sequence {?}
+    text = ('X: d4\noutput X named "this is a [X]"\nX: 2d4\noutput X named "[X]"\n'
+            'X: {1..4}\noutput X named "[X]"\nX: d{2,4,6}\noutput X named "[X]"\n'
+            'N: 2\nD: d6\noutput N d D named "[N][D]+[D]"\n'
+            'X: d6 + 1\noutput X named "[X]"\nY: 3d(d6)\noutput Y named "[Y]"\n'
+            'function: same D:d { result: D }\nZ: [same 3d8]\noutput Z named "[Z]"')
+    assert [label for label, _ in run(text)] == [
+        "this is a d4", "2d4", "{?}", "d{?}", "2d6+d6", "d{?}", "3d{?}", "3d8"]
+
+
 # --------------------------------------------------------------------------- the docs
 
 

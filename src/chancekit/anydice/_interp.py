@@ -788,11 +788,17 @@ def describe(value: Any) -> str:
 
 def render(value: Any) -> str:
     """A value in an output's name (``[X]``): numbers as digits; others as AnyDice shows
-    them only roughly (``{?}``, ``d{?}``)."""
+    them, roughly: a die written ``dN``/``MdN`` by that name (``d4``, ``2d4``, the count
+    left out when it is 1), any other die ``d{?}``/``Md{?}``, a sequence ``{?}``."""
     if isinstance(value, int):
         return str(value)
     if isinstance(value, tuple):
         return "{?}" if value else "{}"
     if value.empty:
         return "d{}"
-    return "d{?}" if value.count == 1 else f"{value.count}d{{?}}"
+    count = "" if value.count == 1 else str(value.count)
+    if value.sides is not None and value.sides > 0:
+        return f"{count}d{value.sides}"
+    if value.sides is not None and value.sides < 0:
+        return f"-{count}d{-value.sides}"
+    return f"{count}d{{?}}"

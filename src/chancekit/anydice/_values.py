@@ -36,13 +36,17 @@ NEG_POWER_SENTINEL = -(2**63)
 
 
 class Die:
-    """``count`` dice like ``base`` (a Distribution), or the empty die (``base`` None)."""
+    """``count`` dice like ``base`` (a Distribution), or the empty die (``base`` None).
+    ``sides``: the number N when the die was written ``dN`` or ``MdN`` (AnyDice then names
+    it ``dN``/``MdN`` in an output's name; any other die is ``d{?}``), else None."""
 
-    __slots__ = ("_dist", "base", "count")
+    __slots__ = ("_dist", "base", "count", "sides")
 
-    def __init__(self, base: Distribution | None, count: int = 1) -> None:
+    def __init__(self, base: Distribution | None, count: int = 1,
+                 sides: int | None = None) -> None:
         self.base = base
         self.count = count
+        self.sides = sides
         self._dist = base if count == 1 else None
 
     @classmethod
@@ -346,7 +350,7 @@ def make_die(value: Any) -> Die:
     if isinstance(value, Die):
         return value
     if isinstance(value, int):
-        return Die.single(standard_die(value))
+        return Die(standard_die(value), 1, value)
     if not value:
         return EMPTY
     if len(value) > limits.MAX_SIDES:
@@ -408,12 +412,14 @@ def dice(count: Any, faces: Any) -> Die:
     if count == 0:
         return Die.single(constant(0))
     base = die.dist
+    sides = die.sides if isinstance(faces, int) else None
     if count < 0:
         count, base = -count, -base
+        sides = None if sides is None else -sides
     if count > limits.MAX_DICE:
         raise LimitError(f"{count} dice is past MAX_DICE = {limits.MAX_DICE}; use fewer "
                          "dice", limit="MAX_DICE", value=count)
-    return Die(base, count)
+    return Die(base, count, sides)
 
 
 def _compose(counts: Distribution, one: Distribution) -> Distribution | None:
