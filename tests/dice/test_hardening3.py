@@ -371,6 +371,8 @@ FOUND_LATE_2 = [
     ("9d730e>4/1", "avrae", "MAX_WORK"),                    # the map after the power
     ("6d63525+ 5d136511", "avrae", "MAX_OUTCOMES"),         # |A + B| >= |A| + |B| - 1
     ("7d114707+659699+7d8ph4p>8", "avrae", "MAX_WORK"),     # the sum's weights counted
+    ("-+round(-+d590570)-3d10", "roll20", "MAX_WORK"),      # a function's map counted
+    ("(7D138793)d475", "avrae", "MAX_DICE"),                # the count's largest sum
 ]
 
 
@@ -396,10 +398,14 @@ def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
                  "d100*(3d100kh1)", "(8d10kh3)/(2d10kl1)", "-(6d6k0)", "-(300d6kh150)",
                  "-(20d1000kh1)", "-(50d100000kl1)", "-(40d30dh39)", "-(200d20ph1)",
                  "-(d100*d20)", "-(3d10*(d6-1))", "-(d1000/(d4*2))", "((d6-1)*d100)%d7",
-                 "7d1000+3d6kh2", "-(5d700)-2d6p<2", "(30d20+4)-(3d{1,1,2}kh2)"):
-        tree = parse(text, "avrae")
+                 "7d1000+3d6kh2", "-(5d700)-2d6p<2", "(30d20+4)-(3d{1,1,2}kh2)",
+                 "d3000-4d6", "(d5000+3)-d7", "-(round(d20))", "abs(d10-5)*2",
+                 "floor(d100)+3d6", "-(ceil(3d6/2))", "round(-d1000)-2d6"):
+        dialect = "roll20" if any(f in text for f in ("round", "abs", "floor", "ceil")) \
+            else "avrae"
+        tree = parse(text, dialect)
         bound = lower_bound(tree)
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
-            got = dist(text)
+            got = dist(text, dialect=dialect)
         assert bound.work <= budget.estimated, (text, bound.work, budget.estimated)
         assert bound.lo <= len(got), (text, bound.lo, len(got))

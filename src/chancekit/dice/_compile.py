@@ -207,6 +207,13 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
     from chancekit.limits import MAX_DICE, MAX_SIDES
 
     if isinstance(node.count, Node):
+        count = node.count
+        if isinstance(count, Dice) and not count.ops and count.count * count.top > MAX_DICE:
+            # its largest sum is known before it is summed ((7D138793)d475: 1.2 s)
+            raise LimitError(
+                f"the number of dice can be {count.count * count.top}, past the limit "
+                f"MAX_DICE = {MAX_DICE:,} at column {node.col} of {quote(ctx.text)}",
+                limit="MAX_DICE", value=count.count * count.top)
         cd = _eval(node.count, ctx)
         counts = _whole(cd, "number of dice", 0, MAX_DICE, "MAX_DICE", ctx, node.col)
         cw = [cd.weights[c] for c in cd.outcomes()]

@@ -40,7 +40,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import cast
 
-from chancekit.dice._ast import Binary, Dice, Group, Node, Num, Unary
+from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import Distribution
 from chancekit.dice.facewalk import extreme_work, face_walk_work
 from chancekit.limits import (
@@ -85,6 +85,8 @@ class Bound:
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
+#: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
+_ONE_ARG = ("floor", "ceil", "round", "abs")
 
 
 def lower_bound(node: Node) -> Bound:
@@ -107,6 +109,17 @@ def lower_bound(node: Node) -> Bound:
                      inner.work + inner.lo * rate, inner.tbits)
     if isinstance(node, Binary):
         return _binary(node)
+    if isinstance(node, Call) and node.name in _ONE_ARG and len(node.args) == 1:
+        # one map of the argument's outcomes (``call``); whole numbers with no gap stay
+        # themselves under floor/ceil/round (abs folds them at most in two)
+        inner = lower_bound(node.args[0])
+        if inner.const:
+            return inner
+        rate = FRACTION_MAP_WORK if inner.frac else MAP_WORK
+        same = inner.consecutive and node.name != "abs"
+        lo = inner.lo if same else (inner.lo + 1) // 2 if inner.consecutive else 1
+        return Bound(lo, False, False, inner.consecutive, inner.work + inner.lo * rate,
+                     inner.tbits if same else 1)
     children = [getattr(node, name) for name in ("count", "sides", "args", "operand")
                 if hasattr(node, name)]
     work = 0
@@ -224,17 +237,18 @@ def _binary(node: Binary) -> Bound:
                       f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
                       node.col, "MAX_OUTCOMES", a.lo + b.lo - 1)
     pairs = a.lo * b.lo
-    if pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
-        if a.lo >= 2 and b.lo >= 2 and (op not in ("+", "-") or a.frac or b.frac):
+    if op in ("+", "-") and not (a.frac or b.frac):
+        # integers: one polynomial product (charged past 400 pairs) or the pairs (refused
+        # past MAX_PAIRS anyway)
+        step = min(pairs * PAIR_WORK,
+                   mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0)
+    elif pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
+        if a.lo >= 2 and b.lo >= 2:
             # surely pairwise (neither side one outcome, not a polynomial sum): refuse now
             raise Refused(f"{op} would visit at least {pairs:,} outcome pairs, more than "
                           f"MAX_PAIRS = {MAX_PAIRS:,}; reduce the outcomes first "
                           "(map/clamp)", node.col, "MAX_PAIRS", pairs)
         step = 0
-    elif op in ("+", "-") and not (a.frac or b.frac):
-        # integers: one polynomial product (charged past 400 pairs) or the pairs
-        step = min(pairs * PAIR_WORK,
-                   mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0)
     else:  # the rate is chosen by the operator and the outcome types, as _combine does
         step = pairs * (FRACTION_PAIR_WORK if op == "/" or a.frac or b.frac else PAIR_WORK)
     if op in ("+", "-"):
