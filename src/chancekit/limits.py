@@ -262,6 +262,24 @@ def work_limit() -> int:
     return MAX_WORK if budget is None else budget.limit - budget.estimated
 
 
+def refuse_past_budget(units: int, what: str, hint: str) -> None:
+    """Refuse up front, with a message of its own, a step of ``units`` past
+    :func:`work_limit`: "``what`` needs about N units of work, more than the MAX_WORK
+    budget (M); ``hint``". The caller charges and counts the step when it goes ahead.
+
+    >>> refuse_past_budget(10, "a small step", "use fewer dice")
+    >>> try:
+    ...     refuse_past_budget(10**9, "keeping 9 of 99 dice", "use fewer dice")
+    ... except LimitError as e:
+    ...     print(e.limit, str(e).split(", more")[0])
+    MAX_WORK keeping 9 of 99 dice needs about 1,000,000,000 units of work
+    """
+    most = work_limit()
+    if units > most:
+        raise LimitError(f"{what} needs about {units:,} units of work, more than the "
+                         f"MAX_WORK budget ({most:,}); {hint}", limit="MAX_WORK", value=units)
+
+
 def check(units: int, what: str) -> None:
     """Refuse now if the open budget cannot also pay ``units`` that a *later* step will
     charge (a look-ahead: nothing is charged). Used where cheap work comes first and the

@@ -431,12 +431,9 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             return die.repeat_sum(n)
         if k == 1:
             work = extreme_work(die, n)
-            if work > (most := limits.work_limit()):
-                raise LimitError(
-                    f"the {'highest' if hi else 'lowest'} of {n} dice with {len(die)} faces "
-                    f"needs about {work:,} units of work, more than the MAX_WORK budget "
-                    f"({most:,}); use fewer or smaller dice, or estimate it by rolling "
-                    "(chancekit.roll) many times", limit="MAX_WORK", value=work)
+            limits.refuse_past_budget(
+                work, f"the {'highest' if hi else 'lowest'} of {n} dice with {len(die)} faces",
+                _KEEP_HINT)
             limits.charge(work, f"the highest or lowest of {n} dice")
             limits.count(work)
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
@@ -511,6 +508,8 @@ def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
     return min(w for w in costs if w is not None)
 
 
+#: what a refused keep suggests instead
+_KEEP_HINT = "use fewer or smaller dice, or estimate it by rolling (chancekit.roll) many times"
 #: most faces for which :func:`keep_sum` also prices the general walk (:func:`evaluate_pool`)
 _SPARSE_FACES = 16
 #: faces priced one by one in :func:`_keep_work`; more are priced from this many samples
@@ -568,13 +567,8 @@ def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
     costs = _keep_costs(die, n, k, highest)
     work, way = min((w, way) for w, way in
                     zip(costs, ("face", "walk", "drop", "pool"), strict=True) if w is not None)
-    faces = len(die.weights)
-    if work > (most := limits.work_limit()):
-        raise LimitError(
-            f"keeping {k} of {n} dice with {faces} faces needs about {work:,} units of "
-            f"work, more than the MAX_WORK budget ({most:,}); use fewer or smaller dice, "
-            "or estimate it by rolling (chancekit.roll) many times",
-            limit="MAX_WORK", value=work)
+    limits.refuse_past_budget(work, f"keeping {k} of {n} dice with {len(die)} faces",
+                              _KEEP_HINT)
     if way != "pool":
         limits.charge(work, f"keeping {k} of {n} dice")
         limits.count(work)
@@ -798,11 +792,7 @@ def keep_highest(n: int, die: Distribution, k: int) -> Distribution:
     >>> keep_highest(4, d(6), 3).probability(3)
     Fraction(1, 1296)
     """
-    n = require_int("n", n, lo=0)
-    _check_dice(n)
-    if not isinstance(die, Distribution):
-        raise InvalidTypeError("die", die, "a Distribution")
-    return keep_sum(n * [die], highest=k)
+    return keep_sum(_copies(n, die), highest=k)
 
 
 def keep_lowest(n: int, die: Distribution, k: int) -> Distribution:
@@ -812,8 +802,13 @@ def keep_lowest(n: int, die: Distribution, k: int) -> Distribution:
     >>> keep_lowest(2, d(20), 1).probability(1)
     Fraction(39, 400)
     """
+    return keep_sum(_copies(n, die), lowest=k)
+
+
+def _copies(n: int, die: Distribution) -> list[Distribution]:
+    """``n`` copies of ``die``, both checked (the arguments of keep_highest/keep_lowest)."""
     n = require_int("n", n, lo=0)
     _check_dice(n)
     if not isinstance(die, Distribution):
         raise InvalidTypeError("die", die, "a Distribution")
-    return keep_sum(n * [die], lowest=k)
+    return n * [die]

@@ -52,7 +52,7 @@ from chancekit.dice.facewalk import (
 from chancekit.dice.facewalk import face_walk_work as face_walk_work
 from chancekit.dice.facewalk import keep_work as keep_work
 from chancekit.dice.selectors import Op, Selector, matches_every_face
-from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.errors import InvalidTypeError, InvalidValueError
 from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
 
 __all__ = [
@@ -363,11 +363,8 @@ def largest_set(dice: Sequence[Distribution]) -> Distribution:
     if len(groups) == 1:
         die, n = groups[0]
         work = _largest_work(die, n)
-        if work > (most := limits.work_limit()):
-            raise LimitError(
-                f"the largest set of {n} dice needs about {work:,} units of work, more than "
-                f"the MAX_WORK budget ({most:,}); use fewer dice (300d6 takes about half "
-                "a second)", limit="MAX_WORK", value=work)
+        limits.refuse_past_budget(work, f"the largest set of {n} dice",
+                                  "use fewer dice (300d6 takes about half a second)")
         limits.charge(work, f"the largest set of {n} dice")
         limits.count(work)
         return _cached(("largest", die, n), lambda: _largest_egf(die, n))
@@ -487,11 +484,8 @@ def neon_city_overdrive(action: int, danger: int, *, die: Distribution | None = 
     if action == 0:
         return constant(0)
     work = nco_work(die, action, danger)
-    if work > (most := limits.work_limit()):
-        raise LimitError(
-            f"{action} action vs {danger} danger dice needs about {work:,} steps, more "
-            f"than the MAX_WORK budget ({most:,}); use fewer dice", limit="MAX_WORK",
-            value=work)
+    limits.refuse_past_budget(work, f"{action} action vs {danger} danger dice",
+                              "use fewer dice")
     return _cached(("nco", die, action, danger), lambda: _nco_fast(die, action, danger))
 
 
