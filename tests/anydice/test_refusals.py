@@ -246,38 +246,32 @@ def test_nested_die_counts_are_composed_not_mixed(monkeypatch: pytest.MonkeyPatc
     assert mixed == 0
 
 
-def test_expansion_over_a_huge_sum_is_refused_before_summing(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    summed = 0
+@pytest.fixture
+def sums(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the calls of Distribution.repeat_sum (the list's length)."""
+    calls: list[int] = []
     original = Distribution.repeat_sum
 
     def counting(self: Distribution, n: int) -> Distribution:
-        nonlocal summed
-        summed += 1
+        calls.append(n)
         return original(self, n)
 
     monkeypatch.setattr(Distribution, "repeat_sum", counting)
+    return calls
+
+
+def test_expansion_over_a_huge_sum_is_refused_before_summing(sums: list[int]) -> None:
     # (H8-style hostile input: 10d100000 has 999,991 sums, each a call of the function)
     with pytest.raises(LimitError, match="at least 999,991 outcomes") as e:
         run("function: f N:n { result: N / 2 }\noutput [f 10d100000]")
-    assert e.value.limit == "MAX_ANYDICE_WORK" and summed == 0
+    assert e.value.limit == "MAX_ANYDICE_WORK" and not sums
     assert len(run("function: f N:n { result: N / 2 }\noutput [f 10d6]")[0][1]) == 26
 
 
-def test_exploding_a_huge_pool_is_refused_before_summing(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    summed = 0
-    original = Distribution.repeat_sum
-
-    def counting(self: Distribution, n: int) -> Distribution:
-        nonlocal summed
-        summed += 1
-        return original(self, n)
-
-    monkeypatch.setattr(Distribution, "repeat_sum", counting)
+def test_exploding_a_huge_pool_is_refused_before_summing(sums: list[int]) -> None:
     with pytest.raises(LimitError, match="at least 1,999,981 outcomes") as e:
         run("output [explode 10d100000]")
-    assert e.value.limit == "MAX_OUTCOMES" and summed == 0
+    assert e.value.limit == "MAX_OUTCOMES" and not sums
     # under the bound: the engine's explosion of the sum, as before
     got = run("output [explode 3d6]")[0][1]
     assert got == Distribution.repeat_sum(run("output d6")[0][1], 3).explode(depth=2)
