@@ -1,6 +1,6 @@
 """Random small chains (this file's own generator: up to 7 states, random integer weights,
 self-loops, cycles, absorbing states) against an exact solve of the textbook equations by
-Gaussian elimination in Fractions, written here: where the chain ends (B = N R), the mean
+Gaussian elimination in Fractions (tests/_linalg.py): where the chain ends (B = N R), the mean
 and variance of the steps (t = N 1, var = (2N - I) t - t*t), the step-count distribution
 walked state by state, and the stationary distribution of an irreducible chain (pi P = pi).
 A chain from which some reachable states never absorb must be refused by absorb/steps."""
@@ -12,25 +12,10 @@ from fractions import Fraction
 
 import pytest
 
+from _linalg import solve
 from chancekit import Distribution
 from chancekit.errors import InvalidValueError
 from chancekit.markov import absorb, stationary, steps
-
-
-def solve(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
-    """x with a x = b (a square, invertible), by Gauss-Jordan elimination."""
-    n, m = len(a), len(b[0])
-    rows = [a[i][:] + b[i][:] for i in range(n)]
-    for col in range(n):
-        piv = next(r for r in range(col, n) if rows[r][col] != 0)
-        rows[col], rows[piv] = rows[piv], rows[col]
-        p = rows[col][col]
-        rows[col] = [x / p for x in rows[col]]
-        for r in range(n):
-            if r != col and rows[r][col] != 0:
-                f = rows[r][col]
-                rows[r] = [x - f * y for x, y in zip(rows[r], rows[col], strict=True)]
-    return [row[n:n + m] for row in rows]
 
 
 def random_chain(rng: random.Random) -> dict[int, dict[int, int]]:
