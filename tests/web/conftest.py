@@ -8,6 +8,7 @@ are not in CI; in CI (``CI=true``) they must run, so a missing browser is a fail
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -111,3 +112,18 @@ def page(browser: Any, server_url: str) -> Iterator[Any]:
         assert not pg.errors, f"errors in the page: {pg.errors}"
     finally:
         context.close()
+
+
+@contextlib.contextmanager
+def shared_link(page: Any, browser: Any) -> Iterator[Any]:
+    """Click Share on ``page`` and open the link it shows in a fresh browser context (no
+    storage shared with ``page``): the page the link gives, closed afterwards."""
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+    link = page.input_value("#share-url")
+    other = browser.new_context(bypass_csp=True).new_page()
+    try:
+        other.goto(link)
+        yield other
+    finally:
+        other.context.close()

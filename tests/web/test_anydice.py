@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import IMAGES, call
+from conftest import IMAGES, call, shared_link
 
 pytest.importorskip("chancekit.anydice")
 
@@ -204,19 +204,12 @@ def test_share_link_holds_the_program(page: Any, browser: Any, server_url: str) 
     _wait(page)
     _calculate(page, program)
     page.check("input[name=mode][value=atmost]")
-    page.click("#share")
-    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
-    link = page.input_value("#share-url")
-    other = browser.new_context(bypass_csp=True).new_page()
-    try:
-        other.goto(link)
+    with shared_link(page, browser) as other:
         _wait(other)
         assert other.input_value("#program") == program
         assert other.is_checked("input[name=mode][value=atmost]")
         got = _points(other)["doubled 🎲"]
         assert got == {2 * k: Fraction(k, 6) for k in range(1, 7)}   # at most
-    finally:
-        other.context.close()
 
 
 def test_eight_clients_at_once(server_url: str) -> None:

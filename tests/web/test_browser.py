@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import chancekit
-from conftest import IMAGES, call
+from conftest import IMAGES, call, shared_link
 
 pytestmark = pytest.mark.browser
 
@@ -192,18 +192,11 @@ def test_dialect_choice_notes_and_share_link(page: Any, browser: Any,
     page.select_option("#dialect", "roll20")
     wait(page)
     assert page.inner_text('#summary tr[data-series="4d6k3"] td.mean-exact') == "15869/1296"
-    page.click("#share")
-    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
-    link = page.input_value("#share-url")
-    other = browser.new_context(bypass_csp=True).new_page()
-    try:
-        other.goto(link)
+    with shared_link(page, browser) as other:
         wait(other)
         assert other.input_value("#dialect") == "roll20"
         assert other.inner_text('#summary tr[data-series="4d6k3"] td.mean-exact') == \
             "15869/1296"
-    finally:
-        other.context.close()
     # the Roll and Tables pages read the same dialects
     for path in ("roll", "tables"):
         page.goto(server_url + path)

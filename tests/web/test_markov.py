@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import IMAGES, call
+from conftest import IMAGES, call, shared_link
 
 #: what a page must never say: a command-line flag, a Python call or keyword argument
 CLI_OR_PYTHON = re.compile(r"(?<![\w-])--[a-z]|chancekit\.\w|\w\(\)|\w\(\.\.\.\)|\b[a-z_]+=(?:"
@@ -477,18 +477,11 @@ def test_share_link_holds_the_inputs(page: Any, browser: Any, server_url: str) -
     page.check("#bars")
     _run(page)
     mean = page.get_attribute("#mean", "data-exact")
-    page.click("#share")
-    page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
-    link = page.input_value("#share-url")
-    other = browser.new_context(bypass_csp=True).new_page()
-    try:
-        other.goto(link)
+    with shared_link(page, browser) as other:
         _wait(other)
         assert other.input_value("#kind") == "race" and other.input_value("#hp") == "12"
         assert other.is_checked("#bars")
         assert other.get_attribute("#mean", "data-exact") == mean
-    finally:
-        other.context.close()
 
 
 @pytest.mark.browser
