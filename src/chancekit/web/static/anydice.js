@@ -28,17 +28,11 @@
                         log: $("#log").checked, bars: $("#bars").checked });
   const stale = (on, why) => { if (typeof CK.stale === "function") CK.stale(on, why); };
 
-  // line numbers beside the editor; the line of an error is marked
-  function gutter() {
-    const n = $("#program").value.split("\n").length;
-    const kids = [];
-    for (let i = 1; i <= n; i++) {
-      kids.push(i === badLine ? el("span", { class: "bad", "data-line": i }, String(i)) : String(i));
-      if (i < n) kids.push("\n");
-    }
-    $("#gutter").replaceChildren(...kids);
-    $("#gutter").scrollTop = $("#program").scrollTop;
-  }
+  // the editor (editor.js): highlighting, bracket matching, Tab indents (Esc then Tab
+  // leaves), line numbers beside it with the line of an error marked
+  const editor = CKEditor.attach($("#program"), { language: "anydice", gutter: $("#gutter"),
+                                                  badLine: () => badLine, tabIndents: true });
+  const gutter = () => editor.refresh();
 
   function showError(err) {
     badLine = Number.isInteger(err.line) ? err.line : null;
@@ -185,14 +179,8 @@
   const ta = $("#program");
   ta.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); }
-    else if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey && !e.altKey) {   // indent, as an editor does
-      e.preventDefault();
-      const { selectionStart: a, selectionEnd: b } = ta;
-      ta.setRangeText("  ", a, b, "end"); gutter();
-    }
   });
-  ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
-  ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
+  ta.addEventListener("input", () => { if (badLine) { badLine = null; gutter(); } });
   $("#run").addEventListener("click", run);
   document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
     $("#program").value = EXAMPLES[b.dataset.example]; gutter(); run();

@@ -226,6 +226,8 @@
     if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
   }
 
+  // highlighting and bracket matching (editor.js); Tab keeps moving the focus here
+  CKEditor.attach($("#exprs"), { language: "dice" });
   let timer = null, touched = false;
   if (window.innerWidth < 600) document.querySelector("details.help").open = false;  // a phone: the input first
   $("#exprs").addEventListener("input", () => { touched = true; });
