@@ -119,7 +119,8 @@
                                 bars: $("#bars").checked,
                                 legend: chartSeries.length <= 24, integerX: false,
                                 xLabel: $("#transpose").checked ? "output" : "outcome",
-                                yLabel: modeName, title: `AnyDice outputs (${modeName})` });
+                                yLabel: modeName,   // the title of an exported chart: the program's outputs
+                                title: series.map((s) => s.label).join(", ") + ` (${modeName})` });
     const qs = ["0.05", "0.25", "0.5", "0.75", "0.95"];
     $("#summary").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", { class: "l" }, "output"), el("th", {}, "mean"),

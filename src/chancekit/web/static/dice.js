@@ -108,7 +108,9 @@
                                 bars: $("#bars").checked,
                                 legend: chartSeries.length <= 24, integerX: false,
                                 xLabel: $("#transpose").checked ? "expression" : "outcome",
-                                yLabel: modeName, title: `dice chart (${modeName})` });
+                                yLabel: modeName,   // the title of an exported chart: its expressions
+                                title: series.map((s) => (s.label && s.label !== s.text ? `${s.label}: ${s.text}` : s.text))
+                                  .join(", ") + ` (${modeName})` });
     renderTables(key, exactKey);
   }
 
