@@ -137,7 +137,7 @@ const CKEditor = (() => {
           span.textContent = String(k + 1);
           span.className = "ln" + (k + 1 === bad ? " bad" : "");
           if (k + 1 === bad) span.dataset.line = k + 1;
-          if (tall) span.style.height = `${row.offsetHeight}px`;
+          if (tall) span.style.height = `${row.getBoundingClientRect().height}px`;
           return span;
         }));
       }
