@@ -12,7 +12,7 @@ const CKEditor = (() => {
                             "set", "to"]);
   const OPEN = { "(": ")", "[": "]", "{": "}" }, CLOSE = { ")": "(", "]": "[", "}": "{" };
   //: past this many characters the text is shown plain (highlighting is O(length) per key)
-  const MAX_HIGHLIGHT = 100_000;
+  const MAX_HIGHLIGHT = 50_000;
 
   // AnyDice: comments \ ... \, strings, numbers, VARIABLES, keywords, function words, d
   const ANYDICE = /(\\[^\\]*\\?)|("[^"\n]*"?)|([0-9]+)|([A-Z_]+)|([a-z]+)|(!=|<=|>=|\.\.|[-+*/^@#!&|=<>:,?])|([()[\]{}])/g;
@@ -68,6 +68,11 @@ const CKEditor = (() => {
     ta.removeAttribute("wrap");
     const narrow = window.matchMedia("(max-width: 600px)");
     let escaped = false;          // Escape was the last key: the next Tab leaves
+    let drawn = null, resized = false;   // the text last drawn; the width changed since
+    let rows = [], sigs = [];            // one block per line drawn, and what it shows
+    let lineStart = [0];                 // the offset where each line starts
+    let brackets = new Map(), marked = [];   // bracket offset -> its partner's (or -1)
+    let numbered = "";                   // what the gutter shows (its count and marked line)
 
     function grow() {             // wrapped (phone): as tall as the text, no inner scrolling
       if (!box.classList.contains("wrap")) { ta.style.height = ""; return; }
@@ -81,6 +86,9 @@ const CKEditor = (() => {
     function match() {
       const cs = getComputedStyle(ta);
       for (const k of COPY) pre.style[k] = cs[k];
+      // room to scroll as far as the textarea can (its scrollbars take room the copy has not)
+      pre.style.paddingRight = `calc(${cs.paddingRight} + 40px)`;
+      pre.style.paddingBottom = `calc(${cs.paddingBottom} + 40px)`;
       pre.style.borderStyle = "solid"; pre.style.borderColor = "transparent";
     }
     function render() {
@@ -93,62 +101,111 @@ const CKEditor = (() => {
       box.classList.toggle("plain", plain);
       const toks = plain ? [] : tokens(text, language);
       const partner = pairs(toks, text);
-      // the bracket just before or just after the caret, and its partner
-      const caret = ta.selectionStart === ta.selectionEnd && document.activeElement === ta ? ta.selectionStart : -1;
-      let here = -1;
-      if (caret >= 0) {
-        here = toks.findIndex((t) => t.cls === "br" && t.start === caret - 1);
-        if (here < 0) here = toks.findIndex((t) => t.cls === "br" && t.start === caret);
-      }
+      // each line as [class, text] pieces (a comment may run over several lines)
       const lines = [[]];
-      const put = (s, cls, attrs) => {
-        const parts = s.split("\n");
-        parts.forEach((p, k) => {
-          if (k) lines.push([]);
-          if (!p) return;
-          if (!cls) { lines[lines.length - 1].push(p); return; }
-          const span = document.createElement("span");
-          span.className = cls; span.textContent = p;
-          for (const [a, v] of Object.entries(attrs || {})) span.setAttribute(a, v);
-          lines[lines.length - 1].push(span);
-        });
-      };
+      const put = (piece, cls) => piece.split("\n").forEach((part, k) => {
+        if (k) lines.push([]);
+        if (part) lines[lines.length - 1].push([cls, part]);
+      });
+      brackets = new Map(); marked = [];
       let at = 0;
       toks.forEach((t, i) => {
         if (t.start > at) put(text.slice(at, t.start), "");
-        let cls = `tok-${t.cls}`;
-        if (here >= 0 && (i === here || i === partner[here])) cls += partner[here] >= 0 ? " bm" : " bm-bad";
-        put(text.slice(t.start, t.end), cls, t.cls === "br" ? { "data-at": t.start } : null);
+        if (t.cls === "br") brackets.set(t.start, partner[i] >= 0 ? toks[partner[i]].start : -1);
+        put(text.slice(t.start, t.end), t.cls);
         at = t.end;
       });
       if (at < text.length) put(text.slice(at), "");
-      const rows = lines.map((kids) => {
+      lineStart = [0];
+      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStart.push(i + 1);
+      // only the lines that changed are drawn again (the browser then lays out only
+      // those): the unchanged lines before and after the edit keep their blocks
+      const next = lines.map((pieces) => pieces.map(([c, t]) => `${c}\u0001${t}`).join("\u0002"));
+      let head = 0, tail = 0;
+      while (head < next.length && head < sigs.length && next[head] === sigs[head]) head++;
+      while (tail < next.length - head && tail < sigs.length - head &&
+             next[next.length - 1 - tail] === sigs[sigs.length - 1 - tail]) tail++;
+      const fresh = lines.slice(head, lines.length - tail).map((pieces) => {
         const div = document.createElement("div");
         div.className = "ck-line";
-        if (kids.length) div.append(...kids); else div.textContent = "\u200b";
+        let col = 0;
+        for (const [cls, part] of pieces) {
+          if (!cls) div.append(part);
+          else {
+            const span = document.createElement("span");
+            span.className = `tok-${cls}`; span.textContent = part;
+            if (cls === "br") span.dataset.col = col;
+            div.append(span);
+          }
+          col += part.length;
+        }
+        if (!pieces.length) div.textContent = "\u200b";   // an empty line keeps its height
         return div;
       });
-      pre.replaceChildren(...rows);
+      const gone = rows.slice(head, rows.length - tail);
+      const after = rows[rows.length - tail] || null;
+      for (const div of gone) div.remove();
+      for (const div of fresh) pre.insertBefore(div, after);
+      rows = [...rows.slice(0, head), ...fresh, ...rows.slice(rows.length - tail)];
+      sigs = next;
       if (gutter) {
-        const bad = badLine();
-        const tall = box.classList.contains("wrap") && rows.length <= 5000;
-        gutter.replaceChildren(...rows.map((row, k) => {
-          const span = document.createElement("span");
-          span.textContent = String(k + 1);
-          span.className = "ln" + (k + 1 === bad ? " bad" : "");
-          if (k + 1 === bad) span.dataset.line = k + 1;
-          if (tall) span.style.height = `${row.getBoundingClientRect().height}px`;
-          return span;
-        }));
+        // wrapped (phone): each number as tall as its wrapped line
+        const bad = badLine(), n = rows.length, wrap = box.classList.contains("wrap");
+        const heights = wrap && n <= 5000 ? rows.map((row) => row.getBoundingClientRect().height) : null;
+        const key = `${n}:${bad}:${heights ? heights.join(",") : ""}`;
+        if (key !== numbered) {
+          numbered = key;
+          const kids = [];
+          for (let k = 1; k <= n; k++) {
+            if (!heights && k !== bad) { kids.push(k < n ? `${k}\n` : `${k}`); continue; }
+            const span = document.createElement("span");
+            span.textContent = String(k);
+            span.className = (heights ? "ln " : "") + (k === bad ? "bad" : "");
+            if (k === bad) span.dataset.line = k;
+            if (heights) span.style.height = `${heights[k - 1]}px`;
+            kids.push(span);
+            if (!heights && k < n) kids.push("\n");
+          }
+          gutter.replaceChildren(...kids);
+        }
       }
+      drawn = text; resized = false;
       sync();
+      mark();
+    }
+    // the bracket just before or just after the caret, and its partner (O(1): the
+    // brackets were paired when the text was drawn)
+    function mark() {
+      for (const span of marked) span.classList.remove("bm", "bm-bad");
+      marked = [];
+      if (ta.selectionStart !== ta.selectionEnd || document.activeElement !== ta) return;
+      const caret = ta.selectionStart;
+      const here = brackets.has(caret - 1) ? caret - 1 : brackets.has(caret) ? caret : null;
+      if (here === null) return;
+      const other = brackets.get(here);
+      const spanAt = (offset) => {       // the span of the bracket at `offset`
+        let lo = 0, hi = lineStart.length - 1;
+        while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (lineStart[mid] <= offset) lo = mid; else hi = mid - 1; }
+        const span = rows[lo] && rows[lo].querySelector(`span[data-col="${offset - lineStart[lo]}"]`);
+        if (span) span.dataset.at = offset;
+        return span;
+      };
+      marked = [spanAt(here), other >= 0 ? spanAt(other) : null].filter(Boolean);
+      for (const span of marked) span.classList.add(other >= 0 ? "bm" : "bm-bad");
     }
     function sync() {
       pre.scrollTop = ta.scrollTop; pre.scrollLeft = ta.scrollLeft;
       if (gutter) gutter.scrollTop = ta.scrollTop;
     }
+    // a caret move only re-marks brackets; a new text (or width) draws everything again
     let pending = 0;
-    const later = () => { if (!pending) pending = requestAnimationFrame(() => { pending = 0; render(); }); };
+    const later = () => {
+      if (!pending) pending = requestAnimationFrame(() => {
+        pending = 0;
+        if (ta.value !== drawn || resized) render(); else mark();
+      });
+    };
+    const resize = () => { resized = true; later(); };
 
     ta.addEventListener("keydown", (e) => {
       if (e.key === "Escape") { escaped = true; return; }
@@ -171,8 +228,8 @@ const CKEditor = (() => {
     narrow.addEventListener("change", render);
     box.classList.toggle("wrap", narrow.matches);
     match();
-    window.addEventListener("resize", later);
-    if (typeof ResizeObserver === "function") new ResizeObserver(later).observe(ta);
+    window.addEventListener("resize", resize);
+    if (typeof ResizeObserver === "function") new ResizeObserver(resize).observe(box);
     render();
     return { refresh: render };
   }
