@@ -384,6 +384,12 @@ def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- one dispatch for both back ends ---------------------------------------------------------
+#: the pages: the path ``chancekit serve`` answers -> the file in ``web/static`` (the static
+#: site writes each as ``index.html`` / ``NAME.html``, :mod:`chancekit.site.build`)
+PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
+         "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
+         "/anydice": "anydice.html", "/markov": "markov.html"}
+
 #: ``POST path`` -> (the job's kind in :data:`chancekit.web.compute.JOBS`, its parser,
 #: whether its answer depends only on the request and may be cached)
 ENDPOINTS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]], bool]] = {
@@ -468,8 +474,14 @@ def handle(path: str, body: bytes | str | None = None, *,
 
 def handle_json(path: str, body: str | None = None, progress: Any = None) -> str:
     """:func:`handle` for JavaScript: ``[status, object]`` as one JSON text (the worker
-    parses it, so no Python object crosses into the page)."""
-    status, out = handle(path, body, progress=progress)
+    parses it, so no Python object crosses into the page). ``progress(done, total,
+    piece)`` gets each finished piece of a result as JSON text (or None)."""
+
+    def report(done: int, total: int, piece: Any = None) -> None:
+        if progress is not None:
+            progress(int(done), int(total), None if piece is None else json.dumps(piece))
+
+    status, out = handle(path, body, progress=report)
     return json.dumps([status, out], ensure_ascii=True, allow_nan=False,
                       separators=(",", ":"))
 

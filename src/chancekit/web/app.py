@@ -30,7 +30,7 @@ from starlette.routing import Route
 
 from chancekit import __version__
 from chancekit.limits import MAX_BODY, MAX_JOBS
-from chancekit.web.api import ENDPOINTS, ApiError, answer, decode_body, parse, version_info
+from chancekit.web.api import ENDPOINTS, PAGES, ApiError, answer, decode_body, parse, version_info
 from chancekit.web.compute import TEST_HOOKS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
@@ -187,9 +187,6 @@ def _static(name: str) -> bytes:
     return resources.files("chancekit.web").joinpath("static", name).read_bytes()
 
 
-_PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
-          "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
-          "/anydice": "anydice.html", "/markov": "markov.html"}
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 # no external resources anywhere: the browser is told so too
@@ -290,7 +287,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
                    cache=cache)
 
     async def page(request: Request) -> Response:
-        name = _PAGES[request.url.path]
+        name = PAGES[request.url.path]
         html = _static(name).decode("utf-8").replace("{{version}}", __version__)
         return Response(html, media_type=_TYPES[".html"],
                         headers={"Content-Security-Policy": _CSP})
@@ -400,7 +397,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         return await state.compute(request, "sleep", {"seconds": 60}, False)
 
     routes = [
-        *[Route(path, page, methods=["GET"]) for path in _PAGES],
+        *[Route(path, page, methods=["GET"]) for path in PAGES],
         Route("/static/{name}", static, methods=["GET"]),
         Route("/api/version", version, methods=["GET"]),
         Route("/api/status", status, methods=["GET"]),

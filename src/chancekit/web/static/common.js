@@ -164,7 +164,8 @@ const CK = (() => {
     return { state: JSON.parse(new TextDecoder().decode(raw)), version: params.get("ck") };
   }
   async function shareLink(state) {
-    return `${location.origin}${location.pathname}#ck=${encodeURIComponent(version())}&${await encodeState(state)}`;
+    const page = onSite() ? CKSite.pageURL() : location.origin + location.pathname;
+    return `${page}#ck=${encodeURIComponent(version())}&${await encodeState(state)}`;
   }
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }

@@ -115,6 +115,6 @@
   $("#tune").addEventListener("click", tune);
   $("#tune-stop").addEventListener("click", stop);
   // leaving the page stops the job (the server also stops jobs nobody polls for 30 s)
-  window.addEventListener("pagehide", () => { if (job) fetch(`/api/jobs/${job}`, { method: "DELETE", keepalive: true }); });
+  window.addEventListener("pagehide", () => { if (job && !CK.onSite()) fetch(`/api/jobs/${job}`, { method: "DELETE", keepalive: true }); });
   evaluate();
 })();
