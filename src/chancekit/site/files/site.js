@@ -8,7 +8,9 @@
 const CKSite = (() => {
   const here = document.currentScript.src;
   const root = new URL("../", here).href;
-  const TIME_LIMIT_S = 10, TUNE_TIME_LIMIT_S = 60, TUNE_REFUSAL_WAIT_MS = 500;
+  // the server's defaults (chancekit serve --time-limit 10; tuning jobs six times that)
+  const limits = { time_limit_s: 10, tune_time_limit_s: 60 };
+  const TUNE_REFUSAL_WAIT_MS = 500;
   let worker = null, ready = null, config = null, nextId = 1, loadedMs = null;
   const calls = new Map();   // id -> {resolve, onProgress, onStart}
   const jobs = new Map();    // tuning jobs, as the server keeps them
@@ -79,7 +81,7 @@ const CKSite = (() => {
 
   // one call into the worker: [status, data]; `signal` aborts it (AbortError), the time limit
   // answers as the server does; `onProgress(done, total)` sees the job's progress
-  async function call(path, body, { signal, limit = TIME_LIMIT_S, onProgress } = {}) {
+  async function call(path, body, { signal, limit = limits.time_limit_s, onProgress } = {}) {
     const w = await start();
     if (signal && signal.aborted) throw new DOMException("stopped", "AbortError");
     const id = nextId++;
@@ -111,7 +113,7 @@ const CKSite = (() => {
                 result: null, error: null, elapsed_ms: null, started: performance.now(), status: 200,
                 controller: new AbortController() };
     jobs.set(j.id, j);
-    j.finished = call("/api/tune", body, { signal: j.controller.signal, limit: TUNE_TIME_LIMIT_S,
+    j.finished = call("/api/tune", body, { signal: j.controller.signal, limit: limits.tune_time_limit_s,
       onProgress: (d, t) => { j.done = d; j.total = t; } }).then(([status, data]) => {
       if (status === 200) {
         const { version, elapsed_ms, server_ms, cached, ...result } = data;
@@ -163,5 +165,5 @@ const CKSite = (() => {
   // start Python while the page is read: the first answer comes sooner
   addEventListener("DOMContentLoaded", () => { start().catch(() => {}); });
 
-  return { request, pageURL, start, loadedMs: () => loadedMs };
+  return { request, pageURL, start, limits, loadedMs: () => loadedMs };
 })();

@@ -166,6 +166,27 @@
   ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
   ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
   $("#run").addEventListener("click", run);
+  // programs as files: Open… (a file picker) or a file dropped on the editor; Save downloads it
+  const MAX_FILE = 60000;   // the API's program limit, in characters
+  async function openFile(file) {
+    if (!file) return;
+    if (file.size > 4 * MAX_FILE) { $("#status").textContent = `${file.name} is too large for a program (${file.size} bytes)`; return; }
+    const text = (await file.text()).replace(/\r\n?/g, "\n");
+    if (text.length > MAX_FILE) { $("#status").textContent = `${file.name} has ${text.length} characters; a program has at most ${MAX_FILE}`; return; }
+    ta.value = text; gutter();
+    $("#status").textContent = `opened ${file.name}`;
+    ta.focus();
+  }
+  $("#open").addEventListener("click", () => $("#open-file").click());
+  $("#open-file").addEventListener("change", (e) => { openFile(e.target.files[0]); e.target.value = ""; });
+  $("#save").addEventListener("click", () => download("program.dice", ta.value.endsWith("\n") ? ta.value : ta.value + "\n", "text/plain"));
+  ta.addEventListener("dragover", (e) => { if ([...e.dataTransfer.types].includes("Files")) { e.preventDefault(); ta.classList.add("drop"); } });
+  ta.addEventListener("dragleave", () => ta.classList.remove("drop"));
+  ta.addEventListener("drop", (e) => {
+    if (!e.dataTransfer.files.length) return;
+    e.preventDefault(); ta.classList.remove("drop");
+    openFile(e.dataTransfer.files[0]);
+  });
   document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
     $("#program").value = EXAMPLES[b.dataset.example]; gutter(); run();
   }));
