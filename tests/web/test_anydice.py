@@ -179,8 +179,8 @@ def test_page_outputs_on_one_chart_modes_and_exports(page: Any, server_url: str,
 
 
 @pytest.mark.browser
-def test_page_places_an_error_at_its_line(page: Any, server_url: str, tmp_path: Path) -> None:
-    page.goto(server_url.rstrip("/") + "/anydice")
+def test_page_places_an_error_at_its_line(page: Any, app_url: str, tmp_path: Path) -> None:
+    page.goto(app_url.rstrip("/") + "/anydice")
     _wait(page)
     _calculate(page, "X: 3\noutput X\noutput 2 + }\noutput 1d4\n", value="error")
     box = page.locator("#error .error")
@@ -298,8 +298,8 @@ EXAMPLES: dict[str, dict[str, dict[int, Fraction]]] = {
 
 
 @pytest.mark.browser
-def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> None:
-    page.goto(server_url.rstrip("/") + "/anydice")
+def test_every_help_example_means_what_it_says(page: Any, app_url: str) -> None:
+    page.goto(app_url.rstrip("/") + "/anydice")
     _wait(page)
     buttons = page.locator("#examples button.ex")
     assert buttons.count() == len(EXAMPLES)
@@ -327,11 +327,11 @@ def test_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str) -> 
     assert {r.split(",")[0] for r in rows} == {"'=HYPERLINK(1)", "-5"}
 
 
-def test_programs_open_from_a_file_and_save_to_one(page: Any, server_url: str,
+def test_programs_open_from_a_file_and_save_to_one(page: Any, app_url: str,
                                                    tmp_path: Any) -> None:
     """Open… reads a .dice file into the editor (and a file dropped on it does too); Save
     downloads the program as program.dice (issue #28, item 8)."""
-    page.goto(server_url + "anydice")
+    page.goto(app_url + "anydice")
     source = tmp_path / "attack.dice"
     source.write_text("output 2d6 named \"two dice\"\r\noutput 1d20\r\n")
     page.set_input_files("#open-file", str(source))

@@ -7,69 +7,22 @@ cache the first time: npm and pip; CI does it)."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import re
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
-from conftest import _missing, call
+from conftest import call, static_server
 
 pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 #: answers differ in these only: the time taken, and whether the server's cache answered
-TIMING = ("elapsed_ms", "server_ms", "cached")
+TIMING = ("elapsed_ms", "server_ms", "run_ms", "cached")
 READY = "document.documentElement.dataset.runtime === 'ready'"
 BOOT_MS = 300_000  # a hang guard for Pyodide's start on a busy 2-core machine, not a goal
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json"}
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def static_server(root: Path) -> Iterator[str]:
-    """``python -m http.server`` in a thread: the plainest static host."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0),
-                                functools.partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: Any) -> Path:
-    from chancekit.errors import ChancekitError
-    from chancekit.site.build import build_site
-
-    out = tmp_path_factory.mktemp("site") / "public"
-    try:
-        build_site(out, base_url=None)
-    except ChancekitError as exc:
-        _missing(f"the site's runtime could not be fetched ({exc})")
-    return out
-
-
-@pytest.fixture(scope="session")
-def site_url(site_dir: Path) -> Iterator[str]:
-    with static_server(site_dir) as url:
-        yield url
 
 
 def open_site(browser: Any, url: str, path: str = "index.html", *,
@@ -105,7 +58,11 @@ def ck_api(page: Any, path: str, body: Any = None) -> Any:
 def same(site: Any, server: Any) -> None:
     """The site's JSON is the server's, timings aside."""
     def strip(d: Any) -> Any:
-        return {k: v for k, v in d.items() if k not in TIMING} if isinstance(d, dict) else d
+        if isinstance(d, dict):
+            return {k: strip(v) for k, v in d.items() if k not in TIMING}
+        if isinstance(d, list):
+            return [strip(v) for v in d]
+        return d
     assert strip(site) == strip(server)
 
 
