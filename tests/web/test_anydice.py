@@ -397,6 +397,12 @@ def test_keyboard_alone_reaches_everything_past_the_editor(browser: Any, server_
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("Tab")
         assert _focused(page) == "program" and page.input_value("#program").count("  ") == 2
+        # Tab on a selection of several lines indents each of them (the text is kept)
+        page.fill("#program", "output d6\noutput d8\noutput d10")
+        page.evaluate("document.querySelector('#program').setSelectionRange(3, 13)")
+        page.keyboard.press("Tab")
+        assert page.input_value("#program") == "  output d6\n  output d8\noutput d10"
+        assert _focused(page) == "program"
 
 
 def _overlay_text(page: Any) -> str:

@@ -211,7 +211,13 @@ const CKEditor = (() => {
       if (e.key === "Escape") { escaped = true; return; }
       if (e.key === "Tab" && tabIndents && !escaped && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey) {
         e.preventDefault();                       // indent, as an editor does
-        ta.setRangeText("  ", ta.selectionStart, ta.selectionEnd, "end");
+        const a = ta.selectionStart, b = ta.selectionEnd, text = ta.value;
+        if (text.slice(a, b).includes("\n")) {   // several lines selected: indent each
+          const from = text.lastIndexOf("\n", a - 1) + 1;
+          const body = text.slice(from, b), trail = body.endsWith("\n");   // not the line after
+          const block = (trail ? body.slice(0, -1) : body).replace(/^/gm, "  ") + (trail ? "\n" : "");
+          ta.setRangeText(block, from, b, "select");
+        } else ta.setRangeText("  ", a, b, "end");
         ta.dispatchEvent(new Event("input", { bubbles: true }));
         return;
       }
