@@ -35,6 +35,8 @@ NODE_WORK = 25
 #: variables, mixing the results: about 20 us) and of one expansion iteration (5 us)
 CALL_WORK = 1000
 ITERATION_WORK = 250
+#: names longer than this are not compared for "did you mean" (the comparison is quadratic)
+_SUGGEST_CHARS = 200
 #: at most this many function calls remembered per program run (see Interpreter.call)
 MEMO_ENTRIES = 200_000
 #: and values of at most about this many machine words in all (~100 MB; see _memo_size)
@@ -91,8 +93,11 @@ class Interpreter:
             params = iter(f.params)
             names[k] = " ".join(w if w is not None else next(params).name for w in k)
         want = words(key)
+        if len(want) > _SUGGEST_CHARS:      # a name that long is near nothing anyone meant
+            return ""
         scored = sorted(((difflib.SequenceMatcher(None, want, words(k)).ratio(), names[k])
-                         for k in names), key=lambda t: -t[0])
+                         for k in names if len(words(k)) <= _SUGGEST_CHARS),
+                        key=lambda t: -t[0])
         best = scored[0][0] if scored else 0.0
         near = [name for score, name in scored if score >= max(0.6, best - 0.1)][:3]
         if not near:
