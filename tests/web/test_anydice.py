@@ -232,7 +232,7 @@ def test_eight_clients_at_once(server_url: str) -> None:
 
 @pytest.mark.browser
 def test_phone_layout(browser: Any, server_url: str) -> None:
-    """At 390 px the page is no wider than the screen (the editor scrolls inside its box)
+    """At 390 px the page is no wider than the screen (long lines wrap in the editor)
     and the chart is drawn at its real size."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     context.set_default_timeout(60_000)

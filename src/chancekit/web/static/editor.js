@@ -38,19 +38,17 @@ const CKEditor = (() => {
     return out;
   }
 
-  // brackets paired the plain way: one stack per text, a closer pairs with the nearest
-  // unclosed opener of its kind (openers skipped over stay unpaired)
+  // brackets paired with one stack per kind: a closer pairs with the nearest unclosed
+  // opener of its kind; the rest stay unpaired. O(number of brackets), whatever the text
   function pairs(toks, text) {
-    const partner = new Array(toks.length).fill(-1), stack = [];
+    const partner = new Array(toks.length).fill(-1), stacks = { "(": [], "[": [], "{": [] };
     toks.forEach((t, i) => {
       if (t.cls !== "br") return;
       const ch = text[t.start];
-      if (OPEN[ch]) { stack.push(i); return; }
-      let j = stack.length - 1;
-      while (j >= 0 && text[toks[stack[j]].start] !== CLOSE[ch]) j--;
-      if (j < 0) return;
-      const open = stack[j];
-      stack.length = j;
+      if (OPEN[ch]) { stacks[ch].push(i); return; }
+      const stack = stacks[CLOSE[ch]];
+      if (!stack.length) return;
+      const open = stack.pop();
       partner[open] = i; partner[i] = open;
     });
     return partner;
