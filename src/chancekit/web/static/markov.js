@@ -89,7 +89,7 @@
       btn.setAttribute("aria-expanded", String(!shown.hidden));
       btn.textContent = shown.hidden ? "exact" : "hide";
     });
-    return [" ", btn, " ", shown];
+    return [" ", btn, shown];
   };
   function render() {
     if (!result) return;
