@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chancekit._numpy import numpy as _numpy
 from chancekit._validate import require_int
@@ -41,9 +41,6 @@ from chancekit.fair import work as _work
 from chancekit.fair.metrics import Metrics, independent_variance
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, System, _CountSystem
 from chancekit.limits import MAX_LAYER_CELLS, MAX_STATES
-
-if TYPE_CHECKING:  # numpy is optional: each function imports it through chancekit._numpy
-    import numpy as np
 
 __all__ = ["MAX_LAYER_CELLS", "MAX_STATES", "evaluate_exact", "evaluate_exact_batch",
            "lattice_estimate", "partition_count"]

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # numpy is imported by the bulk helpers only (a cold roll nee
     import numpy as np
 
 __all__ = ["BitSource", "as_source", "default_rng", "randbelow", "randbelow_array",
-           "random_float", "resolve_rng", "u32_array"]
+           "randbelow_list", "random_float", "resolve_rng", "u32_array", "u32_list"]
 
 _U32 = 1 << 32
 _default: PCG32 | None = None
@@ -226,3 +226,36 @@ def randbelow_array(source: Any, bound: int, n: int) -> np.ndarray:
         )
     return np.fromiter((randbelow(source, bound) for _ in range(n)), dtype=np.uint32,
                        count=n)
+
+
+def u32_list(source: Any, n: int) -> list[int]:
+    """:func:`u32_array` without numpy: the same ``n`` words as a list of ints (``n``
+    calls of ``next_u32``; the same words consumed). O(n).
+
+    >>> u32_list(PCG32(42, 54), 2) == u32_array(PCG32(42, 54), 2).tolist()
+    True
+    """
+    n = require_int("n", n, lo=0)
+    nxt = source.next_u32
+    return [int(nxt()) for _ in range(n)]
+
+
+def randbelow_list(source: Any, bound: int, n: int) -> list[int]:
+    """:func:`randbelow_array` without numpy: the same ``n`` draws as a list of ints (``n``
+    scalar draws of :func:`randbelow`; the same words consumed). O(n).
+
+    >>> a, b = PCG32(9), PCG32(9)
+    >>> randbelow_list(a, 6, 4) == randbelow_array(b, 6, 4).tolist()
+    True
+    """
+    bound = require_int("bound", bound, lo=1)
+    n = require_int("n", n, lo=0)
+    if bound > _U32:
+        raise InvalidValueError(
+            "bound", bound, "an integer from 1 to 2**32 for randbelow_list "
+            "(use randbelow() for larger bounds)"
+        )
+    method = getattr(source, "randbelow", None)
+    if method is not None:
+        return [int(method(bound)) for _ in range(n)]
+    return [_derived_randbelow(source, bound) for _ in range(n)]
