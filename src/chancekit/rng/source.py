@@ -32,12 +32,16 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from chancekit._numpy import require as _require_numpy
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, quote
 from chancekit.rng.pcg32 import PCG32
 
 if TYPE_CHECKING:  # numpy is imported by the bulk helpers only (a cold roll needs none)
     import numpy as np
+
+#: what needs numpy, as the error says when it is missing
+_WHAT = "a numpy array of draws (without numpy use u32_list or randbelow_list)"
 
 __all__ = ["BitSource", "as_source", "default_rng", "randbelow", "randbelow_array",
            "randbelow_list", "random_float", "resolve_rng", "u32_array", "u32_list"]
@@ -196,7 +200,7 @@ def u32_array(source: Any, n: int) -> np.ndarray:
     method = getattr(source, "u32_array", None)
     if method is not None:
         return method(n)  # type: ignore[no-any-return]
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     n = require_int("n", n, lo=0)
     nxt = source.next_u32
@@ -215,7 +219,7 @@ def randbelow_array(source: Any, bound: int, n: int) -> np.ndarray:
     method = getattr(source, "randbelow_array", None)
     if method is not None:
         return method(bound, n)  # type: ignore[no-any-return]
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     bound = require_int("bound", bound, lo=1)
     n = require_int("n", n, lo=0)
