@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import reduce
+from operator import add
 from typing import Any
 
 from chancekit._numpy import numpy as _numpy
@@ -522,48 +524,50 @@ def _count_layer(cells: int, counted: int, first: System, samples: int, t: int,
 def _seqsum(xs: Sequence[float]) -> float:
     """``xs[0] + xs[1] + ...`` left to right, as numpy's cumsum adds (not ``sum()``, which
     compensates on Python 3.12+, nor ``math.fsum``)."""
-    acc = xs[0]
-    for x in xs[1:]:
-        acc += x
-    return acc
+    return reduce(add, xs)  # type: ignore[no-any-return]
 
 
-def _probs_py(systems: Sequence[_CountSystem], samples: int) -> Callable[[tuple[int, ...],
-                                                                        int], list[list[float]]]:
-    """The pure twin of :meth:`_Batch.probs`: ``probs(state, t)[j][b]``."""
+#: a candidate's next-draw probabilities from one state: the chance of each position, the
+#: normalised entropy and the largest chance
+_Col = tuple[list[float], float, float]
+
+
+def _probs_py(systems: Sequence[_CountSystem], samples: int,
+              ) -> Callable[[tuple[int, ...], int], list[_Col]]:
+    """The pure twin of :meth:`_Batch.probs` with the entropy and top chance of each
+    candidate: ``probs(state, t)[b]``."""
     n, B = systems[0].n, len(systems)
-    dice_idx, dd_idx, deck_idx = _families(systems)
+    _, dd_idx, deck_idx = _families(systems)
     logf, logw = _dd_logs([systems[i] for i in dd_idx])
     sched = [list(_deck_schedule(systems[i], samples)) for i in deck_idx]  # type: ignore[arg-type]
     per = [systems[i].size for i in deck_idx]  # type: ignore[attr-defined]
     dw = [systems[i].weights for i in deck_idx]
-    inv_n = 1.0 / n
-    exp = math.exp
+    log_n = math.log(n)
+    exp, log = math.exp, math.log
 
-    def probs(s: tuple[int, ...], t: int) -> list[list[float]]:
-        P = [[0.0] * B for _ in range(n)]
-        for b in dice_idx:
-            for j in range(n):
-                P[j][b] = inv_n
+    def col(P: list[float]) -> _Col:
+        return P, -reduce(add, [q * log(q) if q > 0 else 0.0 for q in P]) / log_n, max(P)
+
+    dice = col([1.0 / n] * n)
+
+    def probs(s: tuple[int, ...], t: int) -> list[_Col]:
+        out: list[Any] = [dice] * B
         if dd_idx:
             lo = float(min(s))
             sf = [float(x) - lo for x in s]
             for c, b in enumerate(dd_idx):
-                lf, lw = logf[c], logw[c]
-                e = [sf[j] * lf + lw[j] for j in range(n)]
+                lf = logf[c]
+                e = [x * lf + w for x, w in zip(sf, logw[c], strict=True)]
                 top = max(e)
                 W = [exp(x - top) for x in e]
-                tot = _seqsum(W)
-                for j in range(n):
-                    P[j][b] = W[j] / tot
+                tot = reduce(add, W)
+                out[b] = col([w / tot for w in W])
         for c, b in enumerate(deck_idx):
             cap = sched[c][t] * per[c]
-            w = dw[c]
-            rem = [float(max(cap * w[j] - s[j], 0)) for j in range(n)]
-            tot = _seqsum(rem)
-            for j in range(n):
-                P[j][b] = rem[j] / tot if tot > 0 else 0.0
-        return P
+            rem = [float(max(cap * w - x, 0)) for w, x in zip(dw[c], s, strict=True)]
+            tot = reduce(add, rem)
+            out[b] = col([r / tot if tot > 0 else 0.0 for r in rem])
+        return out
 
     return probs
 
@@ -576,9 +580,9 @@ def _sweep_py(systems: list[_CountSystem], samples: int, prune: float, max_state
     B = len(systems)
     symmetric = all(s.symmetric for s in systems)
     probs = _probs_py(systems, samples)
-    targets = [s.target() for s in systems]
-    log_n = math.log(n)
-    log = math.log
+    by_target: dict[tuple[float, ...], list[int]] = {}  # candidates sharing a target
+    for b, sysm in enumerate(systems):
+        by_target.setdefault(tuple(sysm.target()), []).append(b)
     layer: list[tuple[int, ...]] = [(0,) * n]
     p: list[list[float]] = [[1.0] * B]
     ent = [[0.0] * samples for _ in range(B)]
@@ -588,46 +592,41 @@ def _sweep_py(systems: list[_CountSystem], samples: int, prune: float, max_state
     states: list[int] = []
     dropped = [0.0] * B
     counted = 0
+    cands = range(B)
     for t in range(samples):
-        eterms: list[list[float]] = [[] for _ in range(B)]
-        gterms: list[list[float]] = [[] for _ in range(B)]
-        fls: list[tuple[tuple[int, ...], int, list[float]]] = []
-        for s, ps in zip(layer, p, strict=True):
-            P = probs(s, t)
-            for b in range(B):
-                col = [P[j][b] for j in range(n)]
-                h = -_seqsum([q * log(q) if q > 0 else 0.0 for q in col]) / log_n
-                eterms[b].append(ps[b] * h)
-                gterms[b].append(ps[b] * max(col))
-            flows = [[ps[b] * P[j][b] for b in range(B)] for j in range(n)]
-            if symmetric:  # equal counts merge into the leftmost position, flows in order
-                j = 0
-                while j < n:
-                    f = list(flows[j])
-                    k = j + 1
-                    while k < n and s[k] == s[j]:
-                        for b in range(B):
-                            f[b] += flows[k][b]
-                        k += 1
-                    fls.append((s, j, [0.0 + x for x in f]))
-                    j = k
-            else:
-                fls.extend((s, j, flows[j]) for j in range(n))
+        eterms: list[list[float]] = [[] for _ in cands]
+        gterms: list[list[float]] = [[] for _ in cands]
         nxt: dict[tuple[int, ...], list[float]] = {}
         gone: list[list[float]] = []
-        for s, j, f in fls:
-            if not max(f) > prune:  # prune is 0 unless asked for
-                if prune > 0:
-                    gone.append(f)
-                continue
-            key = (*s[:j], s[j] + 1, *s[j + 1:])
-            got = nxt.get(key)
-            if got is None:
-                nxt[key] = [0.0 + x for x in f]
-            else:
-                for b in range(B):
-                    got[b] += f[b]
-        for b in range(B):
+        for s, ps in zip(layer, p, strict=True):
+            cols = probs(s, t)
+            for b in cands:
+                _, h, g = cols[b]
+                eterms[b].append(ps[b] * h)
+                gterms[b].append(ps[b] * g)
+            j = 0
+            while j < n:  # equal counts merge into the leftmost position, flows in order
+                f = [ps[b] * cols[b][0][j] for b in cands]
+                k = j + 1
+                if symmetric:
+                    while k < n and s[k] == s[j]:
+                        for b in cands:
+                            f[b] += ps[b] * cols[b][0][k]
+                        k += 1
+                    f = [0.0 + x for x in f]
+                if not max(f) > prune:  # prune is 0 unless asked for
+                    if prune > 0:
+                        gone.append(f)
+                else:
+                    key = (*s[:j], s[j] + 1, *s[j + 1:])
+                    got = nxt.get(key)
+                    if got is None:
+                        nxt[key] = [0.0 + x for x in f]
+                    else:
+                        for b in cands:
+                            got[b] += f[b]
+                j = k
+        for b in cands:
             if gone:
                 dropped[b] += _seqsum([f[b] for f in gone])
             ent[b][t] = _seqsum(eterms[b])
@@ -643,15 +642,16 @@ def _sweep_py(systems: list[_CountSystem], samples: int, prune: float, max_state
                                max_work)
         if progress is not None:
             progress(t + 1, samples)
-        for b in range(B):
-            tb = [(t + 1) * x for x in targets[b]]
-            vterms, dterms = [], []
-            for s, ps in zip(layer, p, strict=True):
-                dev = [float(s[j]) - tb[j] for j in range(n)]
-                vterms.append(ps[b] * (_seqsum([d * d for d in dev]) / n))
-                dterms.append(ps[b] * max(abs(d) for d in dev))
-            var[b][t] = _seqsum(vterms)
-            disc[b][t] = _seqsum(dterms)
+        for target, group in by_target.items():
+            tb = [(t + 1) * x for x in target]
+            vs, ds = [], []  # each state's mean squared and largest deviation
+            for s in layer:
+                dev = [x - y for x, y in zip(s, tb, strict=True)]
+                vs.append(_seqsum([d * d for d in dev]) / n)
+                ds.append(max(map(abs, dev)))
+            for b in group:
+                var[b][t] = _seqsum([ps[b] * v for ps, v in zip(p, vs, strict=True)])
+                disc[b][t] = _seqsum([ps[b] * d for ps, d in zip(p, ds, strict=True)])
     return ent, guess, var, disc, states, dropped
 
 
