@@ -42,8 +42,8 @@ _ANYDICE = [
     'loop N over {1..5} {\n  output [highest 1 of Nd6] named "best of [N]d6"\n}\n',
 ]
 _SYSTEMS = ["dice", "deck", "generalized-deck:1,6", "dynamic-dice:0.355"]  # fairness.html
-_CHIPS = ["prd:0.25", "history-reroll:4,4", "error-accumulator:0.25", "pity:0.1,5,0.1,10",
-          "deck+no-repeat"]  # fairness.js's other presets
+_CHIPS = ["prd:0.25", "history-reroll:4,4", "error-accumulator:0.25", "deck+no-repeat",
+          "pity:0.1,5,0.1,10"]  # fairness.js's other presets; the odd ones are refused exactly
 _MARKOV_CHIPS = ["prd:0.25", "pity:0.25", "pity:0.1,5,0.1,10", "pity:0.006,74,0.06,90",
                  "gacha:0.006,74,0.06,90", "error-accumulator:0.25"]  # markov.js
 _TABLE = {"notation": "", "loot": "", "title": "", "row_die": 20, "check_die": 20,
@@ -56,7 +56,7 @@ def _fair(systems: list[str], method: str = "exact", trials: int = 10_000) -> di
 
 
 #: (name, job, request as the app's parser hands it to the job): the pages' examples and
-#: defaults (static/*.html and *.js)
+#: defaults (static/*.html and *.js); a name with "(refused)" expects an error answer
 PAGE_EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     *[(f"dist {t} ({d})", "dist", {"expressions": [{"label": "", "text": t}], "dialect": d})
       for t, d in _DICE],
@@ -90,7 +90,8 @@ PAGE_EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     ("table loot", "table", {**_TABLE, "source": "loot",
                              "loot": "sword=5\nshield=3\npotion=12"}),
     ("fairness exact", "fairness", _fair(_SYSTEMS)),
-    ("fairness exact presets", "fairness", _fair(_CHIPS)),
+    ("fairness exact presets", "fairness", _fair(_CHIPS[::2])),
+    *[(f"fairness exact {c} (refused)", "fairness", _fair([c])) for c in _CHIPS[1::2]],
     ("fairness montecarlo", "fairness", _fair(_SYSTEMS, "montecarlo")),
     ("fairness montecarlo presets", "fairness", _fair(_CHIPS, "montecarlo", 2_000)),
     ("tune", "tune", {"systems": ["generalized-deck", "dynamic-dice"], "values": 6,
