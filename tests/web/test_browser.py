@@ -642,3 +642,15 @@ def test_dice_cumulative_cells_tiny_chances_and_chart_title(page: Any, server_ur
     assert cell.inner_text().startswith("< 0.0001%")
     texts = page.evaluate("[...document.querySelectorAll('#outcomes td')].map(t => t.textContent)")
     assert not any(t.startswith("0.0000%") for t in texts)
+
+
+def test_a_work_refusal_offers_more_work(page: Any, app_url: str) -> None:
+    """Work past the limit is refused up front; "Allow more work" runs it again with ten
+    times the limit (the request's max_work), on both back ends."""
+    page.goto(app_url)
+    wait(page)
+    calculate(page, "30d{1,5,1000000000}kh15", value="error")   # priced past the limit,
+    assert "limit: MAX_WORK" in page.inner_text("#error .error")   # quick to compute
+    page.click("#more-work")
+    page.wait_for_function("document.body.dataset.state === 'done'")
+    assert page.locator("#summary tbody tr").count() == 1

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 
@@ -50,6 +51,6 @@ def run_site(args: argparse.Namespace) -> int:
           f"{report.out}")
     print(f"a first visit downloads {raw / 1e6:.1f} MB ({packed / 1e6:.1f} MB compressed); "
           "later visits read it from the browser's cache")
-    print(f"try it: python -m http.server -d {report.out} 8000  (then open "
+    print(f"try it: python -m http.server -d {shlex.quote(str(report.out))} 8000  (then open "
           "http://127.0.0.1:8000/)")
     return 0

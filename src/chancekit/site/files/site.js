@@ -45,7 +45,7 @@ const CKSite = (() => {
               ? `loading Python ${mb(m.done)} / ${mb(m.total)} MB`
               : `${m.stage}…`);
           } else if (m.type === "ready") {
-            loadedMs = m.ms; say(""); document.documentElement.dataset.runtime = "ready"; resolve(me);
+            loadedMs = { ms: m.ms, stages: m.stages }; say(""); document.documentElement.dataset.runtime = "ready"; resolve(me);
           } else if (m.type === "failed") {
             say(`Python could not start here: ${m.message}`);
             document.documentElement.dataset.runtime = "failed"; reject(new Error(m.message));
@@ -165,5 +165,5 @@ const CKSite = (() => {
   // start Python while the page is read: the first answer comes sooner
   addEventListener("DOMContentLoaded", () => { start().catch(() => {}); });
 
-  return { request, pageURL, start, limits, loadedMs: () => loadedMs };
+  return { request, pageURL, start, limits, bootTimes: () => loadedMs };
 })();

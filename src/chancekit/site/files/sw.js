@@ -23,6 +23,12 @@ self.addEventListener("fetch", (event) => {
   event.respondWith(caches.open(CACHE).then(async (cache) => {
     const hit = await cache.match(req, { ignoreSearch: true });
     if (hit) return hit;
+    // /anydice (a page's address under chancekit serve): the page itself, offline too
+    const url = new URL(req.url);
+    if (req.mode === "navigate" && /\/[a-z]+\/?$/.test(url.pathname)) {
+      const page = await cache.match(new URL(url.pathname.replace(/\/?$/, ".html"), url));
+      if (page) return page;
+    }
     const resp = await fetch(req);
     if (resp.ok && resp.type === "basic") cache.put(req, resp.clone());
     return resp;

@@ -34,15 +34,21 @@ async function prefetch(files, total) {
 
 async function boot(config) {
   const t0 = performance.now();
+  const stages = {};
+  const mark = (name) => { stages[name] = Math.round(performance.now() - t0); };
   const files = Object.entries(config.runtime).filter(([n]) => !n.endsWith(".json"));
   await prefetch(files, files.reduce((s, [, n]) => s + n, 0));
+  mark("download");
   const py = await loadPyodide({ indexURL: root + "pyodide/", fullStdLib: false,
                                  stdout: () => {}, stderr: (t) => console.warn(t) });
+  mark("python");
   post({ type: "loading", done: 1, total: 1, stage: "loading chancekit" });
   await py.loadPackage(config.wheels.map((w) => root + w), { messageCallback: () => {} });
+  mark("wheels");
   py.runPython("from chancekit.web.api import handle_json");
   handle = py.globals.get("handle_json");
-  post({ type: "ready", ms: performance.now() - t0 });
+  mark("import");
+  post({ type: "ready", ms: performance.now() - t0, stages });
 }
 
 self.onmessage = async (e) => {
@@ -61,7 +67,7 @@ self.onmessage = async (e) => {
                                                   piece: piece === undefined ? null : piece });
   let text;
   try {
-    text = handle(m.path, m.body, progress);
+    text = handle(m.path, m.body === null ? undefined : m.body, progress);  // JS null is not None in Pyodide
   } catch (err) {
     console.error(err);
     text = JSON.stringify([500, { error: { type: "InternalError",
