@@ -46,6 +46,7 @@ __all__ = [
     "keep_lowest",
     "keep_sum",
     "keep_work",
+    "walk_groups",
 ]
 
 #: work of one (state, dice shown) combination of the general face walk (MAX_WORK units:
@@ -203,7 +204,24 @@ def evaluate_pool(rule: FaceRule, *pools: Sequence[Distribution] | Distribution)
     return _cached(key, lambda: _evaluate(rule, groups))
 
 
-def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> Distribution:
+def walk_groups(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
+                faces: list[Any], what: str = "evaluating these pools face by face"
+                ) -> Distribution:
+    """The face walk of ``rule`` over pools given as groups of (die, copies), reading
+    ``faces`` in the order given (they may include faces no die shows: a fixed multiset's,
+    the gaps of a straight). What :mod:`chancekit.dice.multiset` walks; not cached.
+
+    >>> from chancekit.dice import d
+    >>> rule = FaceRule(lambda st, face, c: st + c[0] * face, initial=0)
+    >>> walk_groups(rule, [[(d(2), 2)]], [3, 2, 1]).probability(4)
+    Fraction(1, 4)
+    """
+    return _evaluate(rule, groups, list(faces), what)
+
+
+def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
+              faces: list[Any] | None = None,
+              what: str = "evaluating these pools face by face") -> Distribution:
     types: list[tuple[int, Distribution, int]] = [
         (pi, die, n) for pi, g in enumerate(groups) for die, n in g]
     n_pools = len(groups)
@@ -214,13 +232,16 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
             f"MAX_POOL_STATES = {MAX_POOL_STATES}; use fewer kinds of dice or fewer dice",
             limit="MAX_POOL_STATES", value=rem_states)
     work = math.prod((n + 1) * (n + 2) // 2 for _, _, n in types)
-    face_set: set[Any] = set()
-    for _, die, _ in types:
-        face_set.update(die.outcomes())
-    try:
-        face_list = sorted(face_set, reverse=(rule.order == "descending"))
-    except TypeError:
-        raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
+    if faces is None:
+        face_set: set[Any] = set()
+        for _, die, _ in types:
+            face_set.update(die.outcomes())
+        try:
+            face_list = sorted(face_set, reverse=(rule.order == "descending"))
+        except TypeError:
+            raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
+    else:
+        face_list = faces
     n_faces = len(face_list)
     if work * n_faces > (most := limits.work_limit()):
         raise LimitError(
@@ -272,8 +293,7 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]]) -> D
         return ways
 
     return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
-                     [work * STEP_WORK] * n_faces, bound is not None,
-                     "evaluating these pools face by face")
+                     [work * STEP_WORK] * n_faces, bound is not None, what)
 
 
 def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
