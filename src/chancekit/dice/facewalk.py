@@ -56,6 +56,7 @@ STEP_WORK = 50
 CACHE_SIZE = 256
 
 _cache: OrderedDict[Hashable, Distribution] = OrderedDict()
+_MISSING = object()
 
 
 def clear_caches() -> None:
@@ -293,22 +294,26 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
         return ways
 
     return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
-                     [work * STEP_WORK] * n_faces, bound is not None, what)
+                     [work * STEP_WORK] * n_faces if bound is not None else None,
+                     bound is not None, what)
 
 
 def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
               moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
                                                                tuple[int, ...], int]]],
-              rest: Callable[[int, tuple[int, ...]], int], units: list[int],
+              rest: Callable[[int, tuple[int, ...]], int], units: list[int] | None,
               charged: bool, what: str) -> Distribution:
     """The face walk of every multiset evaluator: dice pools (with replacement) and deals
     of cards (without: :mod:`chancekit.dice.cards`). The state is (what each slot -- a
     kind of dice, a hand -- still needs, the rule's state), with integer weights. At face
     ``i``, ``moves(i, rems)`` lists (taken per slot, the counts the rule sees, ways); a
     :class:`Decided` state is finished by ``rest(i, left)``, the ways later faces fill
-    what is left. ``units[i]`` work units per state at face ``i`` are counted, and charged
-    face by face unless ``charged`` (estimated up front from the rule's state bound).
-    Refused past :data:`MAX_POOL_STATES` states."""
+    what is left. ``units[i]`` work units per state at face ``i`` are counted (``units``
+    None: the exact steps of the face, :data:`STEP_WORK` each), and charged face by face
+    unless ``charged`` (estimated up front from the rule's state bound). Refused past
+    :data:`MAX_POOL_STATES` states. A rule whose outcomes mix kinds (numbers and tuples:
+    typically a ``Decided(x)`` of one kind while ``final`` returns states of another) is
+    refused with an error saying so."""
     out: dict[Any, int] = {}
 
     def add(outcome: Any, w: int) -> None:
@@ -318,28 +323,42 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
             raise InvalidTypeError("outcome", outcome, "a hashable value") from None
 
     states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
+    step = rule.step
+    missing = _MISSING
     for i, face in enumerate(faces):
         new: dict[tuple[tuple[int, ...], Any], int] = {}
-        step_cache: dict[tuple[Any, tuple[int, ...]], Any] = {}
-        move_cache: dict[tuple[int, ...], Any] = {}
-        steps = len(states) * units[i]
+        step_cache: dict[Any, dict[tuple[int, ...], Any]] = {}
+        move_cache: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...],
+                                                     int]]] = {}
+        if units is None:  # the exact work of this face: one step per (state, dice shown)
+            for rems, _ in states:
+                if rems not in move_cache:
+                    move_cache[rems] = [
+                        (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
+                        for taken, c, w in moves(i, rems)]
+            steps = sum(len(move_cache[rems]) for rems, _ in states) * STEP_WORK
+        else:
+            steps = len(states) * units[i]
         if not charged:  # no estimate up front: charge each face before reading it
             limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
         limits.count(steps)
         for (rems, st), wt in states.items():
             opts = move_cache.get(rems)
             if opts is None:
-                opts = move_cache[rems] = moves(i, rems)
-            for taken, counts, ways in opts:
-                sk = (st, counts)
-                try:
-                    ns = step_cache[sk]
-                except KeyError:
-                    ns = step_cache[sk] = rule.step(st, face, counts)
-                except TypeError:
-                    raise InvalidTypeError("rule state", st, "a hashable value") from None
-                left = tuple(r - k for r, k in zip(rems, taken, strict=True))
-                if isinstance(ns, Decided):
+                opts = move_cache[rems] = [
+                    (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
+                    for taken, c, w in moves(i, rems)]
+            try:
+                sc = step_cache.get(st)
+            except TypeError:
+                raise InvalidTypeError("rule state", st, "a hashable value") from None
+            if sc is None:
+                sc = step_cache[st] = {}
+            for left, counts, ways in opts:
+                ns = sc.get(counts, missing)
+                if ns is missing:
+                    ns = sc[counts] = step(st, face, counts)
+                if ns.__class__ is Decided:
                     finish = rest(i, left)
                     if finish:
                         add(ns.outcome, wt * ways * finish)
@@ -359,7 +378,32 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
         return constant(rule.final(rule.initial))
     for (_, st), wt in states.items():
         add(rule.final(st), wt)
+    _check_kinds(rule, out)
     return Distribution._raw(out)
+
+
+def _kind(x: Any) -> str:
+    if isinstance(x, bool | int) or hasattr(x, "numerator"):
+        return "number"
+    if isinstance(x, tuple):
+        return "tuple"
+    return type(x).__name__
+
+
+def _check_kinds(rule: FaceRule, out: dict[Any, int]) -> None:
+    """Refuse outcomes of mixed kinds (a number and a tuple...): the mark of a rule whose
+    ``Decided(x)`` and ``final(state)`` disagree."""
+    kinds: dict[str, Any] = {}
+    for x in out:
+        kinds.setdefault(_kind(x), x)
+        if len(kinds) > 1:
+            (k1, x1), (k2, x2) = list(kinds.items())[:2]
+            hint = ("a step returned Decided(outcome) while final() is the default (the "
+                    "state itself): give FaceRule a final= that turns a state into an "
+                    "outcome of the same kind") if type(rule).final is FaceRule.final and \
+                "final" not in vars(rule) else "make Decided(...) and final() return the same kind"
+            raise InvalidValueError(
+                f"the rule's outcomes mix kinds: {x1!r} ({k1}) and {x2!r} ({k2}); {hint}")
 
 
 # -- keep the k highest or lowest ----------------------------------------------------------

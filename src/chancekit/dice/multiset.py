@@ -24,8 +24,9 @@ the faces (:func:`chancekit.dice.facewalk.face_walk`, the engine behind :class:`
 - :func:`multiset_function`: a function of pools returning several evaluations, evaluated
   together in one walk (the outcome is a :class:`Vector`: per-element arithmetic).
 
-The same pool object used twice in one evaluation is the same roll (a variable); two
-equal pools built separately are two rolls. Counts are never negative (icepool's
+As in icepool, every occurrence of a pool in an expression is a roll of its own
+(``(p - p).count()`` is not always 0); inside a :func:`multiset_function` each argument is
+one roll, however often the function reads it. Counts are never negative (icepool's
 ``keep_negative_counts`` is not offered).
 
 Cost: the face walk's, O(F · S · Π(n_j+1)²) for F faces, S states of the composed
@@ -429,7 +430,7 @@ class MultisetExpression:
 
         >>> from chancekit.dice import Pool, d
         >>> Pool(d(6), 2).largest_count(wild=6).probability(2)
-        Fraction(11, 36)
+        Fraction(4, 9)
         """
         return self._evaluate(_LargestCount(_wild(wild), False))
 
@@ -480,8 +481,9 @@ class MultisetExpression:
     def leximax(self, comparison: str, other: Any, extra: str = "high") -> Any:
         """Evaluation: compare both sides sorted descending, element by element (the first
         difference decides); 1 if ``comparison`` holds, else 0 (``'cmp'``: -1, 0 or 1).
-        ``extra``: a side's elements past the other's end count as ``'high'``, ``'low'``
-        or are ignored (``'drop'``)."""
+        ``extra``: a side's elements past the other's end count as ``'high'`` or
+        ``'low'``; with ``'drop'`` the outcome is 0 when the first difference is such an
+        element (icepool's meaning)."""
         return self._lexi(comparison, other, extra, _DESC)
 
     def leximin(self, comparison: str, other: Any, extra: str = "high") -> Any:
@@ -602,6 +604,15 @@ class _Counts(_Node):
         op, n = p
         cmp = _CMP[op]
         return lambda f, c: c[0] if cmp(c[0], n) else 0
+
+
+class _Param(_Counts):
+    """A multiset_function's argument: one roll, however often the function reads it."""
+
+    __slots__ = ()
+
+    def __init__(self, e: MultisetExpression) -> None:
+        super().__init__("add", (e,))
 
 
 class _Keep(_Node):
@@ -852,6 +863,8 @@ def _size(e: MultisetExpression) -> int | None:
             return None if s is None else s * e.param
         return None
     if isinstance(e, _Keep):
+        if e.stop <= e.start:
+            return 0
         s = _size(e.kids[0])
         return None if s is None else max(min(e.stop, s) - e.start, 0)
     return None
@@ -1159,8 +1172,8 @@ class _Lexi(_Evaluator):
             le, re = left_first, right_first
         elif extra == "late":
             le, re = right_first, left_first
-        else:
-            le, re = tie, tie
+        else:  # 'drop': as icepool, an extra element decides 0
+            le, re = 0, 0
         return left_first, le, tie, re, right_first
 
     def allowed(self, sizes: list[int | None]) -> set[str]:
@@ -1257,7 +1270,7 @@ def multiset_function(fn: Callable[..., Any]) -> Callable[..., Any]:
         raise InvalidTypeError("multiset_function", fn, "a function of pools")
 
     def wrapper(*pools: Any) -> Any:
-        args = [_expr(f"{getattr(fn, '__name__', 'function')}: argument {i}", p)
+        args = [_Param(_expr(f"{getattr(fn, '__name__', 'function')}: argument {i}", p))
                 for i, p in enumerate(pools)]
         token = _LAZY.set(True)
         try:
@@ -1336,14 +1349,6 @@ class _Program(FaceRule):
         return self.finisher(state[1])
 
 
-def _leaves(e: MultisetExpression, seen: dict[int, MultisetExpression]) -> None:
-    if isinstance(e, _Leaf) or not isinstance(e, _Node):
-        seen.setdefault(id(e), e)
-        return
-    for k in e.kids:
-        _leaves(k, seen)
-
-
 def _pool_dice(e: MultisetExpression) -> list[Distribution] | None:
     """The dice of a leaf (None for a fixed multiset)."""
     from chancekit.dice.pool import Pool
@@ -1377,27 +1382,51 @@ def multiset_work(evaluation: Evaluation | Sequence[Evaluation]) -> int:
 def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
     from chancekit.dice.pool import Pool
 
-    leaves: dict[int, MultisetExpression] = {}
-    for e in evs:
-        for a in e.args:
-            _leaves(a, leaves)
-    sources: dict[int, int] = {}
+    # nodes in post order; every occurrence of a pool is its own roll (as in icepool), but
+    # a multiset_function's argument is one roll however often the function reads it
+    code: list[tuple[Any, list[int]]] = []
+    slot_of: dict[int, int] = {}
+    sizes_of: dict[int, int | None] = {}
+    sources: dict[int, int] = {}  # slot -> pool index
     groups: list[list[tuple[Distribution, int]]] = []
-    for i, leaf in leaves.items():
-        dice = _pool_dice(leaf)
-        if dice is not None:
-            sources[i] = len(groups)
-            groups.append(facewalk._group(dice))
+    fixed: list[_Fixed] = []
+    face_set: set[Any] = set()
+
+    def visit(e: MultisetExpression) -> int:
+        if isinstance(e, _Param):
+            got = slot_of.get(id(e))
+            if got is not None:
+                return got
+        if isinstance(e, _Node):
+            kids = [visit(k) for k in e.kids]
+            code.append((e, kids))
+        else:
+            code.append((e, []))
+            dice = _pool_dice(e)
+            if dice is not None:
+                sources[len(code) - 1] = len(groups)
+                groups.append(facewalk._group(dice))
+                if not dice and getattr(e, "_die", None) is not None:  # no dice: its faces
+                    face_set.update(e._die.outcomes())  # type: ignore[attr-defined]
+            elif isinstance(e, _Fixed):
+                fixed.append(e)
+            else:  # pragma: no cover - leaves are pools, dice or fixed multisets
+                raise InvalidTypeError("leaf", e, "a Pool")
+        slot = len(code) - 1
+        if isinstance(e, _Param):
+            slot_of[id(e)] = slot
+        sizes_of[slot] = _size(e)
+        return slot
+
+    ev_slots = [tuple(visit(a) for a in e.args) for e in evs]
     total = sum(n for g in groups for _, n in g)
     facewalk._check_dice(total)
     # faces: every die's, every fixed multiset's, and the gaps for straights
-    face_set: set[Any] = set()
     for g in groups:
         for die, _ in g:
             face_set.update(die.outcomes())
-    for leaf in leaves.values():
-        if isinstance(leaf, _Fixed):
-            face_set.update(leaf.counts)
+    for leaf in fixed:
+        face_set.update(leaf.counts)
     if any(e.ev.consecutive for e in evs) and face_set:
         if not all(isinstance(f, int) and not isinstance(f, bool) for f in face_set):
             raise InvalidTypeError("straights: faces", tuple(face_set), "integers")
@@ -1411,33 +1440,13 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
         faces = sorted(face_set)
     except TypeError:
         raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
-    # nodes in post order, each once (a shared sub-expression is computed once)
-    code: list[tuple[Any, ...]] = []
-    slot_of: dict[int, int] = {}
-    nodes: list[tuple[Any, list[int | None], list[int]]] = []
-    sizes_of: dict[int, int | None] = {}
-
-    def visit(e: MultisetExpression) -> int:
-        got = slot_of.get(id(e))
-        if got is not None:
-            return got
-        if isinstance(e, _Node):
-            kids = [visit(k) for k in e.kids]
-            nodes.append((e, [sizes_of[id(k)] for k in e.kids], kids))
-            code.append((e, kids))
-        else:
-            code.append((e, []))
-        slot = slot_of[id(e)] = len(code) - 1
-        sizes_of[id(e)] = _size(e)
-        return slot
-
-    ev_slots = [tuple(visit(a) for a in e.args) for e in evs]
     # the walk order: descending unless an operator or evaluation needs ascending
     orders = {_DESC, _ASC}
-    for node, sizes, _ in nodes:
-        orders &= node.allowed(sizes)
-    for e in evs:
-        orders &= e.ev.allowed([sizes_of[id(a)] for a in e.args])
+    for e, kids in code:
+        if isinstance(e, _Node):
+            orders &= e.allowed([sizes_of[k] for k in kids])
+    for e, slots in zip(evs, ev_slots, strict=True):
+        orders &= e.ev.allowed([sizes_of[k] for k in slots])
     if not orders:
         raise InvalidValueError(
             "these operators need the faces read in opposite orders (e.g. highest() with "
@@ -1449,9 +1458,9 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
     prog: list[tuple[int, Any, tuple[int, ...]]] = []
     init_nodes: list[Any] = []
     bound = 1
-    for e, kids in code:
+    for slot, (e, kids) in enumerate(code):
         if isinstance(e, _Node):
-            sizes = [sizes_of[id(k)] for k in e.kids]
+            sizes = [sizes_of[k] for k in kids]
             if isinstance(e, _Counts):
                 prog.append((2, e.fn(), tuple(kids)))
             else:
@@ -1461,28 +1470,27 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
                 bound *= e.bound(sizes, total)
         elif isinstance(e, _Fixed):
             prog.append((1, e.counts, ()))
-        elif id(e) in sources:
-            prog.append((0, sources[id(e)], ()))
-        else:  # pragma: no cover - leaves are pools, dice or fixed
-            raise InvalidTypeError("leaf", e, "a Pool")
+        else:
+            prog.append((0, sources[slot], ()))
     init_evals = []
     ev_list = []
     for e, slots in zip(evs, ev_slots, strict=True):
         ev = e.ev
         if isinstance(ev, _Lexi):
-            ev.sizes = [sizes_of[id(a)] for a in e.args]  # type: ignore[attr-defined]
+            ev.sizes = [sizes_of[k] for k in slots]  # type: ignore[attr-defined]
         init_evals.append(ev.init(order, faces))
         ev_list.append((ev, slots))
-        bound *= ev.bound([sizes_of[id(a)] for a in e.args], total, len(faces))
-    # the estimate: per face, (dice left per kind) x (states) x (dice shown per state)
+        bound *= ev.bound([sizes_of[k] for k in slots], total, len(faces))
+    # the estimate: per face, (dice left per kind) x (states) x (dice shown per state),
+    # the states at least the dice left reachable (at most the sub-multisets read), times
+    # the operators' states when the walk cannot hold fewer (bounded by the multisets)
     kinds = [n for g in groups for _, n in g]
     rem_states = math.prod(n + 1 for n in kinds)
     shown = math.prod((n + 1) * (n + 2) // 2 for n in kinds)
     work = 0
     for i in range(1, len(faces) + 1):
-        # states after i faces: at most the sub-multisets of the dice read so far
         multisets = math.prod(math.comb(n + i, i) for n in kinds)
-        states = min(multisets, rem_states * bound)
+        states = min(multisets, rem_states)
         work += min(states * shown // rem_states + states, 10**30) * facewalk.STEP_WORK
     return {"groups": groups, "faces": faces if order == _ASC else faces[::-1],
             "order": order, "prog": prog, "init": (tuple(init_nodes), tuple(init_evals)),
