@@ -645,7 +645,7 @@ class _Keep(_Node):
             k = c[0]
             kept = min(seen + k, stop) - max(seen, start)
             return min(seen + k, stop), (kept if kept > 0 else 0)
-        return 0, step
+        return 0, step, (lambda seen: seen >= stop)
 
 
 class _SortPair(_Node):
@@ -705,7 +705,7 @@ class _SortPair(_Node):
                 ties = max(min(kb, lead + ka) - lo, 0) if lead < kb else 0
                 after = ka - before - ties
                 return lead + ka - kb, before * earlier + ties * tie + after * later
-            return 0, step_lead
+            return 0, step_lead, None
         forward = order == self.sort
         assert sb is not None
 
@@ -721,7 +721,7 @@ class _SortPair(_Node):
                 pb = i if forward else sb - 1 - i
                 kept += earlier if pb < ub else (tie if pb < ub + kb else later)
             return (ua + ka, ub + kb), kept
-        return (0, 0), step
+        return (0, 0), step, None
 
 
 class _MaxPair(_Node):
@@ -771,7 +771,7 @@ class _MaxPair(_Node):
                 a, b = c
                 new = min(prev + b, a) if pair_equal else min(prev, a)
                 return prev + b - new, (new if keep else a - new)
-            return 0, late
+            return 0, late, None
 
         def early_step(st: tuple[int, int], f: Any, c: list[int]
                        ) -> tuple[tuple[int, int], int]:
@@ -789,7 +789,7 @@ class _MaxPair(_Node):
                 unpaired -= n
             return (unpaired, remaining), (n if keep else a - n)
         sb = sizes[1]
-        return (sb, sb), early_step
+        return (sb, sb), early_step, None
 
 
 class _Versus(_Node):
@@ -827,7 +827,7 @@ class _Versus(_Node):
                     a, b = c
                     kept = a if seen or (b and not strict) else 0
                     return (1 if seen or b else 0), kept
-            return 0, step
+            return 0, step, ((lambda seen: seen == 1) if self.every else None)
         n = sizes[1]
         assert n is not None
         # read from the other end: count b's elements read so far
@@ -841,7 +841,7 @@ class _Versus(_Node):
                 a, b = c
                 ok = seen + b < n if strict else seen < n
                 return seen + b, (a if ok else 0)
-        return 0, step
+        return 0, step, None
 
 
 def _size(e: MultisetExpression) -> int | None:
@@ -881,6 +881,8 @@ class _Evaluator:
     consecutive = False
     #: the final outcome does not change when only zero counts follow
     zero_stable = True
+    #: a step reads the face (not only the counts)
+    reads_face = False
 
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC}
@@ -914,6 +916,8 @@ class _Size(_Evaluator):
 
 
 class _Sum(_Evaluator):
+    reads_face = True
+
     def __init__(self, map: Any) -> None:  # noqa: A002
         if map is None:
             self.fn: Callable[[Any], Any] | None = None
@@ -939,6 +943,8 @@ class _Sum(_Evaluator):
 
 
 class _Expand(_Evaluator):
+    reads_face = True
+
     def __init__(self, order: str) -> None:
         self.order = order
 
@@ -965,6 +971,7 @@ class _LargestCount(_Evaluator):
         self.wild = None if wild is None else wild[0]
         self._wk = None if wild is None else wild[1]
         self.with_outcome = with_outcome
+        self.reads_face = wild is not None or with_outcome
 
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return (total + 1) ** 2 * (faces if self.with_outcome else 1)
@@ -1001,6 +1008,7 @@ class _AllCounts(_Evaluator):
         self.wild = None if wild is None else wild[0]
         self._wk = None if wild is None else wild[1]
         self.zero_stable = filt != "all" and filt > 0  # type: ignore[operator]
+        self.reads_face = wild is not None
 
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return math.comb(total + faces, faces)
@@ -1072,6 +1080,8 @@ class _AllStraights(_Evaluator):
 
 
 class _HighestOutcome(_Evaluator):
+    reads_face = True
+
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return faces * (total + 1)
 
@@ -1306,19 +1316,29 @@ def multiset_function(fn: Callable[..., Any]) -> Callable[..., Any]:
 class _Program(FaceRule):
     """The composed operators and evaluations as one rule of the face walk: the state is
     (operator states, evaluation states); each step computes every node's count at the
-    face, bottom up."""
+    face, bottom up. Packed (``shifts`` given: counts and sums only), the state is the
+    operator states alone and a step returns ``(state, shift)``: what the evaluations add
+    rides in the packed weight (:func:`chancekit.dice.facewalk.face_walk_packed`). A step
+    is ``Decided`` once no evaluation can change: every evaluation fixed, or every input
+    of the evaluations dead (an operator that will only give zero counts: highest(k)
+    once k are read, versus_all once the other side showed)."""
 
-    def __init__(self, code: list[tuple[Any, ...]], n_stateful: int,
-                 evals: list[tuple[_Evaluator, tuple[int, ...]]], init: Any,
-                 finisher: Callable[[tuple[Any, ...]], Any]) -> None:
+    def __init__(self, code: list[tuple[Any, ...]], evals: list[tuple[_Evaluator,
+                 tuple[int, ...]]], init: Any, finisher: Callable[[tuple[Any, ...]], Any],
+                 dead: list[Callable[[list[Any], list[bool]], bool]] | None,
+                 shifts: list[Callable[[Any, int], int]] | None, face_free: bool) -> None:
         super().__init__(initial=init)
         self.code = code
         self.evals = evals
         self.finisher = finisher
-        self.all_stable = all(ev.zero_stable for ev, _ in evals)
+        self.dead = dead
+        self.shifts = shifts
+        self.face_free = face_free
+        self.stable = all(ev.zero_stable for ev, _ in evals)
+        self.ev_slots = sorted({i for _, slots in evals for i in slots})
 
-    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
-        nstates, estates = state
+    def _counts(self, nstates: Any, face: Any, counts: tuple[int, ...]
+                ) -> tuple[list[int], list[Any]]:
         vals: list[int] = []
         new: list[Any] = []
         append = vals.append
@@ -1333,6 +1353,28 @@ class _Program(FaceRule):
                 st, c = x(nstates[len(new)], face, [vals[i] for i in kids])
                 new.append(st)
                 append(c)
+        return vals, new
+
+    def _all_dead(self, new: list[Any]) -> bool:
+        dead = self.dead
+        if dead is None:
+            return False
+        flags: list[bool] = []
+        for fn in dead:
+            flags.append(fn(new, flags))
+        return all(flags[i] for i in self.ev_slots)
+
+    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        if self.shifts is not None:  # packed: the state is the operators' states
+            vals, new = self._counts(state, face, counts)
+            sh = 0
+            for fn, (_, slots) in zip(self.shifts, self.evals, strict=True):
+                sh += fn(face, vals[slots[0]])
+            if self._all_dead(new):
+                return Decided(sh)
+            return (tuple(new), sh)
+        nstates, estates = state
+        vals, new = self._counts(nstates, face, counts)
         out = []
         fixed = True
         for (ev, slots), est in zip(self.evals, estates, strict=True):
@@ -1341,7 +1383,7 @@ class _Program(FaceRule):
             if fixed and not ev.fixed(s):
                 fixed = False
         es = tuple(out)
-        if fixed:
+        if fixed or (self.stable and self._all_dead(new)):
             return Decided(self.finisher(es))
         return (tuple(new), es)
 
@@ -1457,21 +1499,32 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
     # the compiled program
     prog: list[tuple[int, Any, tuple[int, ...]]] = []
     init_nodes: list[Any] = []
-    bound = 1
+    dead: list[Callable[[list[Any], list[bool]], bool]] = []
+    any_dead = False
+    reads_face = False
     for slot, (e, kids) in enumerate(code):
         if isinstance(e, _Node):
             sizes = [sizes_of[k] for k in kids]
             if isinstance(e, _Counts):
                 prog.append((2, e.fn(), tuple(kids)))
+                reads_face = reads_face or e.kind in ("keep", "drop")
+                dead.append(_counts_dead(e, tuple(kids)))
             else:
-                st0, fn = e.make(order, sizes)
-                init_nodes.append(st0)
+                st0, fn, isdead = e.make(order, sizes)
                 prog.append((3, fn, tuple(kids)))
-                bound *= e.bound(sizes, total)
+                if isdead is None:
+                    dead.append(lambda new, flags: False)
+                else:
+                    any_dead = True
+                    dead.append(lambda new, flags, j=len(init_nodes), p=isdead: p(new[j]))
+                init_nodes.append(st0)
         elif isinstance(e, _Fixed):
             prog.append((1, e.counts, ()))
+            reads_face = True
+            dead.append(lambda new, flags: False)
         else:
             prog.append((0, sources[slot], ()))
+            dead.append(lambda new, flags: False)
     init_evals = []
     ev_list = []
     for e, slots in zip(evs, ev_slots, strict=True):
@@ -1480,21 +1533,172 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
             ev.sizes = [sizes_of[k] for k in slots]  # type: ignore[attr-defined]
         init_evals.append(ev.init(order, faces))
         ev_list.append((ev, slots))
-        bound *= ev.bound([sizes_of[k] for k in slots], total, len(faces))
+        reads_face = reads_face or ev.reads_face
+    # faces no operator or evaluation can see a die on (every pool filtered away there,
+    # no fixed multiset) are merged, consecutive ones into one: fewer faces to walk
+    walk = faces if order == _ASC else faces[::-1]
+    if not any(isinstance(ev, _AllCounts) and ev.filt == "all" for ev, _ in ev_list):
+        walk, groups = _merge_inert(walk, code, sources, groups, ev_slots)
     # the estimate: per face, (dice left per kind) x (states) x (dice shown per state),
-    # the states at least the dice left reachable (at most the sub-multisets read), times
-    # the operators' states when the walk cannot hold fewer (bounded by the multisets)
+    # the states at least the dice left reachable (at most the sub-multisets read)
     kinds = [n for g in groups for _, n in g]
     rem_states = math.prod(n + 1 for n in kinds)
     shown = math.prod((n + 1) * (n + 2) // 2 for n in kinds)
     work = 0
-    for i in range(1, len(faces) + 1):
+    for i in range(1, len(walk) + 1):
         multisets = math.prod(math.comb(n + i, i) for n in kinds)
         states = min(multisets, rem_states)
         work += min(states * shown // rem_states + states, 10**30) * facewalk.STEP_WORK
-    return {"groups": groups, "faces": faces if order == _ASC else faces[::-1],
-            "order": order, "prog": prog, "init": (tuple(init_nodes), tuple(init_evals)),
-            "evals": ev_list, "n_stateful": len(init_nodes)}, work
+    packing = _packing(ev_list, code, sizes_of, faces, groups)
+    return {"groups": groups, "faces": walk, "order": order, "prog": prog,
+            "init": (tuple(init_nodes), tuple(init_evals)), "evals": ev_list,
+            "dead": dead if any_dead else None, "packing": packing,
+            "face_free": not reads_face, "sources": sources}, work
+
+
+def _counts_dead(e: _Counts, kids: tuple[int, ...]) -> Callable[[list[Any], list[bool]], bool]:
+    """Whether a count combinator only gives zeros from now on, from its children's."""
+    if e.kind in ("add", "or", "xor"):
+        return lambda new, flags: all(flags[k] for k in kids)
+    if e.kind == "and":
+        return lambda new, flags: any(flags[k] for k in kids)
+    k0 = kids[0]
+    return lambda new, flags: flags[k0]
+
+
+def _merge_inert(walk: list[Any], code: list[tuple[Any, list[int]]], sources: dict[int, int],
+                 groups: list[list[tuple[Distribution, int]]],
+                 ev_slots: list[tuple[int, ...]]) -> tuple[list[Any], list[list[tuple[
+                     Distribution, int]]]]:
+    """Merge the runs of consecutive faces where no operator with a state and no evaluation
+    has an input that can be non-zero: they all read zeros there, so one face stands for
+    the run (its highest), the dice's weights on the run added up."""
+    pool_faces = [set().union(*(d.outcomes() for d, _ in g)) if g else set() for g in groups]
+    watched: set[int] = set(i for slots in ev_slots for i in slots)
+    for e, kids in code:
+        if isinstance(e, _Node) and not isinstance(e, _Counts):
+            watched.update(kids)
+    inert = []
+    for f in walk:
+        live: list[bool] = []
+        for slot, (e, kids) in enumerate(code):
+            if isinstance(e, _Counts):
+                k = e.kind
+                if k in ("add", "or", "xor"):
+                    v = any(live[i] for i in kids)
+                elif k == "and":
+                    v = all(live[i] for i in kids)
+                elif k == "keep":
+                    v = live[kids[0]] and e.param[0](f)
+                elif k == "drop":
+                    v = live[kids[0]] and not e.param[0](f)
+                elif k in ("unique", "mul"):
+                    v = live[kids[0]] and e.param > 0
+                else:
+                    v = live[kids[0]]
+            elif isinstance(e, _Node):
+                v = live[kids[0]]
+            elif isinstance(e, _Fixed):
+                v = f in e.counts
+            else:
+                v = f in pool_faces[sources[slot]]
+            live.append(bool(v))
+        inert.append(not any(live[i] for i in watched))
+    if sum(inert) < 2:
+        return walk, groups
+    rep: dict[Any, Any] = {}
+    out: list[Any] = []
+    run: list[Any] = []
+    for f, dead in zip(walk, inert, strict=True):
+        if dead:
+            run.append(f)
+            continue
+        if run:
+            top = max(run)
+            out.append(top)
+            rep.update((x, top) for x in run)
+            run = []
+        out.append(f)
+    if run:
+        top = max(run)
+        out.append(top)
+        rep.update((x, top) for x in run)
+    if len(out) == len(walk):
+        return walk, groups
+    merged = [[(die.map(lambda x: rep.get(x, x)) if any(x in rep for x in die.outcomes())
+                else die, n) for die, n in g] for g in groups]
+    return out, [facewalk._group([die for die, n in g for _ in range(n)]) for g in merged]
+
+
+def _max_size(slot: int, code: list[tuple[Any, list[int]]], sizes_of: dict[int, int | None],
+              groups: list[Any], sources: dict[int, int]) -> int:
+    """An upper bound of the number of elements of the expression at ``slot``."""
+    e, kids = code[slot]
+    sub = [_max_size(k, code, sizes_of, groups, sources) for k in kids]
+    if isinstance(e, _Counts):
+        if e.kind in ("add", "or", "xor"):
+            return sum(sub)
+        if e.kind == "and":
+            return min(sub)
+        if e.kind == "mul":
+            return sub[0] * e.param
+        return sub[0]
+    if isinstance(e, _Keep):
+        return min(sub[0], e.stop - e.start)
+    if isinstance(e, _Node):
+        return sub[0]
+    if isinstance(e, _Fixed):
+        return sum(e.counts.values())
+    return sum(n for _, n in groups[sources[slot]])
+
+
+#: most bits of one packed weight (the range of the totals x the bits of a weight)
+_PACK_BITS = 1 << 22
+
+
+def _packing(ev_list: list[tuple[_Evaluator, tuple[int, ...]]],
+             code: list[tuple[Any, list[int]]], sizes_of: dict[int, int | None],
+             faces: list[Any], groups: list[Any]) -> Any:
+    """How counts and sums ride in packed weights (None: not every evaluation is a count
+    or a sum of whole numbers >= 0, or the packed numbers would be too wide): (bits per
+    slot, the radix of each evaluation, a shift function per evaluation)."""
+    if not all(type(ev) in (_Size, _Sum) for ev, _ in ev_list):
+        return None
+    return ev_list, code, sizes_of, faces, groups
+
+
+def _pack_plan(packing: Any, sources: dict[int, int]) -> Any:
+    ev_list, code, sizes_of, faces, groups = packing
+    radix = []
+    values = []
+    for ev, slots in ev_list:
+        most = _max_size(slots[0], code, sizes_of, groups, sources)
+        if isinstance(ev, _Sum):
+            vals = {}
+            for f in faces:
+                v = f if ev.fn is None else ev.fn(f)
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    return None
+                vals[f] = v
+            values.append(vals)
+            most *= max(vals.values(), default=0)
+        else:
+            values.append(None)
+        radix.append(most + 1)
+    weight_bits = sum(n * d.total.bit_length() for g in groups for d, n in g) + 1
+    width = (weight_bits + 8) // 8 * 8
+    span = math.prod(radix)
+    if span * width > _PACK_BITS:
+        return None
+    shifts = []
+    place = width
+    for vals, r in zip(values, radix, strict=True):
+        if vals is None:
+            shifts.append(lambda f, c, p=place: c * p)
+        else:
+            shifts.append(lambda f, c, p=place, vs=vals: vs.get(f, 0) * c * p)
+        place *= r
+    return width, radix, shifts
 
 
 def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribution:
@@ -1505,12 +1709,23 @@ def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribut
         "(--max-work / limits.evaluation lifts the budget)")
     ev_list = plan["evals"]
 
-    if vector:
-        def build(x: Any, outs: list[Any]) -> Any:
-            if isinstance(x, int):
-                return outs[x]
-            return Vector(build(y, outs) for y in x)
+    def build(x: Any, outs: list[Any]) -> Any:
+        if isinstance(x, int):
+            return outs[x]
+        return Vector(build(y, outs) for y in x)
 
+    pack = None if plan["packing"] is None else _pack_plan(plan["packing"], plan["sources"])
+    if pack is not None:
+        width, radix, shifts = pack
+        rule = _Program(plan["prog"], ev_list, plan["init"][0], lambda es: None,
+                        plan["dead"], shifts, plan["face_free"])
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+            total = facewalk.walk_groups(rule, plan["groups"], plan["faces"], what,
+                                         packed=True)
+        return _unpack(total, width, radix, (lambda outs: build(shape, outs)) if vector
+                       else (lambda outs: outs[0]))
+
+    if vector:
         def finisher(es: tuple[Any, ...]) -> Any:
             outs = [ev.final(s) for (ev, _), s in zip(ev_list, es, strict=True)]
             return build(shape, outs)
@@ -1520,6 +1735,28 @@ def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribut
         def finisher(es: tuple[Any, ...]) -> Any:
             return ev0.final(es[0])
 
-    rule = _Program(plan["prog"], plan["n_stateful"], ev_list, plan["init"], finisher)
+    rule = _Program(plan["prog"], ev_list, plan["init"], finisher, plan["dead"], None,
+                    plan["face_free"])
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
         return facewalk.walk_groups(rule, plan["groups"], plan["faces"], what)
+
+
+def _unpack(total: int, width: int, radix: list[int],
+            outcome: Callable[[list[int]], Any]) -> Distribution:
+    """The distribution held in a packed weight: the coefficient at slot ``j`` is the
+    weight of the totals whose mixed-radix digits (``radix``) make ``j``. Linear in the
+    bits."""
+    raw = total.to_bytes((total.bit_length() + 7) // 8 + 1, "little")
+    step = width // 8
+    out: dict[Any, int] = {}
+    for j in range(0, (len(raw) + step - 1) // step):
+        w = int.from_bytes(raw[j * step:(j + 1) * step], "little")
+        if not w:
+            continue
+        digits = []
+        k = j
+        for r in radix:
+            digits.append(k % r)
+            k //= r
+        out[outcome(digits)] = w
+    return Distribution._raw(out)
