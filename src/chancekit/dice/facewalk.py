@@ -308,10 +308,10 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
                     for ka, ma in options(i, 0, ra) for kb, mb in ob]
         if packed:
             return face_walk_packed(rule, face_list, tuple(n for _, _, n in types),
-                                    left_moves, rest, what, left=True)
+                                    left_moves, rest, what, given_left=True)
         return face_walk(rule, face_list, tuple(n for _, _, n in types), left_moves, rest,
                          [work * STEP_WORK] * n_faces if bound is not None else None,
-                         bound is not None, what, left=True)
+                         bound is not None, what, given_left=True)
     if packed:
         return face_walk_packed(rule, face_list, tuple(n for _, _, n in types), moves, rest,
                                 what)
@@ -324,7 +324,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
               moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
                                                                tuple[int, ...], int]]],
               rest: Callable[[int, tuple[int, ...]], int], units: list[int] | None,
-              charged: bool, what: str, left: bool = False) -> Distribution:
+              charged: bool, what: str, given_left: bool = False) -> Distribution:
     """The face walk of every multiset evaluator: dice pools (with replacement) and deals
     of cards (without: :mod:`chancekit.dice.cards`). The state is (what each slot -- a
     kind of dice, a hand -- still needs, the rule's state), with integer weights. At face
@@ -332,7 +332,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
     :class:`Decided` state is finished by ``rest(i, left)``, the ways later faces fill
     what is left. ``units[i]`` work units per state at face ``i`` are counted (``units``
     None: the exact steps of the face, :data:`STEP_WORK` each), and charged face by face
-    unless ``charged`` (estimated up front from the rule's state bound); ``left``:
+    unless ``charged`` (estimated up front from the rule's state bound); ``given_left``:
     ``moves`` gives (dice left, counts, ways) instead of (taken, ...). Refused past
     :data:`MAX_POOL_STATES` states. A rule whose outcomes mix kinds (numbers and tuples:
     typically a ``Decided(x)`` of one kind while ``final`` returns states of another) is
@@ -359,7 +359,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
         if units is None:  # the exact work of this face: one step per (state, dice shown)
             for rems, _ in states:
                 if rems not in move_cache:
-                    move_cache[rems] = moves(i, rems) if left else [
+                    move_cache[rems] = moves(i, rems) if given_left else [
                         (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                         for taken, c, w in moves(i, rems)]
             steps = sum(len(move_cache[rems]) for rems, _ in states) * STEP_WORK
@@ -371,7 +371,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
         for (rems, st), wt in states.items():
             opts = move_cache.get(rems)
             if opts is None:
-                opts = move_cache[rems] = moves(i, rems) if left else [
+                opts = move_cache[rems] = moves(i, rems) if given_left else [
                     (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                     for taken, c, w in moves(i, rems)]
             try:
@@ -412,7 +412,7 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                      moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
                                                                       tuple[int, ...], int]]],
                      rest: Callable[[int, tuple[int, ...]], int], what: str,
-                     left: bool = False) -> int:
+                     given_left: bool = False) -> int:
     """:func:`face_walk` for additive evaluations (counts, sums): the rule's state holds
     only what the operators need, and what the evaluation adds up rides in the weight, a
     generating function packed in one integer (Kronecker substitution: the weight of the
@@ -420,7 +420,7 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
     (the total grows by ``shift / width``: the weight is shifted left) or
     ``Decided(shift)`` (nothing more is added: the rest is summed out in closed form).
     Returns the packed sum of every weight; each face is charged its exact steps.
-    ``left``: ``moves`` gives (dice left, counts, ways) instead of (taken, ...).
+    ``given_left``: ``moves`` gives (dice left, counts, ways) instead of (taken, ...).
     Fewer states than carrying the total in the state: RISK 10 v 10 holds 121 (dice left)
     instead of about 1,000."""
     states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
@@ -437,7 +437,7 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                                                      int]]] = {}
         for rems, _ in states:
             if rems not in move_cache:
-                move_cache[rems] = moves(i, rems) if left else [
+                move_cache[rems] = moves(i, rems) if given_left else [
                     (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                     for taken, c, w in moves(i, rems)]
         steps = sum(len(move_cache[rems]) for rems, _ in states) * STEP_WORK
