@@ -128,7 +128,8 @@ def expr(rng: random.Random, depth: int) -> Pair:
 
 def evaluation(rng: random.Random, e: Pair) -> tuple[Any, Callable[[], Any], str]:
     kind = rng.choice(["count", "sum", "expand", "largest_count", "largest_count_and_outcome",
-                       "all_counts", "largest_straight", "all_straights", "count_subset", "issubset", "issuperset",
+                       "all_counts", "largest_straight", "all_straights", "count_subset",
+                       "issubset", "issuperset",
                        "isdisjoint", "leximax", "leximin"])
     if kind == "count":
         return (lambda: e.ck.count()), (lambda: e.ice.size()), kind

@@ -41,11 +41,11 @@ __all__ = [
     "clear_caches",
     "evaluate_pool",
     "face_walk",
+    "face_walk_packed",
     "face_walk_work",
     "keep_highest",
     "keep_lowest",
     "keep_sum",
-    "face_walk_packed",
     "keep_work",
     "walk_groups",
 ]

@@ -415,7 +415,7 @@ class MultisetExpression:
         """Evaluation: the number of elements (same as :meth:`count`)."""
         return self._evaluate(_Size())
 
-    def sum(self, map: Callable[[Any], Any] | Mapping[Any, Any] | None = None) -> Any:  # noqa: A002
+    def sum(self, map: Callable[[Any], Any] | Mapping[Any, Any] | None = None) -> Any:
         """Evaluation: the sum of the elements (of ``map(element)`` if given)."""
         return self._evaluate(_Sum(map))
 
@@ -439,7 +439,7 @@ class MultisetExpression:
         among equal sizes); ``wild`` faces join it."""
         return self._evaluate(_LargestCount(_wild(wild), True))
 
-    def all_counts(self, filter: int | str = 1, *, wild: Any = ()) -> Any:  # noqa: A002
+    def all_counts(self, filter: int | str = 1, *, wild: Any = ()) -> Any:
         """Evaluation: the sizes of all matching sets, descending, those below ``filter``
         left out (``'all'``: every face, zeros too); ``wild`` faces join the largest."""
         if filter != "all":
@@ -918,7 +918,7 @@ class _Size(_Evaluator):
 class _Sum(_Evaluator):
     reads_face = True
 
-    def __init__(self, map: Any) -> None:  # noqa: A002
+    def __init__(self, map: Any) -> None:
         if map is None:
             self.fn: Callable[[Any], Any] | None = None
         elif isinstance(map, Mapping):
@@ -1422,7 +1422,6 @@ def multiset_work(evaluation: Evaluation | Sequence[Evaluation]) -> int:
 
 
 def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
-    from chancekit.dice.pool import Pool
 
     # nodes in post order; every occurrence of a pool is its own roll (as in icepool), but
     # a multiset_function's argument is one roll however often the function reads it
@@ -1516,7 +1515,8 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
                     dead.append(lambda new, flags: False)
                 else:
                     any_dead = True
-                    dead.append(lambda new, flags, j=len(init_nodes), p=isdead: p(new[j]))
+                    here = len(init_nodes)
+                    dead.append(lambda new, flags, j=here, p=isdead: p(new[j]))
                 init_nodes.append(st0)
         elif isinstance(e, _Fixed):
             prog.append((1, e.counts, ()))

@@ -257,7 +257,7 @@ class Pool(MultisetExpression):
             pool = pool._with(Op("ma", (Selector(None, require_int("hi", hi)),)))
         return pool
 
-    def sum(self, map: Any = None) -> Any:  # noqa: A002
+    def sum(self, map: Any = None) -> Any:
         """The exact distribution of the sum of what is kept (the one pool evaluator);
         with ``map`` (a function or mapping of faces), the sum of the mapped faces (the
         multiset evaluation)."""
