@@ -1336,13 +1336,120 @@ class _Program(FaceRule):
         self.face_free = face_free
         self.stable = all(ev.zero_stable for ev, _ in evals)
         self.ev_slots = sorted({i for _, slots in evals for i in slots})
+        self.step = self._generate()  # type: ignore[method-assign]
+
+    def _generate(self) -> Callable[[Any, Any, tuple[int, ...]], Any]:
+        """The step as one generated Python function (the counts inlined, no loop over the
+        program): the same arithmetic as :meth:`_counts` and :meth:`step_slow`, 3 to 5
+        times faster, which the face walk calls once per (state, counts)."""
+        env: dict[str, Any] = {"Decided": Decided, "FIN": self.finisher}
+        lines = ["def step(state, face, counts):"]
+        packed = self.shifts is not None
+        n_nodes = sum(1 for kind, *_ in self.code if kind == 3)
+        if packed:
+            lines.append("    N = state")
+        else:
+            lines.append("    N, E = state")
+        j = 0
+        for slot, (kind, x, kids, extra) in enumerate(self.code):
+            v = f"v{slot}"
+            ks = [f"v{k}" for k in kids]
+            if kind == 0:
+                lines.append(f"    {v} = counts[{x}]")
+            elif kind == 1:
+                env[f"X{slot}"] = x
+                lines.append(f"    {v} = X{slot}.get(face, 0)")
+            elif kind == 2:
+                node: _Counts = extra
+                k, p = node.kind, node.param
+                if k == "add":
+                    expr = " + ".join(ks)
+                elif k == "sub":
+                    expr = f"max({ks[0]} - {' - '.join(ks[1:])}, 0)" if len(ks) > 1 else ks[0]
+                elif k == "and":
+                    expr = f"min({', '.join(ks)})" if len(ks) > 1 else ks[0]
+                elif k == "or":
+                    expr = f"max({', '.join(ks)})" if len(ks) > 1 else ks[0]
+                elif k == "xor":
+                    expr = f"abs({ks[0]} - {ks[1]})"
+                elif k in ("keep", "drop"):
+                    env[f"P{slot}"] = p[0]
+                    expr = (f"({ks[0]} if P{slot}(face) else 0)" if k == "keep"
+                            else f"(0 if P{slot}(face) else {ks[0]})")
+                elif k == "unique":
+                    expr = f"min({ks[0]}, {int(p)})"
+                elif k == "mul":
+                    expr = f"{ks[0]} * {int(p)}"
+                else:
+                    op, n = p
+                    expr = f"({ks[0]} if {ks[0]} {op} {int(n)} else 0)"
+                lines.append(f"    {v} = {expr}")
+            else:
+                env[f"S{slot}"] = x
+                lines.append(f"    n{j}, {v} = S{slot}(N[{j}], face, [{', '.join(ks)}])")
+                j += 1
+        new_n = "(" + "".join(f"n{i}, " for i in range(n_nodes)) + ")"
+        # dead flags, when some operator can die
+        dead_expr = "False"
+        if self.dead is not None:
+            flags: list[str] = []
+            j = 0
+            for slot, (kind, _x, kids, extra) in enumerate(self.code):
+                if kind in (0, 1):
+                    flags.append("False")
+                elif kind == 2:
+                    kf = [flags[k] for k in kids]
+                    if extra.kind in ("add", "or", "xor"):
+                        flags.append("(" + " and ".join(kf) + ")")
+                    elif extra.kind == "and":
+                        flags.append("(" + " or ".join(kf) + ")")
+                    else:
+                        flags.append(kf[0])
+                else:
+                    if extra is None:
+                        flags.append("False")
+                    else:
+                        env[f"D{slot}"] = extra
+                        lines.append(f"    d{slot} = D{slot}(n{j})")
+                        flags.append(f"d{slot}")
+                    j += 1
+            dead_expr = " and ".join(flags[i] for i in self.ev_slots) or "True"
+        if packed:
+            terms = []
+            for e, (fn, (_, slots)) in enumerate(zip(self.shifts or [], self.evals,
+                                                     strict=True)):
+                env[f"H{e}"] = fn
+                terms.append(f"H{e}(face, v{slots[0]})")
+            lines.append(f"    sh = {' + '.join(terms) or '0'}")
+            lines.append(f"    if {dead_expr}:")
+            lines.append("        return Decided(sh)")
+            lines.append(f"    return ({new_n}, sh)")
+        else:
+            outs = []
+            fixed = []
+            for e, (ev, slots) in enumerate(self.evals):
+                env[f"E{e}"] = ev.step
+                env[f"F{e}"] = ev.fixed
+                args = ", ".join(f"v{k}" for k in slots)
+                lines.append(f"    e{e} = E{e}(E[{e}], face, [{args}])")
+                outs.append(f"e{e}")
+                fixed.append(f"F{e}(e{e})")
+            es = "(" + "".join(o + ", " for o in outs) + ")"
+            cond = " and ".join(fixed)
+            if self.stable and self.dead is not None:
+                cond = f"({cond}) or ({dead_expr})"
+            lines.append(f"    if {cond}:")
+            lines.append(f"        return Decided(FIN({es}))")
+            lines.append(f"    return ({new_n}, {es})")
+        exec("\n".join(lines), env)  # noqa: S102 - our own generated code, no user text
+        return env["step"]  # type: ignore[no-any-return]
 
     def _counts(self, nstates: Any, face: Any, counts: tuple[int, ...]
                 ) -> tuple[list[int], list[Any]]:
         vals: list[int] = []
         new: list[Any] = []
         append = vals.append
-        for kind, x, kids in self.code:
+        for kind, x, kids, _ in self.code:
             if kind == 0:  # a pool
                 append(counts[x])
             elif kind == 1:  # a fixed multiset
@@ -1364,7 +1471,8 @@ class _Program(FaceRule):
             flags.append(fn(new, flags))
         return all(flags[i] for i in self.ev_slots)
 
-    def step(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+    def step_slow(self, state: Any, face: Any, counts: tuple[int, ...]) -> Any:
+        """The step interpreted (what :meth:`_generate` compiles; kept as its reference)."""
         if self.shifts is not None:  # packed: the state is the operators' states
             vals, new = self._counts(state, face, counts)
             sh = 0
@@ -1505,12 +1613,12 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
         if isinstance(e, _Node):
             sizes = [sizes_of[k] for k in kids]
             if isinstance(e, _Counts):
-                prog.append((2, e.fn(), tuple(kids)))
+                prog.append((2, e.fn(), tuple(kids), e))
                 reads_face = reads_face or e.kind in ("keep", "drop")
                 dead.append(_counts_dead(e, tuple(kids)))
             else:
                 st0, fn, isdead = e.make(order, sizes)
-                prog.append((3, fn, tuple(kids)))
+                prog.append((3, fn, tuple(kids), isdead))
                 if isdead is None:
                     dead.append(lambda new, flags: False)
                 else:
@@ -1519,11 +1627,11 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
                     dead.append(lambda new, flags, j=here, p=isdead: p(new[j]))
                 init_nodes.append(st0)
         elif isinstance(e, _Fixed):
-            prog.append((1, e.counts, ()))
+            prog.append((1, e.counts, (), None))
             reads_face = True
             dead.append(lambda new, flags: False)
         else:
-            prog.append((0, sources[slot], ()))
+            prog.append((0, sources[slot], (), None))
             dead.append(lambda new, flags: False)
     init_evals = []
     ev_list = []
