@@ -1441,7 +1441,7 @@ class _Program(FaceRule):
             lines.append(f"    if {cond}:")
             lines.append(f"        return Decided(FIN({es}))")
             lines.append(f"    return ({new_n}, {es})")
-        exec("\n".join(lines), env)  # noqa: S102 - our own generated code, no user text
+        exec("\n".join(lines), env)
         return env["step"]  # type: ignore[no-any-return]
 
     def _counts(self, nstates: Any, face: Any, counts: tuple[int, ...]
