@@ -180,6 +180,13 @@ def test_wild_dice() -> None:
         [(4, 6)], lambda x: max([Counter(v for v in x if v != 6)[k] for k in range(1, 6)])
         + x.count(6))
     assert p.all_counts(wild=[5, 6]) == brute([(4, 6)], lambda x: _wild_counts(x, {5, 6}))
+    # the closed form of a plain pool and the face walk of an expression agree
+    for n, wild in [(5, [5, 6]), (7, 6), (6, []), (4, [1, 2, 3, 4, 5, 6])]:
+        walked = (Pool(d(6), n) + []).largest_count(wild=wild)
+        assert Pool(d(6), n).largest_count(wild=wild) == walked
+    weighted = Distribution({1: 3, 2: 1, 5: 2})
+    assert Pool(weighted, 5).largest_count(wild=5) == (Pool(weighted, 5) + []).largest_count(
+        wild=5)
 
 
 def _wild_counts(x: list[int], wild: set[int]) -> tuple[int, ...]:

@@ -431,8 +431,17 @@ class MultisetExpression:
         >>> from chancekit.dice import Pool, d
         >>> Pool(d(6), 2).largest_count(wild=6).probability(2)
         Fraction(4, 9)
+
+        A plain pool of identical dice takes a closed form (exponential generating
+        functions, as :func:`~chancekit.dice.pool.largest_set`): O(n² · F) rational
+        coefficients instead of the face walk.
         """
-        return self._evaluate(_LargestCount(_wild(wild), False))
+        w = _wild(wild)
+        if not _LAZY.get():
+            fast = _largest_count_closed(self, w)
+            if fast is not None:
+                return fast
+        return self._evaluate(_LargestCount(w, False))
 
     def largest_count_and_outcome(self, *, wild: Any = ()) -> Any:
         """Evaluation: ``(size, outcome)`` of the largest matching set (the highest outcome
@@ -494,6 +503,59 @@ class MultisetExpression:
         op = _comparison("comparison", comparison, (*_CMP, "cmp"))
         extra = _comparison("extra", extra, ("high", "low", "drop"))
         return self._evaluate(_Lexi(op, extra, order), _expr("lexi: other", other))
+
+
+def _largest_count_closed(e: MultisetExpression,
+                          wild: tuple[Callable[[Any], bool], Any] | None) -> Any:
+    """``largest_count`` (wild faces joining the largest set) of ``n`` identical dice in
+    closed form, or None when ``e`` is not such a pool. With ``k`` wild dice and the other
+    ``m = n - k`` on the other faces (weights ``q_f``), the weight of "no face more than
+    ``t`` times" is ``m! [x^m] Π_f Σ_{j<=t} (q_f x)^j / j!``: one truncated product per
+    ``t`` gives it for every ``m`` at once. Estimated and charged like the walk."""
+    from chancekit.dice.pool import Pool
+
+    if not isinstance(e, Pool) or e._die is None or e._ops or e._n == 0:
+        return None
+    from chancekit import _exact as flint
+
+    die, n = e._die, e._n
+    pred = (lambda x: False) if wild is None else wild[0]
+    p_wild = sum(w for f, w in die.weights.items() if pred(f))
+    by_weight = Counter(w for f, w in die.weights.items() if not pred(f))
+    bits = n * (n * die.total).bit_length()
+    work = 20 * (n + 1) * max(len(by_weight), 1) * n * (bits // 64 + 1)
+    limits.refuse_past_budget(work, f"the largest set of {n} dice with wild faces",
+                              "use fewer dice")
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        limits.charge(work, f"the largest set of {n} dice")
+        limits.count(work)
+    fact = [math.factorial(i) for i in range(n + 1)]
+    # at_most[t][m]: weight of m non-wild dice with no face shown more than t times
+    at_most: list[list[int]] = []
+    for t in range(n + 1):
+        poly = flint.fmpq_poly([1])
+        for w, mult in by_weight.items():
+            base = flint.fmpq_poly([flint.fmpq(w**j, fact[j]) for j in range(t + 1)])
+            poly = poly.mul_low(base.pow_trunc(mult, n + 1), n + 1)
+        coeffs = poly.coeffs()
+        row = []
+        for m in range(n + 1):
+            c = coeffs[m] if m < len(coeffs) else flint.fmpq(0)
+            row.append(int(c.p) * (fact[m] // int(c.q)) if c != 0 else 0)
+        at_most.append(row)
+    out: dict[Any, int] = {}
+    for k in range(n + 1):  # k wild dice
+        m = n - k
+        ways = math.comb(n, k) * p_wild**k
+        if not ways:
+            continue
+        prev = 0
+        for t in range(m + 1):
+            cur = at_most[t][m] if m else 1
+            if cur != prev:
+                out[t + k] = out.get(t + k, 0) + ways * (cur - prev)
+            prev = cur
+    return Distribution._raw(out)
 
 
 def _wild(spec: Any) -> tuple[Callable[[Any], bool], Any] | None:
