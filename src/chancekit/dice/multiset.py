@@ -231,6 +231,23 @@ class MultisetExpression:
     def _key(self) -> Any:
         return ("leaf", id(self))
 
+    # -- what a pool leaf tells the walk (Pool overrides them; this module cannot import
+    # chancekit.dice.pool, which imports it) ---------------------------------------------
+    def _leaf_dice(self) -> list[Distribution] | None:
+        """The dice rolled, for a pool (None: not a pool)."""
+        return None
+
+    def _leaf_size(self) -> int | None:
+        return None
+
+    def _leaf_faces(self) -> Sequence[Any]:
+        """The faces the pool's dice would show (for a pool of no dice)."""
+        return ()
+
+    def _plain(self) -> tuple[Distribution, int] | None:
+        """(die, n) for n identical dice as rolled (closed forms), else None."""
+        return None
+
     # -- binary multiset operators --------------------------------------------------------
     def additive_union(self, *others: Any) -> MultisetExpression:
         """Counts added: ``[1, 2] + [2, 3] -> [1, 2, 2, 3]`` (``+``)."""
@@ -512,13 +529,12 @@ def _largest_count_closed(e: MultisetExpression,
     ``m = n - k`` on the other faces (weights ``q_f``), the weight of "no face more than
     ``t`` times" is ``m! [x^m] Π_f Σ_{j<=t} (q_f x)^j / j!``: one truncated product per
     ``t`` gives it for every ``m`` at once. Estimated and charged like the walk."""
-    from chancekit.dice.pool import Pool
-
-    if not isinstance(e, Pool) or e._die is None or e._ops or e._n == 0:
+    plain = e._plain()
+    if plain is None or plain[1] == 0:
         return None
     from chancekit import _exact as flint
 
-    die, n = e._die, e._n
+    die, n = plain
     pred = (lambda x: False) if wild is None else wild[0]
     p_wild = sum(w for f, w in die.weights.items() if pred(f))
     by_weight = Counter(w for f, w in die.weights.items() if not pred(f))
@@ -908,10 +924,8 @@ class _Versus(_Node):
 
 def _size(e: MultisetExpression) -> int | None:
     """The number of elements, when it is known before rolling."""
-    from chancekit.dice.pool import Pool
-
-    if isinstance(e, Pool):
-        return e._n
+    if e._leaf_dice() is not None:
+        return e._leaf_size()
     if isinstance(e, _Dice):
         return len(e.dice)
     if isinstance(e, _Fixed):
@@ -1563,18 +1577,9 @@ class _Program(FaceRule):
 
 def _pool_dice(e: MultisetExpression) -> list[Distribution] | None:
     """The dice of a leaf (None for a fixed multiset)."""
-    from chancekit.dice.pool import Pool
-
-    if isinstance(e, Pool):
-        if e._ops:
-            raise InvalidValueError(
-                f"{e!r} has operators (keep, explode, ...); the pool algebra reads the dice "
-                "as rolled: use highest()/lowest()/keep_outcomes() instead of keep(), or "
-                "explode the die first (Pool(d(6).explode(), 3))")
-        return list(e._items) if e._die is None else [e._die] * e._n
     if isinstance(e, _Dice):
         return list(e.dice)
-    return None
+    return e._leaf_dice()
 
 
 def multiset_work(evaluation: Evaluation | Sequence[Evaluation]) -> int:
@@ -1617,8 +1622,8 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
             if dice is not None:
                 sources[len(code) - 1] = len(groups)
                 groups.append(facewalk._group(dice))
-                if not dice and getattr(e, "_die", None) is not None:  # no dice: its faces
-                    face_set.update(e._die.outcomes())  # type: ignore[attr-defined]
+                if not dice:  # no dice: the faces they would show
+                    face_set.update(e._leaf_faces())
             elif isinstance(e, _Fixed):
                 fixed.append(e)
             else:  # pragma: no cover - leaves are pools, dice or fixed multisets

@@ -298,6 +298,24 @@ class Pool(MultisetExpression):
         dice = [list(p._items) if p._die is None else [p._die] * p._n for p in pools]
         return evaluate_pool(rule, *dice)
 
+    # -- what the pool algebra (chancekit.dice.multiset) reads of a pool -------------------
+    def _leaf_dice(self) -> list[Distribution]:
+        if self._ops:
+            raise InvalidValueError(
+                f"{self!r} has operators (keep, explode, ...); the pool algebra reads the "
+                "dice as rolled: use highest()/lowest()/keep_outcomes() instead of keep(), "
+                "or explode the die first (Pool(d(6).explode(), 3))")
+        return list(self._items) if self._die is None else [self._die] * self._n
+
+    def _leaf_size(self) -> int:
+        return self._n
+
+    def _leaf_faces(self) -> Sequence[Any]:
+        return () if self._die is None else self._die.outcomes()
+
+    def _plain(self) -> tuple[Distribution, int] | None:
+        return None if self._die is None or self._ops else (self._die, self._n)
+
     def __repr__(self) -> str:
         ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels + o.fails)})"
                       for o in self._ops)
