@@ -35,7 +35,7 @@ from chancekit.dice.multiset import (
 )
 from chancekit.errors import InvalidTypeError, InvalidValueError
 
-__all__ = ["PRESETS", "POKER_HANDS", "evaluate_text", "preset"]
+__all__ = ["POKER_HANDS", "PRESETS", "evaluate_text", "preset"]
 
 #: the named mechanics: name -> (pools taken, what it computes)
 PRESETS: dict[str, tuple[int, str]] = {
