@@ -208,7 +208,7 @@ def evaluate_pool(rule: FaceRule, *pools: Sequence[Distribution] | Distribution)
 
 def walk_groups(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
                 faces: list[Any], what: str = "evaluating these pools face by face",
-                packed: bool = False) -> Any:
+                packed: bool = False, step_units: int = STEP_WORK) -> Any:
     """The face walk of ``rule`` over pools given as groups of (die, copies), reading
     ``faces`` in the order given (they may include faces no die shows: a fixed multiset's,
     the gaps of a straight). What :mod:`chancekit.dice.multiset` walks; not cached.
@@ -221,12 +221,13 @@ def walk_groups(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
     >>> walk_groups(rule, [[(d(2), 2)]], [3, 2, 1]).probability(4)
     Fraction(1, 4)
     """
-    return _evaluate(rule, groups, list(faces), what, packed)
+    return _evaluate(rule, groups, list(faces), what, packed, step_units)
 
 
 def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
               faces: list[Any] | None = None,
-              what: str = "evaluating these pools face by face", packed: bool = False) -> Any:
+              what: str = "evaluating these pools face by face", packed: bool = False,
+              step_units: int = STEP_WORK) -> Any:
     types: list[tuple[int, Distribution, int]] = [
         (pi, die, n) for pi, g in enumerate(groups) for die, n in g]
     n_pools = len(groups)
@@ -308,13 +309,14 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
                     for ka, ma in options(i, 0, ra) for kb, mb in ob]
         if packed:
             return face_walk_packed(rule, face_list, tuple(n for _, _, n in types),
-                                    left_moves, rest, what, given_left=True)
+                                    left_moves, rest, what, given_left=True,
+                                    step_units=step_units)
         return face_walk(rule, face_list, tuple(n for _, _, n in types), left_moves, rest,
                          [work * STEP_WORK] * n_faces if bound is not None else None,
                          bound is not None, what, given_left=True)
     if packed:
         return face_walk_packed(rule, face_list, tuple(n for _, _, n in types), moves, rest,
-                                what)
+                                what, step_units=step_units)
     return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
                      [work * STEP_WORK] * n_faces if bound is not None else None,
                      bound is not None, what)
@@ -412,7 +414,7 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                      moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
                                                                       tuple[int, ...], int]]],
                      rest: Callable[[int, tuple[int, ...]], int], what: str,
-                     given_left: bool = False) -> int:
+                     given_left: bool = False, step_units: int = STEP_WORK) -> int:
     """:func:`face_walk` for additive evaluations (counts, sums): the rule's state holds
     only what the operators need, and what the evaluation adds up rides in the weight, a
     generating function packed in one integer (Kronecker substitution: the weight of the
@@ -420,7 +422,8 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
     (the total grows by ``shift / width``: the weight is shifted left) or
     ``Decided(shift)`` (nothing more is added: the rest is summed out in closed form).
     Returns the packed sum of every weight; each face is charged its exact steps.
-    ``given_left``: ``moves`` gives (dice left, counts, ways) instead of (taken, ...).
+    ``given_left``: ``moves`` gives (dice left, counts, ways) instead of (taken, ...);
+    ``step_units``: the work of one step (wide packed weights cost more than STEP_WORK).
     Fewer states than carrying the total in the state: RISK 10 v 10 holds 121 (dice left)
     instead of about 1,000."""
     states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
@@ -440,7 +443,7 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                 move_cache[rems] = moves(i, rems) if given_left else [
                     (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                     for taken, c, w in moves(i, rems)]
-        steps = sum(len(move_cache[rems]) for rems, _ in states) * STEP_WORK
+        steps = sum(len(move_cache[rems]) for rems, _ in states) * step_units
         limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
         limits.count(steps)
         for (rems, st), wt in states.items():

@@ -201,7 +201,13 @@ def _outcome_set(name: str, spec: Any) -> tuple[Callable[[Any], bool], Any]:
     """(predicate, cache key) of a keep/drop_outcomes argument: a set of outcomes, a
     single outcome or a predicate."""
     if callable(spec) and not isinstance(spec, Distribution):
-        return (lambda x: bool(spec(x))), ("fn", id(spec))
+        def pred(x: Any) -> bool:
+            try:
+                return bool(spec(x))
+            except Exception as e:  # the user's predicate failed: say where
+                raise InvalidValueError(f"{name}: the predicate raised {type(e).__name__} "
+                                        f"on {x!r}: {e}") from None
+        return pred, ("fn", id(spec))
     if isinstance(spec, str | bytes) or not isinstance(spec, Iterable):
         spec = [spec]
     try:
@@ -420,21 +426,27 @@ class MultisetExpression:
         return lazy.distribution()
 
     def count(self) -> Any:
-        """Evaluation: the number of elements (icepool's ``size``).
+        """Evaluation: the number of elements (icepool's ``size``). Pools filtered by
+        outcome (keep/drop_outcomes, multiply_counts, added together: each die counts on
+        its own) take a closed form, a polynomial power per kind of die.
 
         >>> from chancekit.dice import Pool, d
         >>> Pool(d(6), 3).keep_outcomes([6]).count().probability(0)
         Fraction(125, 216)
         """
-        return self._evaluate(_Size())
+        fast = _per_die_total(self, _Size())
+        return self._evaluate(_Size()) if fast is None else fast
 
     def size(self) -> Any:
         """Evaluation: the number of elements (same as :meth:`count`)."""
-        return self._evaluate(_Size())
+        return MultisetExpression.count(self)
 
     def sum(self, map: Callable[[Any], Any] | Mapping[Any, Any] | None = None) -> Any:
-        """Evaluation: the sum of the elements (of ``map(element)`` if given)."""
-        return self._evaluate(_Sum(map))
+        """Evaluation: the sum of the elements (of ``map(element)`` if given); per-die
+        expressions as :meth:`count` take a closed form."""
+        ev = _Sum(map)
+        fast = _per_die_total(self, ev)
+        return self._evaluate(ev) if fast is None else fast
 
     def expand(self, order: str = "ascending") -> Any:
         """Evaluation: the sorted tuple of the elements (``order``: ``'ascending'`` or
@@ -574,6 +586,62 @@ def _largest_count_closed(e: MultisetExpression,
     return Distribution._raw(out)
 
 
+def _per_die(e: MultisetExpression) -> list[tuple[Distribution, int, Callable[[Any], int]]
+                                           ] | None:
+    """(die, copies, multiplicity of a face) for an expression whose every die counts on
+    its own (pools, keep/drop_outcomes, multiply_counts, additive unions of them), else
+    None."""
+    if isinstance(e, _Dice):
+        return [(x, 1, lambda f: 1) for x in e.dice]
+    dice = e._leaf_dice() if not isinstance(e, _Node | _Fixed) else None
+    if dice is not None:
+        return [(x, n, lambda f: 1) for x, n in facewalk._group(dice)]
+    if not isinstance(e, _Counts) or e.kind not in ("add", "keep", "drop", "mul"):
+        return None
+    parts = [_per_die(k) for k in e.kids]
+    if any(p is None for p in parts):
+        return None
+    if e.kind == "add":
+        return [x for p in parts for x in p]  # type: ignore[union-attr]
+    inner = parts[0]
+    assert inner is not None
+    if e.kind == "mul":
+        m = e.param
+        return [(x, n, lambda f, g=g: g(f) * m) for x, n, g in inner]
+    pred = e.param[0]
+    keep = e.kind == "keep"
+    return [(x, n, lambda f, g=g: g(f) if pred(f) == keep else 0) for x, n, g in inner]
+
+
+def _per_die_total(e: MultisetExpression, ev: _Evaluator) -> Distribution | None:
+    """count() or sum() of a per-die expression (:func:`_per_die`) in closed form: each
+    kind of die mapped to what it adds, then ``n @ die`` (a polynomial power) and the
+    kinds added. None when not per-die, inside a multiset_function, or not numbers."""
+    if _LAZY.get():
+        return None
+    parts = _per_die(e)
+    if parts is None:
+        return None
+    from chancekit.dice.distribution import constant
+
+    total = constant(0)
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        for die, n, g in parts:
+            def value(f: Any, g: Callable[[Any], int] = g) -> Any:
+                if not isinstance(ev, _Sum):
+                    return g(f)
+                k = g(f)
+                return k * (f if ev.fn is None else ev.fn(f)) if k else 0
+            try:
+                one = die.map(value)
+            except (TypeError, ArithmeticError):
+                return None
+            if not one._int:
+                return None
+            total = total + n @ one
+    return total
+
+
 def _wild(spec: Any) -> tuple[Callable[[Any], bool], Any] | None:
     if isinstance(spec, tuple | list | set | frozenset) and not spec:
         return None
@@ -628,7 +696,7 @@ class _Node(MultisetExpression):
         return (type(self).__name__, self._params(), tuple(k._key() for k in self.kids))
 
     def size(self) -> Any:  # the evaluation (MultisetExpression.size)
-        return self._evaluate(_Size())
+        return self.count()
 
     def allowed(self, sizes: list[int | None]) -> set[str]:
         """The walk orders this operator supports given its children's sizes."""
@@ -1000,7 +1068,13 @@ class _Sum(_Evaluator):
         elif isinstance(map, Mapping):
             self.fn = lambda x, m=dict(map): m.get(x, 0)
         elif callable(map):
-            self.fn = map
+            def fn(x: Any) -> Any:
+                try:
+                    return map(x)
+                except Exception as e:  # the user's map failed: say where
+                    raise InvalidValueError(f"sum: map raised {type(e).__name__} on {x!r}: "
+                                            f"{e}") from None
+            self.fn = fn
         else:
             raise InvalidTypeError("sum: map", map, "a function or a mapping")
         self._k = None if map is None else id(map)
@@ -1725,10 +1799,16 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
         states = min(multisets, rem_states)
         work += min(states * shown // rem_states + states, 10**30) * facewalk.STEP_WORK
     packing = _packing(ev_list, code, sizes_of, faces, groups)
+    pack = None if packing is None else _pack_plan(packing, sources)
+    step_units = facewalk.STEP_WORK
+    if pack is not None:  # a step adds and shifts packed weights: linear in their bits
+        step_units += pack[0] * math.prod(pack[1]) // 64
+        work = work * step_units // facewalk.STEP_WORK
     return {"groups": groups, "faces": walk, "order": order, "prog": prog,
             "init": (tuple(init_nodes), tuple(init_evals)), "evals": ev_list,
             "dead": dead if any_dead else None, "packing": packing,
-            "face_free": not reads_face, "sources": sources}, work
+            "face_free": not reads_face, "sources": sources, "pack": pack,
+            "step_units": step_units}, work
 
 
 def _counts_dead(e: _Counts, kids: tuple[int, ...]) -> Callable[[list[Any], list[bool]], bool]:
@@ -1889,14 +1969,14 @@ def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribut
             return outs[x]
         return Vector(build(y, outs) for y in x)
 
-    pack = None if plan["packing"] is None else _pack_plan(plan["packing"], plan["sources"])
+    pack = plan["pack"]
     if pack is not None:
         width, radix, shifts = pack
         rule = _Program(plan["prog"], ev_list, plan["init"][0], lambda es: None,
                         plan["dead"], shifts, plan["face_free"])
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
             total = facewalk.walk_groups(rule, plan["groups"], plan["faces"], what,
-                                         packed=True)
+                                         packed=True, step_units=plan["step_units"])
         return _unpack(total, width, radix, (lambda outs: build(shape, outs)) if vector
                        else (lambda outs: outs[0]))
 

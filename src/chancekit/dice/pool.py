@@ -51,7 +51,7 @@ from chancekit.dice.facewalk import (
 )
 from chancekit.dice.facewalk import face_walk_work as face_walk_work
 from chancekit.dice.facewalk import keep_work as keep_work
-from chancekit.dice.multiset import _LAZY, MultisetExpression, _Size, _Sum
+from chancekit.dice.multiset import _LAZY, MultisetExpression
 from chancekit.dice.selectors import Op, Selector, matches_every_face
 from chancekit.errors import InvalidTypeError, InvalidValueError
 from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
@@ -242,7 +242,7 @@ class Pool(MultisetExpression):
         """
         fails = (fail,) if isinstance(fail, Selector) else tuple(fail)
         if not success and not fails:  # the multiset evaluation: how many dice
-            return self._evaluate(_Size())
+            return MultisetExpression.count(self)
         if not success:
             raise InvalidValueError("count: success", success, "at least one selector")
         return self._with(Op("cnt", tuple(success), fails=fails))
@@ -262,7 +262,7 @@ class Pool(MultisetExpression):
         with ``map`` (a function or mapping of faces), the sum of the mapped faces (the
         multiset evaluation)."""
         if map is not None or _LAZY.get():
-            return self._evaluate(_Sum(map))
+            return MultisetExpression.sum(self, map)
         from chancekit.dice import evaluate
         from chancekit.dice.caps import attach, pool_cap
 
