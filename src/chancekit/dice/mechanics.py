@@ -33,7 +33,8 @@ from chancekit.dice.multiset import (
     _run,
     multiset_function,
 )
-from chancekit.errors import InvalidTypeError, InvalidValueError
+from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
+from chancekit.limits import MAX_POOL_TEXT, MAX_POOL_TEXT_NODES
 
 __all__ = ["POKER_HANDS", "PRESETS", "evaluate_text", "preset"]
 
@@ -152,9 +153,6 @@ _KEYWORDS = frozenset({"wild", "extra", "order", "priority", "filter", "empty_di
                        "tie", "keep", "drop"})
 _BINOPS = {ast.Add: "__add__", ast.Sub: "__sub__", ast.BitAnd: "__and__",
            ast.BitOr: "__or__", ast.BitXor: "__xor__"}
-#: most characters and syntax nodes of one expression
-MAX_TEXT = 1000
-MAX_NODES = 300
 
 
 def evaluate_text(text: str, pools: Mapping[str, MultisetExpression]) -> Distribution:
@@ -171,15 +169,20 @@ def evaluate_text(text: str, pools: Mapping[str, MultisetExpression]) -> Distrib
     """
     if not isinstance(text, str):
         raise InvalidTypeError("expression", text, "text")
-    if len(text) > MAX_TEXT:
-        raise InvalidValueError(f"expression: {len(text)} characters, more than {MAX_TEXT}")
+    if len(text) > MAX_POOL_TEXT:
+        raise LimitError(f"expression: {len(text)} characters, more than MAX_POOL_TEXT = "
+                         f"{MAX_POOL_TEXT}; write a shorter one", limit="MAX_POOL_TEXT",
+                         value=len(text))
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
         raise InvalidValueError(f"expression {text!r}: syntax error at column "
                                 f"{(e.offset or 0)}: {e.msg}") from None
-    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
-        raise InvalidValueError(f"expression: more than {MAX_NODES} syntax nodes")
+    nodes = sum(1 for _ in ast.walk(tree))
+    if nodes > MAX_POOL_TEXT_NODES:
+        raise LimitError(f"expression: {nodes} syntax nodes, more than MAX_POOL_TEXT_NODES = "
+                         f"{MAX_POOL_TEXT_NODES}; write a shorter one",
+                         limit="MAX_POOL_TEXT_NODES", value=nodes)
     body = tree.body
     token = _LAZY.set(True)
     try:
