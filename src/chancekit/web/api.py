@@ -16,9 +16,8 @@ Nothing here imports Starlette, numpy or a server.
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import secrets
 import time
 from collections.abc import Callable
