@@ -414,6 +414,38 @@ def test_pools_page(page: Any, app_url: str, tmp_path: Path) -> None:
     shot(page, "pools", tmp_path)
 
 
+def test_pools_page_algebra(page: Any, app_url: str) -> None:
+    """The pool algebra's presets and expression form on the Pools page (issue 29), on
+    both back ends, against the library."""
+    from chancekit.dice import Pool, d
+    from chancekit.dice.mechanics import evaluate_text, preset
+
+    page.goto(app_url + "pools")
+    wait(page)
+    page.select_option("#kind", "cancel")
+    wait(page)
+    page.fill("#dice", "4d6")
+    page.fill("#against", "2d6")
+    page.select_option("#match", "beat")
+    rerun(page, "#run")
+    expect = preset("cancel", [Pool(d(6), 4), Pool(d(6), 2)], match="beat")
+    (series,) = bar_points(page).values()
+    assert {int(x): Fraction(e) for x, e in series} == expect.pmf()
+    page.select_option("#kind", "expr")
+    wait(page)
+    page.fill("#expression", "(a - b).count(), a.largest_count()")
+    page.fill("#pools", "a=3d6 b=2d6")
+    rerun(page, "#run")
+    got = evaluate_text("(a - b).count(), a.largest_count()",
+                        {"a": Pool(d(6), 3), "b": Pool(d(6), 2)})
+    assert page.locator("#outcomes tbody tr").count() == len(got)
+    cell = page.inner_text("#outcomes tbody tr[data-outcome='(3, 1)'] td.exact-cell")
+    assert Fraction(cell) == got.probability((3, 1))
+    page.fill("#expression", "a.foo()")
+    rerun(page, "#run", value="error")
+    assert "not a method of the algebra" in page.inner_text("#error")
+
+
 def test_two_stage_sheet(page: Any, app_url: str) -> None:
     page.goto(app_url + "tables")
     wait(page)
