@@ -209,6 +209,7 @@ def _keep(node: Dice, m: int) -> Bound:
 
 
 #: the most faces of a die whose pool :func:`_pool` prices by building one die of it
+#: (``evaluate.per_die`` keeps those for the evaluation)
 _UNIT_FACES = 5_000
 
 
@@ -225,7 +226,7 @@ def _pool(node: Dice) -> Bound | None:
     from chancekit.dice.evaluate import _is_per_die, per_die
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort"))
-    if not ops or len(node.faces) > _UNIT_FACES:
+    if not ops:
         return None
     per = all(_is_per_die(op) for op in ops)
     ra = ops[-1].kind == "ra" and all(op.kind in ("rr", "ro", "mi", "ma") for op in ops[:-1])
@@ -233,6 +234,13 @@ def _pool(node: Dice) -> Bound | None:
         return None
     f = node.faces
     head = ops if per else ops[:-1]
+    n = node.count
+    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2:
+        # ``NdX ra...`` on a plain die: its power is known without building the die
+        return Bound(1, False, False, False,
+                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col))
+    if len(f) > _UNIT_FACES:
+        return None
     try:  # built and charged as the evaluation would: it reads the die built here
         die = d(len(f)) if isinstance(f, range) and f.start == 1 else faces(list(f))
         unit = per_die(die, head, EXPLODE_DEPTH) if head else die
@@ -243,7 +251,6 @@ def _pool(node: Dice) -> Bound | None:
     outs = unit.outcomes()
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in outs):
         return None
-    n = node.count
     if n == 0 or (per and len(outs) == 1):
         return Bound(1, True, False, True, 0)
     if per:
