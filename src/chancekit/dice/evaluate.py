@@ -74,7 +74,7 @@ def _is_per_die(op: Op) -> bool:
 _UNITS: dict[tuple[Distribution, tuple[Op, ...], int], Distribution] = {}
 #: how many dice :data:`_UNITS` keeps, the most outcomes of one it keeps, and the most
 #: faces of a die looked up (the tree estimate builds no bigger one)
-_UNITS_KEPT, _UNIT_OUTCOMES, _CACHED_FACES = 16, 200_000, 5_000
+_UNITS_KEPT, _UNIT_OUTCOMES, _CACHED_FACES = 8, 100_000, 5_000
 
 
 def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
