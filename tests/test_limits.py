@@ -156,10 +156,10 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
     ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((100, 100), ("d100", "d100"), method="joint"),
-    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2000, "1d2"),
+    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2001, "1d2"),
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
-    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(900, "1d2"),
+    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(1000, "1d2"),
     # chancekit.anydice (a :s function with state: every sorted roll of 20d20 enumerated)
     ("MAX_ANYDICE_WORK", "chancekit.limits"): lambda: lambda: _anydice(
         "T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]"),
