@@ -77,6 +77,19 @@ PAGE_EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     ("pool nco 5 vs 3", "/api/pool", {"kind": "nco", "action": 5, "danger": 3}),
     ("pool risk 5 vs 3", "/api/pool", {"kind": "risk", "action": 5, "danger": 3}),
     ("pool genesys", "/api/pool", {"kind": "genesys", "pool": "2A1P vs 2D"}),
+    # the pool algebra's presets (pools.html's defaults)
+    *[(f"pool {k} 5d6", "/api/pool", {"kind": k, "dice": "5d6"})
+      for k in ("straights", "poker")],
+    ("pool sets 5d10 wild 9,10", "/api/pool", {"kind": "sets", "dice": "5d10",
+                                               "wild": "9,10"}),
+    ("pool cancel 5d6 v 3d6", "/api/pool", {"kind": "cancel", "dice": "5d6", "against": "3d6",
+                                            "success": 5, "match": "any"}),
+    ("pool face to face", "/api/pool", {"kind": "face-to-face", "dice": "5d6",
+                                        "against": "3d6"}),
+    ("pool expr", "/api/pool", {"kind": "expr", "expression": "a.sort_pair('>', b).count()",
+                                "pools": {"a": "3d6", "b": "2d6"}}),
+    ("pool risk ties to the attacker", "/api/pool", {"kind": "risk", "action": 3, "danger": 2,
+                                                     "ties": "attacker"}),
     *[(f"anydice example {i}", "/api/anydice", {"program": p})
       for i, p in enumerate(_ANYDICE)],
     ("markov usage die", "/api/markov", {"kind": "usage-die", "ladder": "12,10,8,6,4",
