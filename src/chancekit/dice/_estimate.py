@@ -138,7 +138,7 @@ def _kept(node: Dice) -> int | None:
     kept = n
     keeps = 0
     for op in node.ops:
-        if op.kind in ("mark", "sort", "ro"):
+        if op.kind in ("mark", "sort", "match", "ro"):
             continue
         if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
             keeps += 1

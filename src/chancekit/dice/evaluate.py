@@ -263,6 +263,10 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     ops = tuple(ops)
     if not ops:
         return die.repeat_sum(n)
+    if ops[-1].kind == "mt" and len(ops) == 1:  # Roll20's matching total, face by face
+        from chancekit.dice.facewalk import evaluate_pool
+
+        return evaluate_pool(_matches_rule(ops[-1]), n * [die])
     if all(_is_per_die(op) for op in ops):
         _check_span_ahead(die, n, ops)
         return per_die(die, ops, depth).repeat_sum(n)
@@ -734,6 +738,29 @@ def _map_item(it: Distribution, ops: Sequence[Op]) -> Distribution:
     return Distribution._raw(out)
 
 
+# ---------------------------------------------------------------- Roll20's matching
+def matches(values: Sequence[Any], op: Op) -> int:
+    """Roll20's matching total ``mt``: how many values are shown by at least
+    ``op.steps[0]`` of ``values`` (and match ``op.sels``, when given). O(len(values))."""
+    size = op.steps[0]
+    seen: dict[Any, int] = {}
+    for v in values:
+        seen[v] = seen.get(v, 0) + 1
+    return sum(1 for v, c in seen.items() if c >= size and (not op.sels or op.matches(v)))
+
+
+def _matches_rule(op: Op) -> Any:
+    """:func:`matches` as a face rule (plain dice: O(F x n^2), face by face)."""
+    from chancekit.dice.facewalk import FaceRule
+
+    size = op.steps[0]
+
+    def step(state: int, face: Any, counts: tuple[int, ...]) -> int:
+        return state + (counts[0] >= size and (not op.sels or op.matches(face)))
+
+    return FaceRule(step, initial=0)
+
+
 # ---------------------------------------------------------------- the general engine
 class _Budget:
     """Work of the general engine, in tuple elements: each step charges its estimate
@@ -955,6 +982,10 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     if kind == "cnt":
         for tup, w in states.items():
             put(tuple(sorted(op.score(v) for v in tup)), w)
+        return out
+    if kind == "mt":  # the number of matched sets, as a one-element tuple
+        for tup, w in states.items():
+            put((matches(tup, op),), w)
         return out
     if kind in ("k", "p", "mi", "ma"):
         for tup, w in states.items():
