@@ -45,10 +45,10 @@ from chancekit.dice.distribution import (
 )
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
-from chancekit.limits import ENTRY_WORK, MAP_WORK, MAX_OUTCOMES, MAX_WORK
+from chancekit.limits import ENTRY_WORK, FRACTION_MAP_WORK, MAP_WORK, MAX_OUTCOMES, MAX_WORK
 
 __all__ = ["ARITY", "FOUNDRY_FUNCTIONS", "FUNCTIONS", "MAX_POWER_BITS", "UNARY_FUNCTIONS",
-           "call", "compile_tree", "power"]
+           "call", "compile_tree", "power", "price_power"]
 
 _BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -83,6 +83,11 @@ def _round_fast(x: Any) -> int:
 def _root(x: Any, n: int, name: str) -> Any:
     """The exact ``n``-th root of a rational when it is rational, else the float
     JavaScript's ``Math.sqrt`` / ``Math.cbrt`` gives."""
+    if type(x) is int and x >= 0:  # the common case, without Fractions
+        r = _iroot(x, n)
+        if r**n == x:
+            return r
+        return math.sqrt(x) if n == 2 else math.cbrt(x)
     q = Fraction(x)
     if q < 0 and n == 2:
         raise ValueError(f"{name} of a negative number ({q}) is not a number")
@@ -121,6 +126,8 @@ def power(a: Any, b: Any) -> Any:
     if not isinstance(b, int):
         raise ValueError(f"a power with a fractional exponent ({b}) is not supported (the "
                          "result is irrational): use sqrt() or cbrt()")
+    if type(a) is int and 0 <= b and abs(b) * a.bit_length() <= MAX_POWER_BITS:
+        return a**b  # the common case, without Fractions
     q = Fraction(a)
     if q == 0 and b < 0:
         raise ZeroDivisionError("0 to a negative power")
@@ -176,11 +183,51 @@ ARITY: dict[str, int | None] = {
 }
 
 
+#: functions whose map costs a Fraction's rate an outcome (roots, logarithms)
+_HEAVY = ("sqrt", "cbrt", "exp", "log", "log2", "log10", "hypot", "roundDecimals")
+
+
+def _bits(x: Any) -> int:
+    q = x if isinstance(x, int) else Fraction(x)
+    if isinstance(q, int):
+        return max(1, abs(q).bit_length())
+    return max(1, abs(q.numerator).bit_length(), q.denominator.bit_length())
+
+
+def price_power(a: Distribution, b: Distribution, what: str) -> None:
+    """Refuse or charge ``a ** b`` before any power is taken: the largest result's bits
+    (:data:`MAX_POWER_BITS`), all results' bits together (``MAX_WEIGHT_BITS``), and
+    the pairs, each a product of that many bits. O(outcomes of a and b)."""
+    from chancekit.limits import MAX_WEIGHT_BITS, PAIR_WORK
+
+    exps = [_plain(e) for e in b.outcomes()]
+    if not all(isinstance(e, int) for e in exps):
+        return  # the power itself refuses a fractional exponent, with its message
+    top = max(abs(e) for e in exps)
+    base = max(_bits(x) for x in a.outcomes())
+    size = top * base
+    if size > MAX_POWER_BITS and any(abs(Fraction(x)) not in (0, 1) for x in a.outcomes()):
+        raise LimitError(f"{what} can be a number of about {size:,} bits, past the limit "
+                         f"MAX_POWER_BITS = {MAX_POWER_BITS:,}; use a smaller exponent",
+                         limit="MAX_POWER_BITS", value=size)
+    pairs = len(a) * len(b)
+    if pairs * size > MAX_WEIGHT_BITS:
+        raise LimitError(f"{what} would hold about {pairs * size:,} bits of outcomes, past the "
+                         f"limit MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS:,}", limit="MAX_WEIGHT_BITS",
+                         value=pairs * size)
+    limits.charge(pairs * PAIR_WORK * (size // 64 + 1), what)
+
+
 def call(name: str, args: list[Distribution]) -> Distribution:
     """The exact distribution of ``name(*args)`` for independent ``args``: a map of the
     one argument's outcomes (O(outcomes)), or the arguments combined pairwise (O(pairs)
     each, charged to the work budget by :meth:`Distribution._combine`)."""
     fn = FUNCTIONS[name]
+    if name in _HEAVY:
+        limits.charge(sum(len(a) for a in args) * (FRACTION_MAP_WORK - MAP_WORK),
+                      f"{name}() of every outcome")
+    if name == "pow":
+        price_power(args[0], args[1], "pow()")
     if ARITY[name] == 1:
         return unary(args[0].map(_guard(fn, name)), args[0], name)
     if name in ("max", "min"):
@@ -309,6 +356,8 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         a = _eval_then(node.left, ctx, MAP_WORK if isinstance(node.right, Num) else 0)
         b = _eval_then(node.right, ctx, MAP_WORK if isinstance(node.left, Num) else 0)
         ctx.col = node.col
+        if node.op == "**":
+            price_power(a, b, "'**'")
         if node.op in ("/", "//", "%") and 0 in b:
             raise NotationError(
                 f"division by zero: the right side of '{node.op}' can be 0", ctx.text, node.col)

@@ -150,6 +150,7 @@ _FOREIGN = {
         "e": "avrae's explode '{}' is not foundry notation: Foundry writes 'x' (3d6x)",
         "p": "avrae's drop '{}' is not foundry notation: Foundry writes 'd' / 'dl' (4d6dl1)",
         "c": "Foundry's coin call '{}' (dc then c) is not supported",
+        "ms": "Foundry's margin of success '{}' applies to dice (2d6ms>=8), not to a pool",
     },
 }
 
@@ -425,7 +426,7 @@ class _Parser:
             name = self.text[self.pos + 2:end]
             self.pos = end + 1
         else:
-            m = re.compile(r"@([A-Za-z0-9_.\-]*[A-Za-z0-9_])").match(self.text, self.pos)
+            m = _NAME.match(self.text, self.pos)
             if not m:
                 raise self.unexpected(expected="a name after '@' (e.g. '@prof')")
             name = m[1]
@@ -1200,8 +1201,21 @@ def parse_with_remarks(text: str, dialect: str = "avrae",
 
         raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
     variables = check_variables(variables)
+    remarks: list[str] = []
+    command = _CHAT_COMMAND.match(text) if dialect != "avrae" else None
+    if command:  # '/r 1d20' pasted from the chat: the command is blanked (columns stay)
+        remarks.append(f"the chat command `{command[1]}` is left out: this is the formula "
+                       "it rolls")
+        text = " " * command.end() + text[command.end():]
     parser = _Parser(strip_comment(text), dialect, variables)
-    return parser.parse(), parser.remarks
+    return parser.parse(), remarks + parser.remarks
+
+
+#: Foundry's ``@name``: letters, digits, ``_``, ``.`` and ``-``, ending in a letter/digit/_
+_NAME = re.compile(r"@([\w.\-]*\w)")
+#: a chat command pasted before a formula (Roll20's and Foundry's /roll family)
+_CHAT_COMMAND = re.compile(r"\s*(/(?:roll|r|gmroll|gmr|blindroll|br|selfroll|sr|publicroll|pr))"
+                           r"(?:\s+|$)")
 
 
 def check_variables(variables: Any) -> dict[str, Any]:
