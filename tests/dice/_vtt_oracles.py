@@ -115,6 +115,8 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
         elif name in ("x", "xo"):
             c, t = arg or ("=", faces)
             initial = len(results)
+            for r in results:  # each explosion operator starts its own chains (the cap)
+                r.depth = 0
             checked = 0
             while checked < len(results):
                 r = results[checked]
@@ -272,9 +274,12 @@ def foundry_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[s
             "bonus": tb}
     if kind == "max":
         return f"max({ta}, {tb})", lambda c, d: max(two(c, d)), {}
-    # a parenthesised count: (1d2)d3, each possible count weighted
-    return (f"({ta})d3",
-            lambda c, d: sum(1 + c(3) for _ in range(max(0, one(c, d)))), {})
+    # a parenthesised count: (1d2)d3, each possible count weighted (no count modifiers
+    # in the count: chancekit refuses a count that can be negative, Foundry negates)
+    a["mods"] = [m for m in a["mods"] if m[0] not in ("cs", "cf", "df", "sf", "even", "odd",
+                                                        "ms")]
+    return (f"({foundry_text(a)})d3",
+            lambda c, d: sum(1 + c(3) for _ in range(one(c, d))), {})
 
 
 # ------------------------------------------------------------------------- roll20
@@ -367,9 +372,10 @@ def roll20_spec(rng: random.Random) -> dict[str, Any]:
     mods: list[tuple[str, Any]] = []
     comps = ("=", "<=", ">=")
     explode = rng.choice((None, None, "!", "!!", "!p"))
-    if explode:
-        mods.append((explode, (rng.choice(comps[1:]), rng.choice((faces, faces - 1)))
-                     if rng.random() < 0.5 else ("=", faces)))
+    if explode:  # never every face (refused: it would never end)
+        mods.append((explode, (">=", rng.randint(2, faces)) if rng.random() < 0.5 else
+                     (rng.choice(("=", "<=")), rng.randint(1, faces - 1)) if rng.random() < 0.5
+                     else ("=", faces)))
     if explode != "!!" and rng.random() < 0.4:
         mods.append((rng.choice(("r", "ro")), ("=", 1) if rng.random() < 0.5 else
                      (rng.choice(comps), rng.randint(1, faces))))
@@ -435,5 +441,6 @@ def roll20_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[st
             "str_mod": tb}
     if kind == "floor":
         return f"floor({ta} / 2)", lambda c, d: math.floor(Fraction(one(c, d), 2)), {}
-    return (f"[[{ta}]]d2",
-            lambda c, d: sum(1 + c(2) for _ in range(max(0, one(c, d)))), {})
+    a.pop("fail", None)  # a count that can be negative is refused
+    return (f"[[{roll20_text(a)}]]d2",
+            lambda c, d: sum(1 + c(2) for _ in range(one(c, d))), {})

@@ -155,6 +155,14 @@ _FOREIGN = {
 }
 
 
+def _clamped(v: int, clamps: Sequence[Op]) -> int:
+    """``v`` through the ``mi``/``ma`` operators ``clamps``, in order."""
+    for c in clamps:
+        n = c.sels[-1].num
+        v = max(v, n) if c.kind == "mi" else min(v, n)
+    return v
+
+
 def _face_sample(faces: Sequence[int], ops: Sequence[Op] = ()) -> list[int]:
     """The faces worth checking to compare two per-die scorings that only change at the
     ops' compare points (or are linear between them): every face of a small die, else
@@ -973,35 +981,29 @@ class _Parser:
         """Foundry's ``min``/``max`` set a die's count but leave its rolled result, which
         later modifiers read: refuse the orders where that differs from clamping first."""
         faces = self.faces_now
-        for i, op in enumerate(ops):
-            if op.kind not in ("mi", "ma"):
+        first = next((i for i, o in enumerate(ops) if o.kind in ("mi", "ma")), None)
+        if first is None:
+            return
+        for j in range(first + 1, len(ops)):
+            o = ops[j]
+            if o.kind not in ("rr", "ro", "e", "eo", "cnt"):
                 continue
-            later = [o for o in ops[i + 1:] if o.kind in ("rr", "ro", "e", "eo", "cnt")]
-            if not later:
-                continue
-            clamps = [o for o in ops if o.kind in ("mi", "ma")]
-
-            def clamp(v: int) -> int:
-                for c in clamps:
-                    n = c.sels[-1].num
-                    v = max(v, n) if c.kind == "mi" else min(v, n)
-                return v
-
+            clamps = tuple(c for c in ops[:j] if c.kind in ("mi", "ma"))
             bad = faces is None
-            for o in later:
-                for f in (() if faces is None else _face_sample(faces, ops)):
-                    if o.kind == "cnt":
-                        got = foundry_count(o.steps, f) if o.steps else o.score(f)
-                        theirs = clamp(f) if got is None else got
-                        if theirs != o.score(clamp(f)):
-                            bad = True
-                    elif o.matches(f) != o.matches(clamp(f)):
-                        bad = True
+            for f in (() if faces is None else _face_sample(faces, ops)):
+                low = _clamped(f, clamps)
+                if o.kind == "cnt":
+                    got = foundry_count(o.steps, f) if o.steps else o.score(f)
+                    bad = (low if got is None else got) != o.score(low)
+                else:
+                    bad = o.matches(f) != o.matches(low)
                 if bad:
-                    raise self.fail(
-                        f"Foundry's '{op.spelled}' changes what a die counts, but '{o.spelled}' "
-                        "after it reads the die as rolled: chancekit does not take that "
-                        "order here; write min/max after the other modifiers", o.col - 1)
+                    break
+            if bad:
+                raise self.fail(
+                    f"Foundry's '{clamps[0].spelled}' changes what a die counts, but "
+                    f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
+                    "that order here; write min/max after the other modifiers", o.col - 1)
 
     def refuse_limited(self, name: str, p: int) -> None:
         """Foundry's ``r2<3`` / ``x2>=8``: a number then a compare point limits how many
@@ -1021,6 +1023,11 @@ class _Parser:
         w = word[0]
         if t.startswith("!=", p):
             return
+        own = {"roll20": _R20_OPS, "foundry": _FVTT_OPS}.get(self.dialect, ())
+        if not dice and any(w.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
+            name = max((o for o in own if w.startswith(o)), key=len)
+            raise self.fail(f"{self.dialect}'s '{name}' applies to dice, not to a group "
+                            f"'{{...}}' (a group takes keep/drop and target numbers)", p)
         table = _FOREIGN.get(self.dialect, {})
         for key in sorted(table, key=len, reverse=True):
             if w.startswith(key):

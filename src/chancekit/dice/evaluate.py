@@ -284,7 +284,7 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     while j < len(ops) and ops[j].kind in _ONE_TO_ONE:
         j += 1
     if any(op.kind == "ce" for op in ops[:j]) and all(
-            op.kind in ("k", "p", "mi", "ma", "cnt") for op in ops[j:]):
+            op.kind in ("k", "p", "mi", "ma", "cnt", "mt") for op in ops[j:]):
         return pool_sum(per_die(die, ops[:j], depth), n, ops[j:], depth)
     # a keep of highest/lowest that covers every die (``2d20kh1kl1``) keeps them all
     for i, op in enumerate(ops):
