@@ -68,6 +68,8 @@ MAX_OUTCOMES = 1_000_000
 MAX_WEIGHT_BITS = 2**31
 #: outcome pairs visited by one pairwise combination (``*``, ``/``, ``%``, max, ``==``...)
 MAX_PAIRS = 2_000_000
+#: bits of one result of a power (``**`` / ``pow`` in dice notation: ``2**99999999``)
+MAX_POWER_BITS = 100_000
 #: estimated work (units) of the exact moments of one distribution (``dice.stats.shape``:
 #: the CLI's summary line, the web's summary row), about half a second; past it they are
 #: certified floats instead (docs/limits.md, "Summary statistics"): not a refusal

@@ -49,7 +49,7 @@ def _agree(dialect: str, make: Any, seed: int, count: int) -> tuple[int, int, li
         except TooLong:
             continue  # too many draws to enumerate: another formula
         except Endless:  # a reroll of every face: refused, never looped
-            with pytest.raises(NotationError, match="forever|not take|not supported"):
+            with pytest.raises(NotationError, match=r"forever|not take|not supported"):
                 dist(text, dialect=dialect, variables=variables)
             continue
         seen += 1

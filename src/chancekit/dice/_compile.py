@@ -45,9 +45,16 @@ from chancekit.dice.distribution import (
 )
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
-from chancekit.limits import ENTRY_WORK, FRACTION_MAP_WORK, MAP_WORK, MAX_OUTCOMES, MAX_WORK
+from chancekit.limits import (
+    ENTRY_WORK,
+    FRACTION_MAP_WORK,
+    MAP_WORK,
+    MAX_OUTCOMES,
+    MAX_POWER_BITS,
+    MAX_WORK,
+)
 
-__all__ = ["ARITY", "FOUNDRY_FUNCTIONS", "FUNCTIONS", "MAX_POWER_BITS", "UNARY_FUNCTIONS",
+__all__ = ["ARITY", "FOUNDRY_FUNCTIONS", "FUNCTIONS", "UNARY_FUNCTIONS",
            "call", "compile_tree", "power", "price_power"]
 
 _BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
@@ -114,8 +121,6 @@ def _plain(x: Any) -> Any:
     return int(x) if isinstance(x, Fraction) and x.denominator == 1 else x
 
 
-#: the largest power's size in bits (``2**100000``): past it a power is refused
-MAX_POWER_BITS = 100_000
 
 
 def power(a: Any, b: Any) -> Any:

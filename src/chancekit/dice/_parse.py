@@ -54,9 +54,9 @@ from chancekit.dice._ast import (
     Selector,
     Unary,
     VarDice,
+    foundry_count,
 )
 from chancekit.dice._dialects import DIALECTS
-from chancekit.dice.selectors import foundry_count
 from chancekit.errors import InvalidTypeError, LimitError, NotationError
 from chancekit.limits import MAX_DEPTH, MAX_LENGTH
 
@@ -869,8 +869,9 @@ class _Parser:
                     got = self.compare(name, optional=True)
                     if got is None and name in ("cs", "cf"):
                         if name == "cs" and top is None:
-                            raise self.fail("'cs' with no target on dice with rolled sides "
-                                            "needs one (e.g. 'cs>=5')", p)
+                            where = "dice with rolled sides" if dice else "a pool"
+                            raise self.fail(f"'cs' with no target on {where} needs one "
+                                            "(e.g. 'cs>=5')", p)
                         # Foundry: cs alone counts the top face, cf alone the 1s
                         got = Selector(None, top if name == "cs" else 1, col)
                 steps.append((name, got))

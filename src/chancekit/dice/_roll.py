@@ -25,6 +25,7 @@ from chancekit.dice._ast import (
     Op,
     Unary,
     VarDice,
+    match_count,
     walk,
 )
 from chancekit.errors import LimitError, NotationError
@@ -181,9 +182,7 @@ class _Roller:
             if op.kind == "cnt":
                 total = sum(op.score(d.value) for d in dice if d.kept)
             elif op.kind == "mt":
-                from chancekit.dice.evaluate import matches
-
-                total = matches([d.value for d in dice if d.kept], op)
+                total = match_count([d.value for d in dice if d.kept], op)
             elif op.kind == "match":
                 continue  # Roll20's 'm': highlights matched dice, no change to the total
             elif op.kind == "mark":

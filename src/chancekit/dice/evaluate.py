@@ -29,7 +29,7 @@ from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.facewalk import face_walk_work, keep_sum
-from chancekit.dice.selectors import Op, matching_faces
+from chancekit.dice.selectors import Op, match_count, matching_faces
 from chancekit.errors import LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -739,18 +739,9 @@ def _map_item(it: Distribution, ops: Sequence[Op]) -> Distribution:
 
 
 # ---------------------------------------------------------------- Roll20's matching
-def matches(values: Sequence[Any], op: Op) -> int:
-    """Roll20's matching total ``mt``: how many values are shown by at least
-    ``op.steps[0]`` of ``values`` (and match ``op.sels``, when given). O(len(values))."""
-    size = op.steps[0]
-    seen: dict[Any, int] = {}
-    for v in values:
-        seen[v] = seen.get(v, 0) + 1
-    return sum(1 for v, c in seen.items() if c >= size and (not op.sels or op.matches(v)))
-
-
 def _matches_rule(op: Op) -> Any:
-    """:func:`matches` as a face rule (plain dice: O(F x n^2), face by face)."""
+    """:func:`~chancekit.dice.selectors.match_count` as a face rule (plain dice: face by
+    face, O(F x n^2))."""
     from chancekit.dice.facewalk import FaceRule
 
     size = op.steps[0]
@@ -985,7 +976,7 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
         return out
     if kind == "mt":  # the number of matched sets, as a one-element tuple
         for tup, w in states.items():
-            put((matches(tup, op),), w)
+            put((match_count(tup, op),), w)
         return out
     if kind in ("k", "p", "mi", "ma"):
         for tup, w in states.items():

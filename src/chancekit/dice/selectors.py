@@ -27,6 +27,7 @@ __all__ = [
     "foundry_count",
     "highest",
     "lowest",
+    "match_count",
     "matches_every_face",
     "matching_faces",
 ]
@@ -156,6 +157,20 @@ def foundry_count(steps: tuple[Any, ...], value: Number) -> Number | None:
             if failure:
                 count = -1 if name == "df" else -value
     return count
+
+
+def match_count(values: Sequence[Any], op: Op) -> int:
+    """Roll20's matching total ``mt``: how many values are shown by at least
+    ``op.steps[0]`` of ``values`` (and match ``op.sels``, when given). O(len(values)).
+
+    >>> match_count([3, 3, 5, 5, 5, 1], Op("mt", (), steps=(2,)))
+    2
+    """
+    size = op.steps[0]
+    seen: dict[Any, int] = {}
+    for v in values:
+        seen[v] = seen.get(v, 0) + 1
+    return sum(1 for v, c in seen.items() if c >= size and (not op.sels or op.matches(v)))
 
 
 def highest(n: int) -> Selector:
