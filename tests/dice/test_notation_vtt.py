@@ -314,3 +314,19 @@ def test_cli_var_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert "read as its default 2" in err
     assert main(["dist", "--dialect", "foundry", "1d20", "--var", "novalue"]) != 0
     assert "NAME=VALUE" in capsys.readouterr().err
+
+
+def test_the_web_api_takes_variables() -> None:
+    import json
+
+    from chancekit.web.api import handle
+
+    status, body = handle("/api/dist", json.dumps({
+        "expressions": ["1d20 + @prof"], "dialect": "foundry", "variables": {"prof": 3}}))
+    assert status == 200 and body["series"][0]["mean"] in ("27/2", 13.5)
+    status, body = handle("/api/dist", json.dumps({
+        "expressions": ["1d20 + @prof"], "dialect": "foundry"}))
+    assert status == 422 and "'@prof' has no value" in body["error"]["message"]
+    status, body = handle("/api/dist", json.dumps({
+        "expressions": ["1d20"], "variables": {"x": [1]}}))
+    assert status == 400 and body["error"]["field"] == "variables"
