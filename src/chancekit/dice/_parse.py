@@ -29,6 +29,13 @@ operators after dice differently (:meth:`_Parser.dialect_operators`; docs/notati
 (foundry), ``!! !p`` (roll20), ``x xo`` (foundry), ``k``/``d`` = highest / lowest, compare
 points ``>=5``, inclusive ``>``/``<`` in roll20.
 
+Issue #32 adds, outside avrae: ``**`` (``power := atom ["**" unary]``), ``@name`` /
+``@{name}`` placeholders filled from ``variables``, Roll20's ``[[...]]`` inline rolls and
+``?{Question|default}`` queries, Foundry's ``cs cf df sf even odd`` as Foundry's ``Die``
+applies them (``cnt`` with ``steps``), ``ms`` (a margin, applied to the term's total),
+``dc`` coins, Roll20's ``m``/``mt`` matching, Foundry's ``Math`` functions; other
+dialects' modifiers are refused by name (``_FOREIGN``).
+
 Every failure raises :class:`~chancekit.errors.NotationError` (problem, text, column) or,
 for sizes past a documented limit, :class:`~chancekit.errors.LimitError`; nothing else
 escapes (the parser never recurses more than :data:`MAX_DEPTH` levels).
