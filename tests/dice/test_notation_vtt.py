@@ -164,6 +164,7 @@ def test_every_documented_example_is_answered_or_refused_by_name(
                                                                 Fraction(33, 100)),
     ("floor(sqrt(1d20))", Fraction(27, 10)), ("{1d20, 1d20}kh", Fraction(553, 40)),
     ("{2d6, 1d12}cs>6", Fraction(7, 12) + Fraction(1, 2)), ("1d20 + 5[fire]", Fraction(31, 2)),
+    ("2d6ms>=8[margin] + 1", 0), ("2d6ms<8[under]", 1),
 ])
 def test_foundry_readings_by_hand(formula: str, mean: Any) -> None:
     assert dist(formula, dialect="foundry").mean() == mean

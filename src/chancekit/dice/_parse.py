@@ -1172,6 +1172,10 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
                        node.notes + notes)
     if isinstance(node, Call):
         return Call(node.name, node.args, node.col, node.notes + notes)
+    if isinstance(node, Binary):  # Foundry's margin of success: the dice carry the notes
+        if isinstance(node.left, Dice | VarDice):
+            return Binary(node.op, _with_notes(node.left, notes), node.right, node.col)
+        return Binary(node.op, node.left, _with_notes(node.right, notes), node.col)
     raise AssertionError(node)  # pragma: no cover
 
 
