@@ -372,6 +372,7 @@ MAX_BODY = 64 * 1024          #: bytes in a request body
 MAX_EXPRESSIONS = 12          #: expressions per /api/dist request
 MAX_EXPRESSION_CHARS = 1000   #: characters per expression
 MAX_LABEL_CHARS = 100
+MAX_VARIABLES = 100           #: names in the 'variables' of one /api/dist request
 MAX_LOOT_CHARS = 20_000
 MAX_SYSTEMS = 12
 MAX_SPEC_CHARS = 200

@@ -37,6 +37,7 @@ from chancekit.limits import (
     MAX_SPEC_CHARS,
     MAX_STREAMS,
     MAX_SYSTEMS,
+    MAX_VARIABLES,
     MAX_WORK_OPTION,
 )
 from chancekit.web.markov import KINDS as MARKOV_KINDS
@@ -229,9 +230,6 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
     return {"expressions": exprs, "dialect": get_dialect(data),
             "variables": get_variables(data)}
 
-
-#: most ``variables`` one request may give
-MAX_VARIABLES = 100
 
 
 def get_variables(data: dict[str, Any]) -> dict[str, int | str]:
