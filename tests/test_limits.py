@@ -116,6 +116,7 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_POOL_TEXT_NODES", "chancekit.limits"): lambda: lambda: importlib.import_module(
         "chancekit.dice.mechanics").evaluate_text("(" + "1," * 400 + ")", {}),
     ("MAX_LENGTH", "chancekit.limits"): lambda: lambda: _dist("1+" * 1000 + "1"),
+    ("MAX_POWER_BITS", "chancekit.limits"): lambda: lambda: _dist_foundry("2**99999999"),
     ("MAX_DEPTH", "chancekit.limits"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
     ("MAX_ROLLED", "chancekit.limits"):
         lambda: lambda: importlib.import_module("chancekit.dice").roll(
@@ -194,6 +195,12 @@ def _dist(text: str) -> Any:
     from chancekit.dice import dist
 
     return dist(text)
+
+
+def _dist_foundry(text: str) -> Any:
+    from chancekit.dice import dist
+
+    return dist(text, dialect="foundry")
 
 
 def _fair() -> Any:

@@ -68,6 +68,8 @@ MAX_OUTCOMES = 1_000_000
 MAX_WEIGHT_BITS = 2**31
 #: outcome pairs visited by one pairwise combination (``*``, ``/``, ``%``, max, ``==``...)
 MAX_PAIRS = 2_000_000
+#: bits of one result of a power (``**`` / ``pow`` in dice notation: ``2**99999999``)
+MAX_POWER_BITS = 100_000
 #: estimated work (units) of the exact moments of one distribution (``dice.stats.shape``:
 #: the CLI's summary line, the web's summary row), about half a second; past it they are
 #: certified floats instead (docs/limits.md, "Summary statistics"): not a refusal
@@ -385,6 +387,7 @@ MAX_BODY = 64 * 1024          #: bytes in a request body
 MAX_EXPRESSIONS = 12          #: expressions per /api/dist request
 MAX_EXPRESSION_CHARS = 1000   #: characters per expression
 MAX_LABEL_CHARS = 100
+MAX_VARIABLES = 100           #: names in the 'variables' of one /api/dist request
 MAX_LOOT_CHARS = 20_000
 MAX_SYSTEMS = 12
 MAX_SPEC_CHARS = 200

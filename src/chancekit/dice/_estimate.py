@@ -91,7 +91,9 @@ class Bound:
 
 _UNKNOWN = Bound(1, False, False, False, 0)
 #: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
-_ONE_ARG = ("floor", "ceil", "round", "abs")
+_ONE_ARG = ("floor", "ceil", "round", "abs", "trunc", "roundFast")
+#: Foundry's functions of one argument charged a Fraction's rate an outcome
+_HEAVY_ONE = ("sqrt", "cbrt", "exp", "log", "log2", "log10")
 
 
 def lower_bound(node: Node) -> Bound:
@@ -114,6 +116,12 @@ def lower_bound(node: Node) -> Bound:
                      inner.work + inner.lo * rate, inner.tbits)
     if isinstance(node, Binary):
         return _binary(node)
+    if isinstance(node, Call) and node.name in _HEAVY_ONE and len(node.args) == 1:
+        # roots and logarithms: one map at a Fraction's rate (``call`` charges it)
+        inner = lower_bound(node.args[0])
+        if inner.const:
+            return inner
+        return Bound(1, False, False, False, inner.work + inner.lo * FRACTION_MAP_WORK)
     if isinstance(node, Call) and node.name in _ONE_ARG and len(node.args) == 1:
         # one map of the argument's outcomes (``call``); whole numbers with no gap stay
         # themselves under floor/ceil/round (abs folds them at most in two)
@@ -143,7 +151,7 @@ def _kept(node: Dice) -> int | None:
     kept = n
     keeps = 0
     for op in node.ops:
-        if op.kind in ("mark", "sort", "ro"):
+        if op.kind in ("mark", "sort", "match", "ro"):
             continue
         if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
             keeps += 1
@@ -316,6 +324,8 @@ def _binary(node: Binary) -> Bound:
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
+        if op == "**":  # priced per outcome before the map (price_power)
+            work += many.lo * PAIR_WORK
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1

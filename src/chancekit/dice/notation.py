@@ -49,8 +49,9 @@ from chancekit.dice._roll import roll_tree
 __all__ = ["DIALECTS", "RollResult", "ambiguities", "dist", "readings", "roll", "weights"]
 
 
-def _compile(notation: str, dialect: str = "avrae") -> Node:
-    tree = parse(notation, dialect)
+def _compile(notation: str, dialect: str = "avrae",
+             variables: dict[str, Any] | None = None) -> Node:
+    tree = parse(notation, dialect, variables)
     for n in walk(tree):
         if isinstance(n, Dice):
             check_dice_ops(n, notation)
@@ -85,10 +86,12 @@ def readings(notation: str) -> dict[str, str]:
     return out
 
 
-def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
+def ambiguities(notation: str, dialect: str = "avrae", *,
+                variables: dict[str, Any] | None = None) -> list[str]:
     """One line per other dialect in which ``notation`` means something else than in
     ``dialect`` (empty when every dialect reads it alike) -- what the command line prints
-    under a result. Invalid text gives no lines.
+    under a result -- and one per remark on how ``dialect`` read it (a Roll20 query read
+    as its default). Invalid text gives no lines.
 
     >>> ambiguities("4d6kh3")
     []
@@ -103,28 +106,33 @@ def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
         from chancekit.errors import InvalidValueError
 
         raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
+    from chancekit.dice._parse import parse_with_remarks
+
+    lines: list[str] = []
     try:
-        mine: Node | None = parse(notation, dialect)
+        mine, remarks = parse_with_remarks(notation, dialect, variables)
+        lines.extend(f"note: {r}" for r in remarks)
     except ChancekitError:
         mine = None
-    lines: list[str] = []
     for other in DIALECTS:
         if other == dialect:
             continue
         try:
-            theirs = parse(notation, other)
+            theirs = parse(notation, other, variables)
         except ChancekitError:
             continue
         if theirs == mine:
             continue
         if mine is None:
             lines.append(f"note: `{notation.strip()}` is not {dialect} notation; in {other} it "
-                         f"{describe(theirs)}{_mean(notation, other)} -- use --dialect {other}"
+                         f"{describe(theirs)}{_mean(notation, other, variables)} -- use "
+                         f"--dialect {other}"
                          f"{_count_hint(theirs, dialect)}")
             continue
         a, b = describe(theirs, mine), describe(mine, theirs)
-        lines.append(f"note: in {other}, `{notation.strip()}` {a}{_mean(notation, other)}; "
-                     f"here ({dialect}) it {b}{_mean(notation, dialect)} -- use "
+        lines.append(f"note: in {other}, `{notation.strip()}` {a}"
+                     f"{_mean(notation, other, variables)}; here ({dialect}) it {b}"
+                     f"{_mean(notation, dialect, variables)} -- use "
                      f"--dialect {other}{_count_hint(theirs, dialect)}")
     return lines
 
@@ -151,11 +159,11 @@ def _count_hint(theirs: Node, dialect: str) -> str:
     return f", or write `{text}` to count the dice in {dialect}"
 
 
-def _mean(notation: str, dialect: str) -> str:
+def _mean(notation: str, dialect: str, variables: dict[str, Any] | None = None) -> str:
     from chancekit.errors import ChancekitError
 
     try:
-        m = dist(notation, dialect=dialect).mean()
+        m = dist(notation, dialect=dialect, variables=variables).mean()
     except (ChancekitError, TypeError):
         return ""
     if m is None:
@@ -163,17 +171,19 @@ def _mean(notation: str, dialect: str) -> str:
     return f" (mean {float(m):.4g})"
 
 
-def weights(notation: str, *, dialect: str = "avrae") -> dict[Any, int]:
+def weights(notation: str, *, dialect: str = "avrae",
+            variables: dict[str, Any] | None = None) -> dict[Any, int]:
     """The exact distribution of ``notation`` as coprime integer weights
     (outcome -> weight), without building a :class:`Distribution`.
 
     >>> weights("2d2")
     {2: 1, 3: 2, 4: 1}
     """
-    return dict(dist(notation, dialect=dialect).weights)
+    return dict(dist(notation, dialect=dialect, variables=variables).weights)
 
 
-def dist(notation: str, *, dialect: str = "avrae") -> Any:
+def dist(notation: str, *, dialect: str = "avrae",
+         variables: dict[str, Any] | None = None) -> Any:
     """The exact distribution of a dice expression.
 
     Cost: sums of N dice go through polynomial powering, O(N * range) big-integer
@@ -188,8 +198,14 @@ def dist(notation: str, *, dialect: str = "avrae") -> Any:
     Fraction(553, 40)
     >>> dist("5d10>7", dialect="roll20").mean()
     Fraction(2, 1)
+
+    ``variables`` fill Foundry's ``@name`` and Roll20's ``@{name}`` and ``?{name|...}``
+    (a number, or a formula read in the same dialect as if in parentheses):
+
+    >>> dist("1d20 + @prof", dialect="foundry", variables={"prof": 3}).mean()
+    Fraction(27, 2)
     """
-    return compile_tree(_compile(notation, dialect), notation)
+    return compile_tree(_compile(notation, dialect, variables), notation)
 
 
 @dataclass(frozen=True)
@@ -221,7 +237,8 @@ class RollResult:
                 "text": str(self), "dice_rolled": self.dice_rolled, "dice": list(self.dice)}
 
 
-def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResult:
+def roll(notation: str, rng: Any = None, *, dialect: str = "avrae",
+         variables: dict[str, Any] | None = None) -> RollResult:
     """Roll a dice expression once.
 
     ``rng``: ``None`` (the process-wide generator, seeded from the operating system: not
@@ -241,7 +258,7 @@ def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResul
     """
     from chancekit.rng._resolve import resolve_rng
 
-    tree = _compile(notation, dialect)
+    tree = _compile(notation, dialect, variables)
     total, breakdown, drawn = roll_tree(tree, resolve_rng(rng), notation)
     return RollResult(notation, total, breakdown, len(drawn), tuple(drawn))
 

@@ -103,12 +103,12 @@ def page_words(message: str) -> str:
     return _LEFT_OVER.sub("", message)
 
 
-def notes(text: str, dialect: str) -> list[str]:
+def notes(text: str, dialect: str, variables: dict[str, Any] | None = None) -> list[str]:
     """The notes the CLI prints under a result when other dialects read ``text``
     differently (:func:`chancekit.dice.notation.ambiguities`), in the pages' words."""
     from chancekit.dice.notation import ambiguities
 
-    return [page_words(line) for line in ambiguities(text, dialect)]
+    return [page_words(line) for line in ambiguities(text, dialect, variables=variables)]
 
 
 # -- JSON helpers ---------------------------------------------------------------------------
@@ -153,6 +153,7 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     from chancekit.dice.caps import note as cap_note
 
     dialect = req.get("dialect") or "avrae"
+    variables = req.get("variables") or None  # Foundry's @name, Roll20's @{name} ?{name}
     series = []
     dists: list[Any] = []
     exprs = req["expressions"]
@@ -161,16 +162,16 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         try:
             if e["text"] == "_sleep_" and os.environ.get(TEST_HOOKS) == "1":
                 sleep_job({"seconds": 60}, progress)  # test hook: outlasts any time limit
-            d = chancekit.dist(e["text"], dialect=dialect)
+            d = chancekit.dist(e["text"], dialect=dialect, variables=variables)
             s = describe(d)
         except ChancekitError as exc:
             body = error_body(exc, index=i, label=e.get("label", ""), expression=e["text"],
-                              notes=notes(e["text"], dialect))
+                              notes=notes(e["text"], dialect, variables))
             if series:  # the lines before it finished: the page still shows them
                 body["partial"] = [{"index": j, "series": s} for j, s in enumerate(series)]
             raise JobError(422, body) from None
         s.update(label=e.get("label") or e["text"], text=e["text"],
-                 notes=notes(e["text"], dialect) + cap_note(d, e["text"]),
+                 notes=notes(e["text"], dialect, variables) + cap_note(d, e["text"]),
                  caps=cap_fields(d),  # explosions that reached their depth cap
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
@@ -196,6 +197,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     from chancekit.dice.montecarlo import estimate
 
     seed, want, dialect = req["seed"], req["samples"], req.get("dialect") or "avrae"
+    variables = req.get("variables") or None
     exprs = req["expressions"]
     per_line = float(req.get("budget_s", 5.0)) / len(exprs)
     series = []
@@ -203,7 +205,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         t0 = time.perf_counter()
         try:
             est = estimate(e["text"], want, rng=chancekit.PCG32(seed, i), dialect=dialect,
-                           seconds=per_line)
+                           seconds=per_line, variables=variables)
         except ChancekitError as exc:
             raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
                                            expression=e["text"])) from None
@@ -222,7 +224,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
             "mean_lo": finite(mean_lo), "mean_hi": finite(mean_hi), "sd": finite(est.sd),
             "min": rows[0]["label"], "max": rows[-1]["label"],
             "quantiles": {f"{q:g}": outcome_value(est.quantile(q))[1] for q in QUANTILES},
-            "notes": notes(e["text"], dialect),
+            "notes": notes(e["text"], dialect, variables),
             "elapsed_ms": round(1000 * (time.perf_counter() - t0), 3)})
         progress(i + 1, len(exprs))
     return {"series": series, "dialect": dialect, "seed": seed, "estimate": True,

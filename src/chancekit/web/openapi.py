@@ -62,12 +62,16 @@ def openapi_document() -> dict[str, Any]:
                 "'dialect' (avrae, roll20 or foundry; avrae when left out) says how the "
                 "notation is read; each series' 'notes' say when another dialect reads it "
                 "differently (chancekit.dice.notation.ambiguities). Errors carry 'index' "
-                "(which expression).",
+                "(which expression). 'variables' (an object of name -> whole number or "
+                "formula) fills Foundry's @name and Roll20's @{name} and ?{name|...}.",
                 {"expressions": [{"label": "attack", "text": "1d20+5"}, {"text": "4d6kh3"}]},
                 {"expressions": {"type": "array", "maxItems": 12, "items": {"anyOf": [s, {
                     "type": "object", "properties": {"label": s, "text": s},
                     "required": ["text"]}]}},
-                 "dialect": D}, ["expressions"]),
+                 "dialect": D,
+                 "variables": {"type": "object", "maxProperties": 100,
+                               "additionalProperties": {"anyOf": [{"type": "integer"}, s]}}},
+                ["expressions"]),
             "/api/anydice": _post(
                 "run an AnyDice program",
                 "Runs a program in AnyDice's language (chancekit.anydice.run_program, "
