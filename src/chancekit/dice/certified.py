@@ -837,3 +837,60 @@ def certify(value: Any, bits: int | None = None) -> CertifiedDistribution:
     if isinstance(value, CertifiedDistribution):
         return value
     return CertifiedDistribution.from_exact(value, bits)
+
+
+#: in a certified run, exact weights wider than this many bits are rounded to intervals
+#: before the next operation on them (below it exact arithmetic is cheap, and results
+#: stay exact)
+CERTIFY_FROM_BITS = 1024
+
+_MODE: contextvars.ContextVar[int | None] = contextvars.ContextVar("chancekit_certified_mode",
+                                                                 default=None)
+
+
+class mode:
+    """Context manager: inside it, a language run (AnyDice) rounds exact weights past
+    ``from_bits`` bits to certified intervals instead of carrying them exactly (what
+    ``approx=True`` turns on, after the exact run was refused).
+
+    >>> with mode(from_bits=64):
+    ...     threshold()
+    64
+    >>> threshold() is None
+    True
+    """
+
+    __slots__ = ("from_bits", "token")
+
+    def __init__(self, from_bits: int = CERTIFY_FROM_BITS) -> None:
+        self.from_bits = from_bits
+        self.token: contextvars.Token[int | None] | None = None
+
+    def __enter__(self) -> mode:
+        self.token = _MODE.set(self.from_bits)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.token is not None
+        _MODE.reset(self.token)
+
+
+def threshold() -> int | None:
+    """The bits past which exact weights are certified instead (None: exact only)."""
+    return _MODE.get()
+
+
+def wide(value: Any) -> bool:
+    """In a certified run: whether ``value`` is certified, or exact with weights past the
+    threshold (so the next operation on it goes the certified way). Always False
+    outside one."""
+    t = _MODE.get()
+    if t is None:
+        return False
+    if isinstance(value, CertifiedDistribution):
+        return True
+    return isinstance(value, Distribution) and value.total.bit_length() > t
+
+
+#: the precisions a certified run tries, in order, until the asked error bound holds
+PRECISIONS = (DEFAULT_BITS, 512, MAX_BITS)
