@@ -16,11 +16,12 @@ or prints as 0 counts as 0: its interval must reach within 1e-8 pp of 0; an outc
 AnyDice lists and chancekit proves impossible is a mismatch). An exact output whose
 support differs from AnyDice's only at outcomes below 1e-8 pp, which AnyDice's floats
 print as 0 or leave out, is a figures-match (the strict judge of conformance.py counts it
-a mismatch). Buckets: exact-match, certified-match, figures-match, mismatch (with the first difference), our-error, both-error,
-missed-error, timeout (past ``--timeout`` s of wall time, 5 by default: AnyDice's own
-limit; on a loaded machine give more and read the CPU seconds, the report's last
-column), anydice-timeout (no reference); AnyDice's known defects counted apart. The last
-line: ``approx: M/N match (P%) ... slowest S s``.
+a mismatch). Buckets: exact-match, certified-match, figures-match, mismatch (with the
+first difference), our-error, both-error, missed-error, timeout (past ``--timeout`` s
+of wall time, 5 by default: AnyDice's own limit; on a loaded machine give more and
+read the CPU seconds, the report's last column), anydice-timeout (no reference);
+AnyDice's known defects counted apart. The last line: ``approx: M/N match (P%) ...
+slowest S s CPU``.
 """
 
 from __future__ import annotations
