@@ -100,6 +100,14 @@ MAX_SEQUENCE = 1_000_000
 #: before it starts)
 MAX_OUTPUTS = 2_000
 
+# -- certified answers (chancekit.dice.certified; approx=True, issue #31)
+#: the most bits of fixed point a certified computation may use: it starts at 128 and
+#: tries 512 and 2048 while an output's error bound is past the one asked
+MAX_CERTIFIED_BITS = 2048
+#: the error bound per outcome a certified answer carries at most unless the caller asks
+#: for another (``max_error``): absolute, in probability
+CERTIFIED_ERROR = 1e-12
+
 # -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
 #: one outcome of a distribution built in Python (a dict entry: about 100 ns)
 ENTRY_WORK = 5

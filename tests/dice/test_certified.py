@@ -164,5 +164,6 @@ def test_work_is_priced_and_refused_past_the_budget():
 def test_precision_is_checked():
     with pytest.raises(InvalidValueError):
         precision(8)
-    with pytest.raises(InvalidValueError):
+    with pytest.raises(LimitError) as e:
         precision(10**6)
+    assert e.value.limit == "MAX_CERTIFIED_BITS"

@@ -48,7 +48,7 @@ from typing import Any
 from chancekit.anydice.errors import AnyDiceError, AnyDiceWarning
 from chancekit.dice import Distribution
 from chancekit.errors import LimitError
-from chancekit.limits import MAX_ANYDICE_WORK, evaluation
+from chancekit.limits import CERTIFIED_ERROR, MAX_ANYDICE_WORK, evaluation
 
 __all__ = ["EMPTY", "AnyDiceError", "AnyDiceResult", "AnyDiceWarning", "Empty", "run",
            "run_program"]
@@ -136,8 +136,6 @@ def _refuse(what: str, units: int) -> LimitError:
 
 #: the limits whose refusals a certified run may answer (work spent on huge weights)
 APPROX_LIMITS = frozenset({"MAX_ANYDICE_WORK", "MAX_WORK", "MAX_WEIGHT_BITS"})
-#: the largest error bound per outcome a certified answer may carry by default
-MAX_ERROR = 1e-12
 
 
 def _offer(e: LimitError) -> LimitError:
@@ -150,7 +148,7 @@ def _offer(e: LimitError) -> LimitError:
 
 
 def run_program(text: str, *, approx: bool = False,
-                max_error: float = MAX_ERROR) -> AnyDiceResult:
+                max_error: float = CERTIFIED_ERROR) -> AnyDiceResult:
     """Parse and run an AnyDice program; see :func:`run`. Cost: that of its outputs,
     charged up front to one budget of :data:`~chancekit.limits.MAX_ANYDICE_WORK` units.
 
@@ -198,9 +196,9 @@ def _run_certified(text: str, max_error: float, refusal: LimitError) -> AnyDiceR
             if widest <= max_error:
                 return result
     raise LimitError(f"{refusal} (exactly); the certified answer's error bound "
-                     f"({widest:.2g}) stays past max_error = {max_error:g} at "
-                     f"{certified.MAX_BITS} bits", limit="certified precision",
-                     value=widest)
+                     f"({widest:.2g}) stays past max_error = {max_error:g} at the limit "
+                     f"MAX_CERTIFIED_BITS = {certified.PRECISIONS[-1]} bits",
+                     limit="MAX_CERTIFIED_BITS", value=widest)
 
 
 def _run_exact(text: str) -> AnyDiceResult:
@@ -229,7 +227,7 @@ def _run_exact(text: str) -> AnyDiceResult:
 
 
 def run(text: str, *, approx: bool = False,
-        max_error: float = MAX_ERROR) -> list[tuple[str, Distribution | Empty]]:
+        max_error: float = CERTIFIED_ERROR) -> list[tuple[str, Distribution | Empty]]:
     """Run an AnyDice program: one ``(label, Distribution)`` pair per ``output``, in order,
     exact. Known AnyDice defects hit are issued as :class:`AnyDiceWarning`. Raises
     :class:`AnyDiceError` (line, column, token) for a bad program and

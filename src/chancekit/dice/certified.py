@@ -47,10 +47,9 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
 __all__ = ["CertifiedDistribution", "Interval", "certify", "precision"]
 
 #: bits of the fixed-point probabilities (2**-128 is about 3e-39): the first try; a
-#: result whose error is past the asked bound is recomputed with ``bits * 4``
+#: result whose error is past the asked bound is recomputed with ``bits * 4``, up to
+#: :data:`chancekit.limits.MAX_CERTIFIED_BITS`
 DEFAULT_BITS = 128
-#: the most bits a certified computation may use (past it the answer is refused)
-MAX_BITS = 2048
 
 _BITS: contextvars.ContextVar[int] = contextvars.ContextVar("chancekit_certified_bits",
                                                             default=DEFAULT_BITS)
@@ -73,8 +72,12 @@ class precision:
     __slots__ = ("bits", "token")
 
     def __init__(self, bits: int) -> None:
-        if not isinstance(bits, int) or not 16 <= bits <= MAX_BITS:
-            raise InvalidValueError("bits", bits, f"an integer from 16 to {MAX_BITS}")
+        if not isinstance(bits, int) or bits < 16:
+            raise InvalidValueError("bits", bits, "an integer of at least 16")
+        if bits > limits.MAX_CERTIFIED_BITS:
+            raise LimitError(f"certified arithmetic at {bits} bits is past the limit "
+                             f"MAX_CERTIFIED_BITS = {limits.MAX_CERTIFIED_BITS}",
+                             limit="MAX_CERTIFIED_BITS", value=bits)
         self.bits = bits
         self.token: contextvars.Token[int] | None = None
 
@@ -655,7 +658,7 @@ class CertifiedDistribution:
         total_lo, total_hi = sum(wl), sum(wh)
         if total_lo == 0:
             raise PrecisionLost(f"the certified mass to renormalise by is not provably "
-                                f"positive at {bits} bits", limit="certified precision",
+                                f"positive at {bits} bits", limit="MAX_CERTIFIED_BITS",
                                 value=bits)
         lo: dict[Any, int] = {}
         hi: dict[Any, int] = {}
@@ -897,4 +900,4 @@ def wide(value: Any) -> bool:
 
 
 #: the precisions a certified run tries, in order, until the asked error bound holds
-PRECISIONS = (DEFAULT_BITS, 512, MAX_BITS)
+PRECISIONS = (DEFAULT_BITS, 512, limits.MAX_CERTIFIED_BITS)

@@ -179,7 +179,7 @@ APPROX_LIMITS = frozenset({"MAX_WORK", "MAX_WEIGHT_BITS"})
 
 
 def dist(notation: str, *, dialect: str = "avrae", approx: bool = False,
-         max_error: float = 1e-12) -> Any:
+         max_error: float = 1e-12) -> Any:  # (1e-12: chancekit.limits.CERTIFIED_ERROR)
     """The exact distribution of a dice expression.
 
     ``approx=True``: if the exact evaluation is refused for its work (huge weights:
@@ -250,7 +250,8 @@ def _certified(tree: Node, notation: str, max_error: float, refusal: LimitError)
             if widest <= max_error:
                 return out
     raise LimitError(f"{refusal}; the certified answer's error bound ({widest:.2g}) stays "
-                     f"past max_error = {max_error:g}", limit="certified precision",
+                     f"past max_error = {max_error:g} at the limit MAX_CERTIFIED_BITS = "
+                     f"{certified.PRECISIONS[-1]} bits", limit="MAX_CERTIFIED_BITS",
                      value=widest)
 
 
