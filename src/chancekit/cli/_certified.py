@@ -48,16 +48,20 @@ def show_certified(d: Any, title: str, args: argparse.Namespace) -> None:
         acc += p
         at_least.append(min(acc, 1.0))
     at_least.reverse()
-    table = [(x, p, (hi - lo) / 2, al, am)
-             for (x, p, lo, hi), al, am in zip(rows, at_least, at_most, strict=True)]
+    table = [(x, p, al, am) for (x, p, _, _), al, am in zip(rows, at_least, at_most,
+                                                            strict=True)]
     hidden = 0
     if not getattr(args, "all", False) and len(table) > SHOWN:
         floor = sorted((r[1] for r in table), reverse=True)[SHOWN - 1]
         kept = [r for r in table if r[1] >= floor][:SHOWN]
         hidden = len(table) - len(kept)
         table = kept
-    weights = d.weights
-    table = [(x, p, float(weights[x].radius), al, am) for x, p, _, al, am in table]
+
+    def bound(x: Any) -> float:  # the row's own radius, exactly, then as a float
+        lo, hi = d.interval(x)
+        return float((hi - lo) / 2)
+
+    table = [(x, p, bound(x), al, am) for x, p, al, am in table]
     top = max((r[1] for r in table), default=0.0) or 1.0
     print_table(["outcome", "probability", "± bound", "at least", "at most", ""],
                 [(_label(x), f"{100 * p:.10f}%", f"{100 * e:.1e}%", f"{100 * al:.4f}%",
