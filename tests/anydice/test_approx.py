@@ -159,6 +159,13 @@ def test_refusal_offers_the_certified_answer():
     assert "approx=True" in str(e.value) and "--approx" in str(e.value)
     assert e.value.approx is True
     assert e.value.limit == "MAX_ANYDICE_WORK"
+    # a refusal for work that huge weights did not cause offers nothing
+    with pytest.raises(LimitError) as e:
+        run("T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]")
+    assert "approx" not in str(e.value) and not getattr(e.value, "approx", False)
+    with pytest.raises(LimitError) as e:
+        run(P22432.replace("COUNT", "10000000"))
+    assert e.value.approx is True
 
 
 def test_149bd_certified_within_1e_12():

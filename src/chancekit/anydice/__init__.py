@@ -140,9 +140,8 @@ APPROX_LIMITS = frozenset({"MAX_ANYDICE_WORK", "MAX_WORK", "MAX_WEIGHT_BITS"})
 
 def _offer(e: LimitError) -> LimitError:
     """The refusal ``e`` with the certified answer offered (``e.approx`` True)."""
-    out = LimitError(f"{e}; an answer with proven error bounds may be possible: "
-                     "run(program, approx=True), or --approx on the command line",
-                     limit=e.limit, value=e.value)
+    out = LimitError(f"{e}; its weights are huge: approx=True (--approx) may answer it "
+                     "with proven error bounds", limit=e.limit, value=e.value)
     out.approx = True  # type: ignore[attr-defined]
     return out
 
@@ -158,12 +157,19 @@ def run_program(text: str, *, approx: bool = False,
     fixed-point intervals), within one more budget of the same size, at 128 bits, then
     512 and 2048 until every output's error bound is at most ``max_error``."""
     if not approx:
+        from chancekit.anydice._values import WIDEST
+        from chancekit.dice.certified import CERTIFY_FROM_BITS
+
+        widest = [0]
+        token = WIDEST.set(widest)
         try:
             return _run_exact(text)
         except LimitError as e:
-            if e.limit in APPROX_LIMITS:
+            if e.limit in APPROX_LIMITS and widest[0] > CERTIFY_FROM_BITS:
                 raise _offer(e) from None
             raise
+        finally:
+            WIDEST.reset(token)
     if not (isinstance(max_error, float | int) and 0 < max_error < 1):
         from chancekit.errors import InvalidValueError
 

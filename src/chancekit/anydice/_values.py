@@ -17,6 +17,7 @@ mappingproxy({0: 1, 1: 2, 2: 2, 3: 1})
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import operator
@@ -34,6 +35,25 @@ __all__ = ["EMPTY", "Die", "as_die", "at", "binary", "dice", "make_die", "to_seq
 
 #: the integer AnyDice gives for 0 raised to a negative power
 NEG_POWER_SENTINEL = -(2**63)
+
+
+#: the widest exact weights (bits of a total) an operator of this run has met, when the
+#: run keeps count (``run_program`` does: a refusal for work then offers a certified
+#: answer only if huge weights were met, the only refusals that answer can avoid)
+WIDEST: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "chancekit_anydice_widest", default=None)
+
+
+def seen(*values: Any) -> None:
+    """Note the weights' width of every exact distribution in ``values`` (see WIDEST)."""
+    box = WIDEST.get()
+    if box is None:
+        return
+    for v in values:
+        if isinstance(v, Distribution):
+            b = v.total.bit_length()
+            if b > box[0]:
+                box[0] = b
 
 
 class Die:
@@ -64,6 +84,7 @@ class Die:
         if self._dist is None:
             assert self.base is not None
             base = self.base
+            seen(base)
             if self.count > 1 and _cert.wide(base):  # (a certified run: no huge power)
                 base = _cert.certify(base)
             self._dist = base.repeat_sum(self.count) if self.count else constant(0)
@@ -205,6 +226,7 @@ def certified_pairwise(op: str, a: Any, b: Any) -> Any:
 
 
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    seen(a, b)
     if _cert.threshold() is not None and (_cert.wide(a) or _cert.wide(b)):
         return certified_pairwise(op, a, b)
     if ((isinstance(a, Distribution) and len(a) > CACHED_OUTCOMES)
@@ -534,6 +556,7 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
     :func:`keep_sum`, else one face walk of :func:`evaluate_pool`."""
     if n == 1:
         return base.map(lambda x: x * ranks[1]) if ranks[1] != 1 else base
+    seen(base)
     if _cert.wide(base):  # a certified run: the highest/lowest die, or all of them
         c = _cert.certify(base)
         if len(ranks) == n and all(v == 1 for v in ranks.values()):
@@ -731,6 +754,7 @@ def mix(results: list[tuple[Any, int]]) -> Die:
             dice[dist] = dice.get(dist, 0) + w
     parts: list[Distribution] = list(dice)
     weights: list[int] = list(dice.values())
+    seen(*parts)
     if _cert.threshold() is not None and _mix_certified(parts, weights, numbers):
         if not parts and len(numbers) == 1:
             return Die.single(constant(next(iter(numbers))))

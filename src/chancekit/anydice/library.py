@@ -155,6 +155,7 @@ def _extreme(which: str) -> Callable[..., Any]:
             return V.EMPTY
         da = a.dist if isinstance(a, V.Die) else constant(a)
         db = b.dist if isinstance(b, V.Die) else constant(b)
+        V.seen(da, db)
         if V._cert.wide(da) or V._cert.wide(db):  # a certified run
             return V.Die.single(V.certified_pairwise("max" if which == "highest" else "min",
                                                      da, db))

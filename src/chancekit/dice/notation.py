@@ -215,9 +215,8 @@ def dist(notation: str, *, dialect: str = "avrae", approx: bool = False,
         if not approx:
             if bad is not None:
                 raise
-            out = LimitError(f"{e}; an answer with proven error bounds is possible: "
-                             "dist(text, approx=True), or --approx on the command line",
-                             limit=e.limit, value=e.value)
+            out = LimitError(f"{e}; approx=True (--approx) may answer it with proven "
+                             "error bounds", limit=e.limit, value=e.value)
             out.approx = True  # type: ignore[attr-defined]
             raise out from None
         if bad is not None:
