@@ -373,7 +373,8 @@ def test_a_disconnect_stops_the_work(strict_server_url: str) -> None:
     u = urlsplit(strict_server_url)
     body = json.dumps({}).encode()
     with socket.create_connection((u.hostname, u.port), timeout=30) as sock:
-        sock.sendall(b"POST /api/_test/sleep HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+        sock.sendall(b"POST /api/_test/sleep HTTP/1.1\r\nHost: " + u.netloc.encode()
+                     + b"\r\nContent-Type: application/json"
                      b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         time.sleep(0.05)
     deadline = time.monotonic() + 60  # hang guard
