@@ -57,11 +57,8 @@ def show_certified(d: Any, title: str, args: argparse.Namespace) -> None:
         hidden = len(table) - len(kept)
         table = kept
 
-    def bound(x: Any) -> float:  # the row's own radius, exactly, then as a float
-        lo, hi = d.interval(x)
-        return float((hi - lo) / 2)
-
-    table = [(x, p, bound(x), al, am) for x, p, al, am in table]
+    errors = d.errors()
+    table = [(x, p, errors[x], al, am) for x, p, al, am in table]
     top = max((r[1] for r in table), default=0.0) or 1.0
     print_table(["outcome", "probability", "± bound", "at least", "at most", ""],
                 [(_label(x), f"{100 * p:.10f}%", f"{100 * e:.1e}%", f"{100 * al:.4f}%",

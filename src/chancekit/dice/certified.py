@@ -461,6 +461,12 @@ class CertifiedDistribution:
         # (int / int is correctly rounded, and fast: no Fraction per row)
         return [(k, (lo[k] + h) / two, lo[k] / one, h / one) for k, h in self._hi.items()]
 
+    def errors(self) -> dict[Any, float]:
+        """Outcome -> the half-width of its interval (its error bound), as a float."""
+        two = 2 << self._bits
+        lo = self._lo
+        return {k: (h - lo[k]) / two for k, h in self._hi.items()}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form: ``{"certified": true, "max_error", "bits", "outcomes",
         "probabilities" (midpoints as floats), "lower", "upper"}``."""
