@@ -488,11 +488,18 @@ class CertifiedDistribution:
 
     __str__ = __repr__
 
-    def __eq__(self, other: object) -> bool:  # identity: intervals are not values
-        return self is other
+    def __eq__(self, other: object) -> bool:
+        """Structural: the same outcomes with the same bounds at the same precision (two
+        certified answers of one exact value may differ: compare with :meth:`contains`
+        or the intervals instead). O(m)."""
+        if not isinstance(other, CertifiedDistribution):
+            return NotImplemented
+        return (self._bits == other._bits and self._hi == other._hi
+                and self._lo == other._lo)
 
     def __hash__(self) -> int:
-        return id(self)
+        return hash((CertifiedDistribution, self._bits, tuple(self._hi.items()),
+                     tuple(self._lo.values())))
 
     def __bool__(self) -> bool:
         raise TypeError("a CertifiedDistribution has no truth value")
@@ -603,6 +610,12 @@ class CertifiedDistribution:
     def min(self, other: Any) -> CertifiedDistribution:
         """min(self, other) over independent draws."""
         return self._combine(other, min, "min")
+
+    def __rmatmul__(self, n: Any) -> CertifiedDistribution:
+        """``n @ c``: the sum of ``n`` independent copies (as :meth:`repeat_sum`)."""
+        if isinstance(n, bool) or not isinstance(n, int):
+            return NotImplemented
+        return self.repeat_sum(n)
 
     def repeat_sum(self, n: int) -> CertifiedDistribution:
         """The sum of ``n`` independent copies: integer outcomes by repeated squaring of
