@@ -140,6 +140,9 @@ def assert_contains(got, exact: Distribution) -> None:
     P22432.replace("COUNT", "37"),
     "X: d6 + d6\nloop I over {1..3} { X: [highest of X and d8] - (X > 6) }\noutput X",
     "function: f N:n { if N > 3 { result: d{} } result: N * d4 }\noutput [f 2d6 - 1]",
+    "X: d4 + d3\nfunction: f R:s { result: 1@R + 3@R }\nfunction: g R:s { if R = 2 "
+    "{ result: 1 } result: 0 }\noutput [f 3dX]\noutput [g 2dX]\noutput [middle 1 of 3dX]\n"
+    "output 2@4dX",
 ])
 @pytest.mark.parametrize("bits", [24, 64])
 def test_certified_runs_contain_the_exact_answer(text, bits):
@@ -231,7 +234,7 @@ def test_other_refusals_are_not_retried():
 
 
 def test_a_path_without_a_certified_way_says_so():
-    # three dice in the middle kept: no certified path past the threshold
+    # two dice in the middle kept: no certified path past the threshold
     text = ("X: 3d6\nloop I over {1..40} { X: [highest of X and 2d6] }\n"
             "output [middle 2 of 5dX]")
     with C.mode(8), C.precision(64), pytest.raises(LimitError) as e:

@@ -76,6 +76,15 @@ def test_extreme_contains_brute_force(a, n, bits, highest):
 
 
 @settings(max_examples=100, deadline=None)
+@given(dice_st, st.integers(1, 4), st.integers(1, 4), bits_st)
+def test_order_statistic_contains_brute_force(a, n, rank, bits):
+    rank = min(rank, n)
+    with precision(bits):
+        got = certify(Distribution(a)).order_statistic(n, rank)
+    assert contains(got, brute([a] * n, lambda *xs: sorted(xs, reverse=True)[rank - 1]))
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(dice_st, st.integers(1, 50)), min_size=1, max_size=4), bits_st,
        st.booleans())
 def test_mixture_contains_brute_force(parts, bits, interval_weights):

@@ -565,6 +565,8 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
             return c.extreme(n, highest=True)
         if dict(ranks) == {n: 1}:
             return c.extreme(n, highest=False)
+        if len(ranks) == 1 and next(iter(ranks.values())) == 1:
+            return c.order_statistic(n, next(iter(ranks)))
         raise _cert.no_path(f"positions {sorted(ranks)} of {n} dice")
     if all(v == 1 for v in ranks.values()):  # these price their own work, bits included
         k = len(ranks)
