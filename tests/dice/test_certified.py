@@ -176,3 +176,49 @@ def test_precision_is_checked():
     with pytest.raises(LimitError) as e:
         precision(10**6)
     assert e.value.limit == "MAX_CERTIFIED_BITS"
+
+
+# -- notation the certified way (chancekit.dice._approx) against the exact engine --------
+term_st = st.one_of(
+    st.builds(lambda n, x: f"{n}d{x}", st.integers(1, 4), st.integers(2, 6)),
+    st.builds(lambda n, x, k: f"{n}d{x}{k}", st.integers(2, 4), st.integers(2, 6),
+              st.sampled_from(["kh1", "kl1"])),
+    st.integers(-3, 9).map(str),
+)
+expr_st = st.recursive(term_st, lambda inner: st.builds(
+    lambda a, op, b: f"({a} {op} {b})", inner,
+    st.sampled_from(["+", "-", "*", "//", "<", ">=", "=="]), inner), max_leaves=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(expr_st, bits_st)
+def test_notation_certified_contains_the_exact_answer(text, bits):
+    from chancekit.dice import _approx, dist
+    from chancekit.dice._parse import parse
+    from chancekit.errors import NotationError
+
+    try:
+        exact = dist(text)
+    except NotationError:  # a division by a die that can be 0
+        return
+    tree = parse(text, "avrae")
+    assert _approx.supported(tree) is None
+    with precision(bits):
+        got = _approx.evaluate(tree, text)
+    assert got.contains(exact)
+
+
+def test_notation_without_a_certified_path_keeps_the_exact_refusal():
+    from chancekit.dice import _approx, dist
+    from chancekit.dice._parse import parse
+
+    assert _approx.supported(parse("4d6kh3 + 2", "avrae")) is not None
+    with pytest.raises(LimitError) as e:
+        dist("2000d6kh1000", approx=True)
+    assert "no certified path" in str(e.value)
+    got = dist("20000d6 >= 70000", approx=True)
+    assert isinstance(got, CertifiedDistribution) and got.max_error <= 1e-12
+    # 20000d6 is symmetric about 70000: P(>= 70000) = (1 + P(= 70000)) / 2
+    lo, hi = got.interval(1)
+    centre = dist("20000d6", approx=True).interval(70000)
+    assert 2 * lo - 1 <= centre[1] and centre[0] <= 2 * hi - 1

@@ -28,6 +28,7 @@ from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.certified import CertifiedDistribution, certify
 from chancekit.dice.distribution import Distribution, _exact_div, constant, d, faces
 from chancekit.errors import LimitError, NotationError, quote
+from chancekit.limits import MAX_OUTCOMES
 
 __all__ = ["evaluate", "supported"]
 
@@ -108,9 +109,15 @@ def _eval(node: Node, text: str) -> Any:
         return constant(node.value)
     if isinstance(node, Dice):
         keep = _keep_one(node)
-        die = certify(_die(node))
         if node.count == 0:
             return constant(0)
+        f = node.faces
+        span = node.count * (max(f) - min(f)) + 1 if f else 1
+        if not keep and span > MAX_OUTCOMES:  # before the die is rounded (d1000000: 1 s)
+            raise LimitError(f"{node.count} dice with outcomes {min(f)}..{max(f)} would "
+                             f"give {span} outcomes, past MAX_OUTCOMES = {MAX_OUTCOMES}",
+                             limit="MAX_OUTCOMES", value=span)
+        die = certify(_die(node))
         if keep:
             return die.extreme(node.count, highest=keep == "highest")
         return die.repeat_sum(node.count)
