@@ -563,3 +563,15 @@ def test_dice_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str
     rows = [r.split(",") for r in Path(got.value.path()).read_text().splitlines()[1:]]
     assert {(r[0], r[1]) for r in rows} == {("'=HYPERLINK(1)", "1d2"), ("-5", "1d2"),
                                            ("'-1d2", "'-1d2")}
+
+
+def test_a_work_refusal_offers_more_work(page: Any, app_url: str) -> None:
+    """Work past the limit is refused up front; "Allow more work" runs it again with ten
+    times the limit (the request's max_work), on both back ends."""
+    page.goto(app_url)
+    wait(page)
+    calculate(page, "30d{1,5,1000000000}kh15", value="error")   # priced past the limit,
+    assert "limit: MAX_WORK" in page.inner_text("#error .error")   # quick to compute
+    page.click("#more-work")
+    page.wait_for_function("document.body.dataset.state === 'done'")
+    assert page.locator("#summary tbody tr").count() == 1

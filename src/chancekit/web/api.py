@@ -37,6 +37,7 @@ from chancekit.limits import (
     MAX_SPEC_CHARS,
     MAX_STREAMS,
     MAX_SYSTEMS,
+    MAX_WORK_OPTION,
 )
 from chancekit.web.markov import KINDS as MARKOV_KINDS
 
@@ -424,6 +425,8 @@ def parse(path: str, data: dict[str, Any], *, time_limit: float = TIME_LIMIT
     req = parser(data)
     if kind == "estimate":
         req["budget_s"] = time_limit / 2
+    if data.get("max_work") is not None:  # the work limit lifted (or lowered) for this one
+        req["max_work"] = get_int(data, "max_work", lo=1, hi=MAX_WORK_OPTION)
     return kind, req, cacheable
 
 

@@ -70,6 +70,7 @@ const CK = (() => {
         if (!r.ok) {
           $("#status").textContent = "";
           if (!onError(r) && hasResult()) stale(true, "The last calculation failed (see above).");
+          liftable(r.data.error, path, body);
           document.body.dataset.state = "error";
           return;
         }
@@ -87,8 +88,19 @@ const CK = (() => {
         if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
       }
     }
+    // work refused past the work limit: offer ten times the limit for this one request
+    // (the request's max_work; the time limit still stops anything that runs too long)
+    function liftable(err, path, body) {
+      const box = $("#error .error");
+      if (!err || err.type !== "LimitError" || !/^MAX_.*WORK$/.test(err.limit || "") || !box) return;
+      const next = Math.min(1e15, 10 * (body.max_work || DEFAULT_WORK));
+      box.append(el("div", {}, el("button", { id: "more-work", type: "button",
+        onclick: () => go(path, { ...body, max_work: next }) }, "Allow more work"),
+        ` run it again with a work limit of ${next.toLocaleString("en")} units (about ${Math.round(next * 2e-8)} s of work; it is still stopped at the time limit)`));
+    }
     return { go, stop };
   }
+  const DEFAULT_WORK = 50000000;   // chancekit.limits.MAX_WORK
   // "computed in 3.2 ms (cached) · round trip 9 ms"
   const timing = (r) => `computed in ${num(r.data.elapsed_ms, 1)} ms` +
     (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
