@@ -244,6 +244,35 @@ def evaluation(*, limit: int, name: str,
     return _Evaluation(limit, name, refuse)
 
 
+class _Fresh(_Evaluation):
+    """The context manager :func:`fresh_evaluation` returns: a budget of its own."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Budget:
+        outer = _current.get()
+        limit = self.limit if outer is None else outer.limit
+        budget = Budget(limit, self.name if outer is None else outer.name, self.refuse)
+        self.token = _current.set(budget)
+        return budget
+
+
+def fresh_evaluation(*, limit: int, name: str,
+                     refuse: Callable[[str, int], LimitError] | None = None) -> _Evaluation:
+    """A budget of its own for a second try after a refusal (the certified answer of
+    ``approx=True``): the open budget's limit (``--max-work``), else ``limit``, with
+    nothing spent, restored on exit; what the first try spent does not count.
+
+    >>> with evaluation(limit=100, name="MAX_WORK"):
+    ...     charge(90, "the first try")
+    ...     with fresh_evaluation(limit=10, name="MAX_WORK") as second:
+    ...         charge(80, "the second try")
+    ...     second.limit, current().estimated
+    (100, 90)
+    """
+    return _Fresh(limit, name, refuse)
+
+
 def charge(units: int, what: str, *, limit: int | None = None, name: str | None = None) -> None:
     """Charge an up-front estimate to the open budget; with none open, check it alone
     against ``limit`` (named ``name``)."""

@@ -185,9 +185,12 @@ def run_program(text: str, *, approx: bool = False,
 
 def _run_certified(text: str, max_error: float, refusal: LimitError) -> AnyDiceResult:
     from chancekit.dice import certified
+    from chancekit.limits import fresh_evaluation
 
     widest = 0.0
-    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK", refuse=_refuse):
+    # a budget of its own (the same size as the exact run's): what the refused exact run
+    # spent does not count against the certified one
+    with fresh_evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK", refuse=_refuse):
         for bits in certified.PRECISIONS:
             with certified.mode(), certified.precision(bits):
                 try:

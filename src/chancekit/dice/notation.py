@@ -235,7 +235,8 @@ def _certified(tree: Node, notation: str, max_error: float, refusal: LimitError)
     if not (isinstance(max_error, float | int) and 0 < max_error < 1):
         raise InvalidValueError("max_error", max_error, "a number between 0 and 1")
     widest = 0.0
-    with limits.evaluation(limit=limits.work_limit(), name="MAX_WORK"):
+    # a budget of its own (the same size as the exact try's, --max-work included)
+    with limits.fresh_evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
         for bits in certified.PRECISIONS:
             with certified.precision(bits):
                 try:
