@@ -143,6 +143,7 @@ def assert_contains(got, exact: Distribution) -> None:
     "X: d4 + d3\nfunction: f R:s { result: 1@R + 3@R }\nfunction: g R:s { if R = 2 "
     "{ result: 1 } result: 0 }\noutput [f 3dX]\noutput [g 2dX]\noutput [middle 1 of 3dX]\n"
     "output 2@4dX",
+    "X: d4 + d3\noutput (1d3)dX\noutput (d3 - 2)dX\noutput Xd4",
 ])
 @pytest.mark.parametrize("bits", [24, 64])
 def test_certified_runs_contain_the_exact_answer(text, bits):

@@ -435,11 +435,12 @@ def dice(count: Any, faces: Any) -> Die:
                                                    top * one.total.bit_length()),
                                  f"rolling a die-valued count (up to {top}) of dice")
         one = die.dist
-        _charge_counts(count.dist, one)
         if _cert.wide(count.dist) or _cert.wide(one):  # a certified run: no huge weights
+            # (before _charge_counts: its exact estimate prices the huge weights)
             parts = [dice(n, Die.single(one)).dist for n in count.dist.outcomes()]
             weights = [w for _, w in count.dist.items()]
             return Die.single(_cert.CertifiedDistribution.mixture(parts, weights))
+        _charge_counts(count.dist, one)
         composed = _compose(count.dist, one)
         if composed is not None:
             return Die.single(composed)
