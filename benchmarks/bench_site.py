@@ -82,6 +82,8 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 @contextlib.contextmanager
 def static_server(root: Path) -> Iterator[str]:
+    """``python -m http.server`` in a thread, on 127.0.0.1 and a free port: the plainest
+    static host (the browser tests serve the site with it too)."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

@@ -111,6 +111,10 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: (3500 @ _dice()(6)).cumulative,  # 17 501 rows x 9 048 bits: 1.4e12
     ("MAX_POOL_DICE", "chancekit.limits"): _pool_dice,
     ("MAX_POOL_STATES", "chancekit.limits"): _pool_states,
+    ("MAX_POOL_TEXT", "chancekit.limits"): lambda: lambda: importlib.import_module(
+        "chancekit.dice.mechanics").evaluate_text("a" * 1001, {}),
+    ("MAX_POOL_TEXT_NODES", "chancekit.limits"): lambda: lambda: importlib.import_module(
+        "chancekit.dice.mechanics").evaluate_text("(" + "1," * 400 + ")", {}),
     ("MAX_LENGTH", "chancekit.limits"): lambda: lambda: _dist("1+" * 1000 + "1"),
     ("MAX_DEPTH", "chancekit.limits"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
     ("MAX_ROLLED", "chancekit.limits"):
@@ -152,10 +156,10 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
     ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((100, 100), ("d100", "d100"), method="joint"),
-    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2000, "1d2"),
+    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2001, "1d2"),
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
-    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(900, "1d2"),
+    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(1000, "1d2"),
     # chancekit.anydice (a :s function with state: every sorted roll of 20d20 enumerated)
     ("MAX_ANYDICE_WORK", "chancekit.limits"): lambda: lambda: _anydice(
         "T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]"),

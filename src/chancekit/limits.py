@@ -78,6 +78,11 @@ MAX_EXPLODE_DEPTH = 10_000
 MAX_POOL_DICE = 10_000
 #: states the pool engines may hold at once (dice left x rule state; multisets of dice)
 MAX_POOL_STATES = 500_000
+#: characters of one expression of the pool algebra read from text (``chancekit pool
+#: expr``, the Pools page: chancekit.dice.mechanics.evaluate_text)
+MAX_POOL_TEXT = 1000
+#: syntax nodes of one such expression
+MAX_POOL_TEXT_NODES = 300
 #: outcomes x (bits of the total)^2 of the exact cumulative table (``cumulative()``)
 MAX_FRACTION_WORK = 10**12
 #: characters of one dice expression
@@ -354,12 +359,16 @@ MAX_FAIR_WORK = 40_000_000
 
 # -- Markov chains (chancekit.markov)
 
-#: the most states one chain may reach from its start (counted as ``step`` is called)
-MAX_MARKOV_STATES = 20_000
-#: the most transitions (self-loops aside) of one explored chain (counted as it is explored)
-MAX_MARKOV_TRANSITIONS = 250_000
-#: the most states of one strongly connected component: each is one dense exact solve
-MAX_MARKOV_BLOCK = 1_000
+#: the most states one chain may reach from its start (counted as ``step`` is called): a
+#: memory ceiling (about 250 MB of states, index and successor lists), not lifted by
+#: ``max_work``; the work of exploring is priced (EXPLORE_STATE_WORK) and lifted with it
+MAX_MARKOV_STATES = 1_000_000
+#: the most transitions (self-loops aside) of one explored chain (counted as it is
+#: explored): a memory ceiling (about 50 bytes each), not lifted by ``max_work``
+MAX_MARKOV_TRANSITIONS = 10_000_000
+#: the most states of one strongly connected component: its dense exact matrix (k**2
+#: fractions, about 250 MB at 2 000) is a memory ceiling; its k**3 solve is priced as work
+MAX_MARKOV_BLOCK = 2_000
 #: the most steps one ``steps(upto=..., tail=...)`` call walks
 MAX_MARKOV_STEPS = 100_000
 #: the most estimated work units (about UNIT_NS each) of one chain's solve: about 3 s
@@ -371,6 +380,12 @@ MARKOV_MOMENT_WORK = 100
 #: work units of one transition in the integer passes of acyclic chains (plus one a
 #: 64-bit word of the common denominator)
 MARKOV_INT_WORK = 25
+#: work units of one state explored: a call of the user's ``step`` building its result
+#: (a ``Distribution.map`` over a die is several us), the state stored and indexed
+EXPLORE_STATE_WORK = 250
+#: work units of one transition explored: the step built it, the engine looks its state up
+#: (about 0.5 us with a dict built in Python; measured on the 100 v 100 HP race)
+EXPLORE_EDGE_WORK = 25
 
 # -- random streams (chancekit.rng)
 

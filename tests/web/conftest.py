@@ -9,23 +9,21 @@ are not in CI; in CI (``CI=true``) they must run, so a missing browser is a fail
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import shutil
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+from bench_site import static_server
 from bench_web import server as _server
 
 CHROMIUM = os.environ.get("CHANCEKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -140,29 +138,6 @@ def shared_link(page: Any, browser: Any) -> Iterator[Any]:
 
 
 # -- the static site (issue #28): the same pages, computing in the browser ------------------
-class _Quiet(SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json"}
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def static_server(root: Path) -> Iterator[str]:
-    """``python -m http.server`` in a thread: the plainest static host."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0),
-                                functools.partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: Any) -> Path:
     from chancekit.errors import ChancekitError

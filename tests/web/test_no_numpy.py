@@ -23,7 +23,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from bench_pure import PAGE_EXAMPLES, run_child
-
 from chancekit.web.compute import JOBS
 
 

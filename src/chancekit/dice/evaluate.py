@@ -68,7 +68,35 @@ def _is_per_die(op: Op) -> bool:
         op.kind in ("k", "p") and all(s.by_value for s in op.sels))
 
 
+#: the dice :func:`per_die` built last, by (die, operators, depth): the tree estimate
+#: (dice/_estimate.py) builds a pool's die to price its power, and the evaluation then
+#: reads it here instead of building (and charging) it again
+_UNITS: dict[tuple[Distribution, tuple[Op, ...], int], Distribution] = {}
+#: how many dice :data:`_UNITS` keeps, the most outcomes of one it keeps, and the most
+#: faces of a die looked up (the tree estimate builds no bigger one)
+_UNITS_KEPT, _UNIT_OUTCOMES, _CACHED_FACES = 8, 100_000, 5_000
+
+
 def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
+    """What one die contributes when every operator acts on it alone (built once: the
+    last :data:`_UNITS_KEPT` are kept, so the tree estimate's build is reused)."""
+    if len(die) > _CACHED_FACES:  # (hashing a big die costs more than it saves)
+        return _per_die(die, ops, depth)
+    key = (die, tuple(ops), depth)
+    got = _UNITS.get(key)
+    if got is None:
+        got = _per_die(die, key[1], depth)
+        if len(got) <= _UNIT_OUTCOMES:
+            if len(_UNITS) >= _UNITS_KEPT:
+                try:  # the oldest (another thread may be changing the dict: then any)
+                    _UNITS.pop(next(iter(_UNITS)), None)
+                except (RuntimeError, StopIteration):
+                    _UNITS.clear()
+            _UNITS[key] = got
+    return got
+
+
+def _per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
     """What one die contributes when every operator acts on it alone.
 
     ``through(i, x)`` is the contribution of a die whose value, entering operator ``i``,

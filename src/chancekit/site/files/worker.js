@@ -67,7 +67,7 @@ self.onmessage = async (e) => {
                                                   piece: piece === undefined ? null : piece });
   let text;
   try {
-    text = handle(m.path, m.body, progress);
+    text = handle(m.path, m.body === null ? undefined : m.body, progress);  // JS null is not None in Pyodide
   } catch (err) {
     console.error(err);
     text = JSON.stringify([500, { error: { type: "InternalError",
