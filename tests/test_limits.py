@@ -166,6 +166,8 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         "T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]"),
     ("MAX_FUNCTION_DEPTH", "chancekit.limits"):
         lambda: lambda: _anydice('set "maximum function depth" to 1001'),
+    ("MAX_CERTIFIED_BITS", "chancekit.limits"):
+        lambda: lambda: importlib.import_module("chancekit.dice.certified").precision(4096),
     ("MAX_SEQUENCE", "chancekit.limits"): lambda: lambda: _anydice("output #{1..1000001}"),
     ("MAX_OUTPUTS", "chancekit.limits"):
         lambda: lambda: _anydice("loop I over {1..1000000} { output I }"),

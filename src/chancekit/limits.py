@@ -107,6 +107,14 @@ MAX_SEQUENCE = 1_000_000
 #: before it starts)
 MAX_OUTPUTS = 2_000
 
+# -- certified answers (chancekit.dice.certified; approx=True, issue #31)
+#: the most bits of fixed point a certified computation may use: it starts at 128 and
+#: tries 512 and 2048 while an output's error bound is past the one asked
+MAX_CERTIFIED_BITS = 2048
+#: the error bound per outcome a certified answer carries at most unless the caller asks
+#: for another (``max_error``): absolute, in probability
+CERTIFIED_ERROR = 1e-12
+
 # -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
 #: one outcome of a distribution built in Python (a dict entry: about 100 ns)
 ENTRY_WORK = 5
@@ -241,6 +249,35 @@ def evaluation(*, limit: int, name: str,
     """Open a budget for one evaluation, or join the one already open (an outer call's
     budget is the total: nested calls share it); a context manager giving the budget."""
     return _Evaluation(limit, name, refuse)
+
+
+class _Fresh(_Evaluation):
+    """The context manager :func:`fresh_evaluation` returns: a budget of its own."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Budget:
+        outer = _current.get()
+        limit = self.limit if outer is None else outer.limit
+        budget = Budget(limit, self.name if outer is None else outer.name, self.refuse)
+        self.token = _current.set(budget)
+        return budget
+
+
+def fresh_evaluation(*, limit: int, name: str,
+                     refuse: Callable[[str, int], LimitError] | None = None) -> _Evaluation:
+    """A budget of its own for a second try after a refusal (the certified answer of
+    ``approx=True``): the open budget's limit (``--max-work``), else ``limit``, with
+    nothing spent, restored on exit; what the first try spent does not count.
+
+    >>> with evaluation(limit=100, name="MAX_WORK"):
+    ...     charge(90, "the first try")
+    ...     with fresh_evaluation(limit=10, name="MAX_WORK") as second:
+    ...         charge(80, "the second try")
+    ...     second.limit, current().estimated
+    (100, 90)
+    """
+    return _Fresh(limit, name, refuse)
 
 
 def charge(units: int, what: str, *, limit: int | None = None, name: str | None = None) -> None:

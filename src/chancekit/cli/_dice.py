@@ -115,6 +115,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output (exact "
                    "weights as decimal text, probabilities as floats)")
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
+    p.add_argument("--approx", action="store_true", help="if the exact answer is refused for "
+                   "its work (huge weights), print a certified one: every probability a "
+                   "proven interval, within 1e-12 (sums of dice, the highest/lowest die, "
+                   "arithmetic, comparisons); never called exact")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
                    f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden and "
                    f"at most {MAX_SHOWN_ROWS} shown, the most likely, in the table, --json and "
@@ -185,7 +189,28 @@ def run_dist(args: argparse.Namespace) -> int:
     variables = variables_of(args)
     texts = list(args.notation)
     # every expression is read (and refused) before anything is printed
-    dists = [dist(text, dialect=dialect, variables=variables) for text in texts]
+    approx = getattr(args, "approx", False)
+    dists = [dist(text, dialect=dialect, variables=variables, approx=approx)
+             for text in texts]
+    if approx:
+        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+
+        if any(is_certified(d) for d in dists):
+            if args.json:
+                refuse_json()
+            if args.compare is not None or args.plot:
+                from chancekit.errors import InvalidValueError
+
+                raise InvalidValueError("--compare and --plot take exact answers; a "
+                                        "certified (--approx) answer prints its table only")
+            for i, (text, d) in enumerate(zip(texts, dists, strict=True)):
+                if i:
+                    print()
+                if is_certified(d):
+                    show_certified(d, text, args)
+                else:
+                    show_distribution(d, text, args, {}, "dist")
+            return 0
     notes: list[str] = []
     for text in texts + ([args.compare] if args.compare is not None else []):
         notes += [line for line in ambiguities(text, dialect, variables=variables)

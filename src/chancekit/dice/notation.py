@@ -45,6 +45,7 @@ from chancekit.dice._ast import Dice, Node, walk
 from chancekit.dice._compile import check_dice_ops, compile_tree
 from chancekit.dice._parse import DIALECTS, parse
 from chancekit.dice._roll import roll_tree
+from chancekit.errors import LimitError
 
 __all__ = ["DIALECTS", "RollResult", "ambiguities", "dist", "readings", "roll", "weights"]
 
@@ -182,9 +183,22 @@ def weights(notation: str, *, dialect: str = "avrae",
     return dict(dist(notation, dialect=dialect, variables=variables).weights)
 
 
+#: the limits whose refusals the certified path may answer (``approx=True``)
+APPROX_LIMITS = frozenset({"MAX_WORK", "MAX_WEIGHT_BITS"})
+
+
 def dist(notation: str, *, dialect: str = "avrae",
-         variables: dict[str, Any] | None = None) -> Any:
+         variables: dict[str, Any] | None = None, approx: bool = False,
+         max_error: float = 1e-12) -> Any:  # (1e-12: chancekit.limits.CERTIFIED_ERROR)
     """The exact distribution of a dice expression.
+
+    ``approx=True``: if the exact evaluation is refused for its work (huge weights:
+    ``MAX_WORK``, ``MAX_WEIGHT_BITS``) and the expression has a certified path (sums of
+    dice, the highest or lowest die of a group, arithmetic and comparisons on them:
+    :mod:`chancekit.dice._approx`), the answer is a
+    :class:`~chancekit.dice.certified.CertifiedDistribution`: every probability a proven
+    interval, at most ``max_error`` from its midpoint; priced against the same budget.
+    Never used unless asked; the exact refusal offers it.
 
     Cost: sums of N dice go through polynomial powering, O(N * range) big-integer
     coefficients (``1000d6`` in milliseconds); keep/drop highest/lowest uses the
@@ -205,7 +219,56 @@ def dist(notation: str, *, dialect: str = "avrae",
     >>> dist("1d20 + @prof", dialect="foundry", variables={"prof": 3}).mean()
     Fraction(27, 2)
     """
-    return compile_tree(_compile(notation, dialect, variables), notation)
+    tree = _compile(notation, dialect, variables)
+    try:
+        return compile_tree(tree, notation)
+    except LimitError as e:
+        if e.limit not in APPROX_LIMITS:
+            raise
+        from chancekit.dice import _approx
+
+        bad = _approx.supported(tree)
+        if not approx:
+            if bad is not None:
+                raise
+            out = LimitError(f"{e}; approx=True (--approx) may answer it with proven "
+                             "error bounds", limit=e.limit, value=e.value)
+            out.approx = True  # type: ignore[attr-defined]
+            raise out from None
+        if bad is not None:
+            raise LimitError(f"{e}; and no certified path: the part at column {bad.col} "
+                             "(only sums of dice, the highest or lowest die of a group, "
+                             "arithmetic, comparisons, abs/floor/ceil/round and max/min have "
+                             "one)", limit=e.limit, value=e.value) from None
+        return _certified(tree, notation, max_error, e)
+
+
+def _certified(tree: Node, notation: str, max_error: float, refusal: LimitError) -> Any:
+    from chancekit import limits
+    from chancekit.dice import _approx, certified
+    from chancekit.errors import InvalidValueError
+
+    if not (isinstance(max_error, float | int) and 0 < max_error < 1):
+        raise InvalidValueError("max_error", max_error, "a number between 0 and 1")
+    widest = 0.0
+    # a budget of its own (the same size as the exact try's, --max-work included)
+    with limits.fresh_evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        for bits in certified.PRECISIONS:
+            with certified.precision(bits):
+                try:
+                    out = _approx.evaluate(tree, notation)
+                except certified.PrecisionLost:
+                    continue
+                except LimitError as e:
+                    raise LimitError(f"{refusal}; and the certified way: {e}",
+                                     limit=e.limit, value=e.value) from None
+            widest = out.max_error
+            if widest <= max_error:
+                return out
+    raise LimitError(f"{refusal}; the certified answer's error bound ({widest:.2g}) stays "
+                     f"past max_error = {max_error:g} at the limit MAX_CERTIFIED_BITS = "
+                     f"{certified.PRECISIONS[-1]} bits", limit="MAX_CERTIFIED_BITS",
+                     value=widest)
 
 
 @dataclass(frozen=True)

@@ -261,8 +261,11 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
             exc.body["index"] = i
             raise
         exprs.append({"label": label, "text": text})
-    return {"expressions": exprs, "dialect": get_dialect(data),
-            "variables": get_variables(data)}
+    req = {"expressions": exprs, "dialect": get_dialect(data),
+           "variables": get_variables(data)}
+    if get_bool(data, "approx"):  # a certified answer where the exact one is refused
+        req["approx"] = True
+    return req
 
 
 
@@ -413,7 +416,10 @@ def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
     if "\0" in program:
         raise ApiError(400, "'program' holds a NUL character: give an AnyDice program as "
                        "text", field="program")
-    return {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
+    req = {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
+    if get_bool(data, "approx"):  # a certified answer where the exact one is refused
+        req["approx"] = True
+    return req
 
 
 def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
