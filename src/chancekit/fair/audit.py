@@ -47,6 +47,10 @@ MAX_AUDIT_PULLS = 100_000
 MAX_MULTINOMIAL_CELLS = 2_000_000
 #: the most (state, rares) pairs the pull-log forward pass holds at once
 MAX_AUDIT_STATES = 200_000
+#: the most transitions x pulls the pull-log pass takes (each a polynomial operation on
+#: coefficients of about pulls x 10 bits: a 90-pity banner's 700-pull log is 126 000
+#: steps, about 1 s; the work grows as pulls**2)
+MAX_AUDIT_STEPS = 200_000
 #: bits of the bisection of the Clopper-Pearson interval (its endpoints to 2**-40)
 CP_BITS = 40
 #: scipy's relative tolerance for ties in the two-sided exact tests (1 + 1e-7)
@@ -516,21 +520,22 @@ def audit_log(system: System, values: Iterable[Any], *, state: Any = None,
     observed = Counter(sysc.values[i] for i in idx)
     counts = {v: observed.get(v, 0) for v in sysc.values}
     rare_seen = sum(1 for i in idx if i in rares)
-    dist = _rare_count(sysc, start, rares, n)
     tests: dict[str, Fraction] = {}
+    expected: dict[Any, Fraction] = {}
     if impossible:
         p_value = Fraction(0)
         test = "impossible pull"
     else:
+        dist, rest = _rare_count(sysc, start, rares, n, rare_seen)
         bar = dist[rare_seen] * _RERR
-        tests["rare count"] = min(Fraction(1), sum((q for q in dist if q <= bar),
-                                                   Fraction(0)))
+        # the counts above the cut are each at most ``rest`` <= P(observed): all in
+        tests["rare count"] = min(Fraction(1), rest + sum((q for q in dist if q <= bar),
+                                                          Fraction(0)))
         gap = _gap_test(sysc, idx, rares)
         if gap is not None:
             tests["gaps at most the median"] = gap
         p_value = min(Fraction(1), min(tests.values()) * len(tests))
         test = "exact rare count" + (" + gap test (Bonferroni)" if gap is not None else "")
-    expected = {"rares": sum(c * q for c, q in enumerate(dist))}
     intervals: dict[Any, tuple[Fraction, Fraction]] = {
         v: clopper_pearson(c, n) for v, c in counts.items()}
     if soft is not None and base_trials:
@@ -550,51 +555,97 @@ def _soft_start(system: System) -> int | None:
     return pity.hard
 
 
-def _rare_count(system: System, start: Any, rares: set[int], n: int) -> list[Fraction]:
-    """P(r rares in n pulls from ``start``), r = 0..n: one forward pass over (state,
-    rares) in integers over a common denominator per pull."""
+def _rare_count(system: System, start: Any, rares: set[int], n: int, observed: int
+                ) -> tuple[list[Fraction], Fraction]:
+    """(P(r rares in n pulls from ``start``) for r = 0..n, exact up to a cut ``top``
+    and 0 above it, and the exact mass above the cut), the cut high enough that every
+    count above it is no more likely than ``observed``. One forward pass over the
+    system's states, each holding a polynomial in y (the coefficient of y**r: the chance
+    of r rares so far, an integer over L**t; python-flint ``fmpz_poly``), cut at degree
+    top: O(n x transitions) polynomial operations of top x (n x bits(L)) bits, estimated
+    and refused up front past MAX_AUDIT_STEPS."""
+    pity = getattr(system, "_pity", None)
+    if pity is not None and rares == set(range(1, system.n)):
+        # a gacha counted by rarity only: whether a pull is rare depends on the pity
+        # counter alone (the 50/50 and fate points pick which rare): half the states
+        system, start, rares = pity, (start[0],), {1}
     sysc = system.copy()
-    rows: dict[Any, tuple[list[tuple[Any, int, int]], int]] = {}
-
-    def row(s: Any) -> tuple[list[tuple[Any, int, int]], int]:
-        got = rows.get(s)
-        if got is None:
+    rows: dict[Any, list[tuple[Any, Fraction, bool]]] = {}
+    frontier = [start]
+    depth = 0
+    while frontier and depth <= n:  # the states n pulls can reach, and their chances
+        nxt_frontier = []
+        for s in frontier:
+            if s in rows:
+                continue
             sysc.setstate(s)
-            ps = _probs(sysc)
-            den = math.lcm(*(p.denominator for p in ps))
             out = []
-            for i, p in enumerate(ps):
+            for i, p in enumerate(_probs(sysc)):
                 if p:
                     sysc.setstate(s)
                     sysc.observe(i)
-                    out.append((sysc.getstate(), int(p * den), int(i in rares)))
-            got = rows[s] = (out, den)
-        return got
+                    a = sysc.getstate()
+                    out.append((a, p, i in rares))
+                    if a not in rows:
+                        nxt_frontier.append(a)
+            rows[s] = out
+            if len(rows) > MAX_AUDIT_STATES:
+                raise LimitError(f"audit_log(): the system reaches more than "
+                                 f"MAX_AUDIT_STATES = {MAX_AUDIT_STATES:,} states in {n:,} "
+                                 "pulls; audit the counts instead (audit_counts)",
+                                 limit="MAX_AUDIT_STATES", value=len(rows))
+        frontier = nxt_frontier
+        depth += 1
+    edges = sum(len(r) for r in rows.values())
+    if edges * n > MAX_AUDIT_STEPS:
+        raise LimitError(f"audit_log(): {n:,} pulls over {len(rows):,} states "
+                         f"({edges:,} transitions) is about {edges * n:,} polynomial steps, "
+                         f"more than MAX_AUDIT_STEPS = {MAX_AUDIT_STEPS:,}; audit fewer pulls "
+                         "or the counts (audit_counts)", limit="MAX_AUDIT_STEPS",
+                         value=edges * n)
+    lcm = math.lcm(*(p.denominator for r in rows.values() for _, p, _ in r))
+    ints = {s: [(a, int(p * lcm), hit) for a, p, hit in r] for s, r in rows.items()}
+    scale = lcm**n
+    # P(R = r) exactly for r <= top; the mass above is 1 - their sum (exact), and when it
+    # is at most P(R = observed) every count above top is too (the two-sided test's
+    # bound); else top doubles
+    top = min(n, max(2 * observed + 8, 16))
+    while True:
+        coeffs = _rare_pass(start, ints, n, top)
+        head = [Fraction(coeffs[r], scale) if r < len(coeffs) and coeffs[r] else Fraction(0)
+                for r in range(top + 1)]
+        rest = 1 - sum(head, Fraction(0))
+        if top >= n or observed > top or rest <= head[observed]:
+            return head + [Fraction(0)] * (n - top), rest
+        top = min(n, 2 * top)
 
-    cur: dict[tuple[Any, int], int] = {(start, 0): 1}
-    scale = 1
+
+def _rare_pass(start: Any, ints: dict[Any, list[tuple[Any, int, bool]]], n: int,
+               top: int) -> list[int]:
+    """The forward pass: P(r rares) x L**n for r = 0..top (higher counts dropped)."""
+    from chancekit import _exact as flint
+
+    cur: dict[Any, Any] = {start: flint.fmpz_poly([1])}
     for _ in range(n):
-        den = 1
-        for s, _r in cur:
-            den = math.lcm(den, row(s)[1])
-        nxt: dict[tuple[Any, int], int] = {}
-        for (s, r), m in cur.items():
-            out, d = rows[s]
-            f = m * (den // d)
-            for a, w, hit in out:
-                key = (a, r + hit)
-                nxt[key] = nxt.get(key, 0) + f * w
-        if len(nxt) > MAX_AUDIT_STATES:
-            raise LimitError(f"audit_log(): the system's chain holds more than "
-                             f"MAX_AUDIT_STATES = {MAX_AUDIT_STATES:,} (state, rares) pairs; "
-                             "audit fewer pulls, or the counts (audit_counts)",
-                             limit="MAX_AUDIT_STATES", value=len(nxt))
+        nxt: dict[Any, Any] = {}
+        for s, poly in cur.items():
+            shifted = None
+            for a, w, hit in ints[s]:
+                if hit:
+                    if shifted is None:
+                        shifted = poly.left_shift(1)
+                        if shifted.degree() > top:
+                            shifted = shifted.truncate(top + 1)
+                    term = shifted * w
+                else:
+                    term = poly * w
+                got = nxt.get(a)
+                nxt[a] = term if got is None else got + term
         cur = nxt
-        scale *= den
-    out = [0] * (n + 1)
-    for (_, r), m in cur.items():
-        out[r] += m
-    return [Fraction(m, scale) for m in out]
+    total = flint.fmpz_poly([])
+    for poly in cur.values():
+        total += poly
+    return [int(c) for c in total.coeffs()]
 
 
 def _gap_test(system: System, idx: list[int], rares: set[int]) -> Fraction | None:

@@ -13,7 +13,14 @@ Fraction(20, 1)
 """
 
 from chancekit.markov.chain import Chain, Steps, absorb, explore, stationary, steps
-from chancekit.markov.planning import Cost, all_of, copies, copies_within, cost
+from chancekit.markov.planning import (
+    Cost,
+    all_of,
+    copies,
+    copies_each,
+    copies_within,
+    cost,
+)
 from chancekit.markov.processes import (
     board,
     draw_until,
@@ -32,6 +39,7 @@ __all__ = [
     "all_of",
     "board",
     "copies",
+    "copies_each",
     "copies_within",
     "cost",
     "draw_until",

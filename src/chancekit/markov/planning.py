@@ -60,8 +60,8 @@ from chancekit.markov.chain import (
 )
 from chancekit.markov.processes import _rational, _state_chain
 
-__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_within",
-           "cost"]
+__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_each",
+           "copies_within", "cost"]
 
 #: the most copies one question may ask for
 MAX_COPIES = 1_000
@@ -182,12 +182,14 @@ def _first_hits(start: Any, probs: Callable[[Any], list[Fraction]],
     def step(s: Any) -> Any:
         if isinstance(s, _Hit):
             return s
-        w: dict[Any, Fraction] = {}
-        for i, p in enumerate(probs(s)):
+        ps = probs(s)
+        den = math.lcm(*(p.denominator for p in ps))
+        w: dict[Any, int] = {}  # plain positive ints: the engine takes them as they are
+        for i, p in enumerate(ps):
             if p:
                 key = _Hit(after(s, i)) if i == target else after(s, i)
-                w[key] = w.get(key, 0) + p
-        return Distribution(w)
+                w[key] = w.get(key, 0) + p.numerator * (den // p.denominator)
+        return w
 
     chain = explore(step, start)
     for i, s in enumerate(chain.states):
@@ -274,8 +276,9 @@ def _explore_all(start: Any, probs: Callable[[Any], list[Fraction]],
 
 
 def _product(chains: dict[Any, Chain], start: Any, lcm: int, k: int,
-             cutoff: int | None) -> Any:
-    """The k-th copy's time polynomial (numerators over L**t), cut at ``cutoff``."""
+             cutoff: int | None) -> list[Any]:
+    """The time polynomials (numerators over L**t) of the 1st, 2nd, ..., k-th copy, cut
+    at ``cutoff``."""
     hits: dict[Any, dict[Any, Any]] = {}
     for s, ch in chains.items():
         rows, _ = _walk(ch, lcm, cutoff)
@@ -287,6 +290,7 @@ def _product(chains: dict[Any, Chain], start: Any, lcm: int, k: int,
     limits.charge(k * sum(len(h) for h in hits.values()) * (k * deg + 1) * words // 8,
                   f"copies(): {k:,} products of the one-copy polynomials")
     vec = {start: flint.fmpz_poly([1])}
+    out = []
     for _ in range(k):
         nxt: dict[Any, Any] = {}
         for s, p in vec.items():
@@ -294,10 +298,11 @@ def _product(chains: dict[Any, Chain], start: Any, lcm: int, k: int,
                 q = _cut(p * h, cutoff)
                 nxt[a] = q if a not in nxt else nxt[a] + q
         vec = nxt
-    total = flint.fmpz_poly([])
-    for p in vec.values():
-        total += p
-    return total
+        total = flint.fmpz_poly([])
+        for p in vec.values():
+            total += p
+        out.append(total)
+    return out
 
 
 def _moments_of(poly: Any, lcm: int) -> tuple[Fraction, Fraction]:
@@ -361,19 +366,54 @@ def copies(system: System, value: Any = None, k: int = 1, *, state: Any = None,
                 0 < tail < 1):
             raise InvalidValueError("tail", tail, "a probability 0 < tail < 1")
         tail = Fraction(tail)
+    return _copies(sysc, target, value, k, upto, tail, last=True)[-1]
+
+
+def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = None,
+                upto: int | None = None, tail: Fraction | float | None = None
+                ) -> list[Steps]:
+    """:func:`copies` for the 1st, 2nd, ..., ``k``-th copy at once (one walk, k
+    products): what a chart of P(j copies by pull n), j = 1..k, needs.
+
+    >>> from chancekit.fair import PityTimer
+    >>> [s.mean for s in copies_each(PityTimer(0.5, hard=2), True, 3)]
+    [Fraction(3, 2), Fraction(3, 1), Fraction(9, 2)]
+    """
+    sysc, target = _system(system, value, state)
+    value = sysc.values[target]
+    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    if upto is not None:
+        upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
+    if tail is not None:
+        if isinstance(tail, bool) or not isinstance(tail, (int, float, Fraction)) or not (
+                0 < tail < 1):
+            raise InvalidValueError("tail", tail, "a probability 0 < tail < 1")
+        tail = Fraction(tail)
+    return _copies(sysc, target, value, k, upto, tail)
+
+
+def _copies(sysc: System, target: int, value: Any, k: int, upto: int | None,
+            tail: Fraction | None, last: bool = False) -> list[Steps]:
+    """Steps of the 1st..k-th copy (only the k-th when ``last``)."""
     with _budget():
         start, probs, after = _chain_of(sysc)
         chains, lcm, bounded = _explore_all(start, probs, after, target, value, k)
         if bounded:
-            poly = _product(chains, start, lcm, k, None)
-            n = poly.degree()
-            pmf = _pmf_of(poly, lcm, max(n, upto or 0))
-            m, v = _moments_of(poly, lcm)
-            if upto is not None and upto < n:
-                cut = pmf[:upto + 1]
-                return Steps(m, v, tuple(cut), 1 - sum(cut, Fraction(0)))
-            return Steps(m, v, tuple(pmf), Fraction(0))
-        mean, var = _moments(start, probs, after, target, k)
+            out = []
+            polys = _product(chains, start, lcm, k, None)
+            for poly in polys[-1:] if last else polys:
+                n = poly.degree()
+                pmf = _pmf_of(poly, lcm, max(n, upto or 0))
+                m, v = _moments_of(poly, lcm)
+                if upto is not None and upto < n:
+                    cut = pmf[:upto + 1]
+                    out.append(Steps(m, v, tuple(cut), 1 - sum(cut, Fraction(0))))
+                else:
+                    out.append(Steps(m, v, tuple(pmf), Fraction(0)))
+            return out
+        moments = [_moments(start, probs, after, target, j)
+                   for j in range(k if last else 1, k + 1)]
+        mean, var = moments[-1]
         cutoff = upto
         if cutoff is None:
             small = tail or Fraction(1, 10**9)
@@ -384,9 +424,12 @@ def copies(system: System, value: Any = None, k: int = 1, *, state: Any = None,
                                  f"MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,}; ask for a "
                                  "larger tail or upto=...", limit="MAX_MARKOV_STEPS",
                                  value=cutoff or 0)
-        poly = _product(chains, start, lcm, k, cutoff)
-        pmf = _pmf_of(poly, lcm, cutoff)
-        return Steps(mean, var, tuple(pmf), 1 - sum(pmf, Fraction(0)))
+        out = []
+        polys = _product(chains, start, lcm, k, cutoff)
+        for poly, (m, v) in zip(polys[-1:] if last else polys, moments, strict=True):
+            pmf = _pmf_of(poly, lcm, cutoff)
+            out.append(Steps(m, v, tuple(pmf), 1 - sum(pmf, Fraction(0))))
+        return out
 
 
 def _moments(start: Any, probs: Callable[[Any], list[Fraction]],
