@@ -39,6 +39,7 @@ from chancekit import limits
 from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
+from chancekit.fair.studio import GachaPity
 from chancekit.fair.systems import (
     Dice,
     DynamicDice,
@@ -61,7 +62,7 @@ from chancekit.markov.chain import (
 from chancekit.markov.processes import _rational, _state_chain
 
 __all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_each",
-           "copies_within", "cost"]
+           "copies_within", "cost", "plan", "state_of"]
 
 #: the most copies one question may ask for
 MAX_COPIES = 1_000
@@ -619,3 +620,103 @@ def cost(pulls: Steps, price: Any, *, refund: Any = 0) -> Cost:
     if r >= p:
         raise InvalidValueError("refund", refund, f"less than the price {p}")
     return Cost(pulls, p, r)
+
+
+def state_of(system: System, pity: int | None, guaranteed: bool = False,
+             misses: int | None = None) -> Any:
+    """The system state a player describes: ``pity`` pulls since the last rare, a lost
+    50/50 (``guaranteed``), fate points (``misses``), in the system's ``getstate()``
+    form; None when nothing is given (a fresh banner).
+
+    >>> from chancekit.fair import GachaPity
+    >>> state_of(GachaPity(0.006, hard=90), 37, True)
+    (38, True)
+    """
+    if pity is None and not guaranteed and misses is None:
+        return None
+    state = system.getstate()
+    if not (isinstance(state, tuple) and state and isinstance(state[0], int)):
+        raise InvalidValueError("--pity", pity, f"no pity option: {type(system).__name__} "
+                                "has no pity counter")
+    k = (pity or 0) + 1
+    if isinstance(system, GachaPity):
+        if system.hard is not None and k > system.hard:
+            raise InvalidValueError("--pity", pity, f"at most {system.hard - 1} (pull "
+                                    f"{system.hard} is the hard pity)")
+        if system.fate is None:
+            if misses is not None:
+                raise InvalidValueError("--misses", misses, "nothing: the banner has no "
+                                        "fate points (add fate=M to the spec)")
+            return (k, guaranteed)
+        m = misses or 0
+        if m > system.fate:
+            raise InvalidValueError("--misses", misses, f"0..{system.fate}")
+        return (k, guaranteed, m)
+    if guaranteed or misses is not None:
+        raise InvalidValueError("--guaranteed", guaranteed, "a gacha spec (no 50/50 here)")
+    return (k,)
+
+
+def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | None = None,
+         guaranteed: bool = False, misses: int | None = None, pulls: int | None = None,
+         price: Any = None, refund: Any = 0, budget: Any = None,
+         curve: bool = False) -> dict[str, Any]:
+    """A plan as JSON-ready data, what ``chancekit gacha`` and the web page's Gacha
+    section show: the banner as a fairness spec, the player's state (``pity`` pulls since
+    the last rare, a lost 50/50, fate points), one row per copy count 1..``copies`` (mean,
+    median, 90 % and 99 % pulls, the chance within ``pulls`` or ``budget`` at ``price``
+    less ``refund`` a pull, the mean cost); with ``curve``, P(k copies by pull n) for
+    each k (at most about 400 points a curve). Cost: one :func:`copies_each`.
+
+    >>> p = plan("gacha:0.006,74,0.06,90", copies=2, pity=37, guaranteed=True, pulls=160)
+    >>> p["state"], [(r["median"], round(r["within_pulls"], 4)) for r in p["rows"]]
+    ([38, True], [(40, 1.0), (120, 0.7207)])
+    """
+    from chancekit.fair.spec import system_from_spec
+
+    system = system_from_spec(spec, 2)
+    wanted: Any = value
+    if value is not None and value not in system.values:
+        wanted = {"true": True, "false": False}.get(value.lower(), value)
+    state = state_of(system, pity, guaranteed, misses)
+    if budget is not None and price is None:
+        raise InvalidValueError("--budget", budget, "a budget with a --price a pull")
+    each = copies_each(system, wanted, copies, state=state)
+    afford = None
+    if budget is not None:
+        afford = cost(each[0], price, refund=refund).affordable(budget)
+    rows = []
+    for k, s in enumerate(each, start=1):
+        row: dict[str, Any] = {
+            "copies": k, "mean": float(s.mean), "mean_exact": _short(s.mean),
+            "sd": float(s.variance) ** 0.5,
+            "median": s.percentile(Fraction(1, 2)), "p90": s.percentile(Fraction(9, 10)),
+            "p99": s.percentile(Fraction(99, 100)), "most": s.upto if not s.tail else None,
+            "within_pulls": None if pulls is None else float(s.within(pulls)),
+            "within_budget": None if afford is None else float(s.within(afford)),
+            "mean_cost": None if price is None else float(cost(s, price,
+                                                               refund=refund).mean),
+        }
+        rows.append(row)
+    if wanted is None:
+        wanted = "featured" if "featured" in system.values else True
+    out: dict[str, Any] = {
+        "spec": spec, "value": str(wanted),
+        "state": None if state is None else list(state),
+        "pulls": pulls, "price": None if price is None else float(price),
+        "refund": float(refund or 0), "budget": None if budget is None else float(budget),
+        "affordable": afford, "rows": rows,
+    }
+    if curve:
+        last = max(s.upto for s in each)
+        step = max(1, last // 400)
+        out["curve"] = {"pulls": list(range(0, last + 1, step)),
+                        "chance": [[float(s.within(n)) if n <= s.upto or not s.tail
+                                    else None for n in range(0, last + 1, step)]
+                                   for s in each]}
+    return out
+
+
+def _short(x: Any) -> str | None:
+    text = str(x)
+    return text if len(text) <= 40 else None
