@@ -30,11 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "{value: count}}; - reads standard input.",
         epilog="examples:\n"
         "  chancekit audit pulls.csv --rates 5-star=0.006,4-star=0.051,3-star=0.943\n"
+        "  chancekit audit --counts 5-star=2,4-star=19,3-star=279 --rates "
+        "5-star=0.006,4-star=0.051,3-star=0.943\n"
         "  chancekit audit pulls.json --system gacha:0.006,74,0.06,90\n"
         "  chancekit audit pulls.csv --system gacha:0.006,74,0.06,90 --pity 12 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="the pull log (CSV or JSON; - for standard input)")
+    p.add_argument("file", nargs="?", default=None,
+                   help="the pull log (CSV or JSON; - for standard input)")
+    p.add_argument("--counts", default=None,
+                   help="counts instead of a file: value=count,... (with --rates)")
     p.add_argument("--rates", default=None,
                    help="published chances: value=chance,... (adding up to 1)")
     p.add_argument("--system", default=None,
@@ -122,7 +127,15 @@ def run_audit(args: argparse.Namespace) -> int:
     from chancekit.markov.planning import state_of
     from chancekit.sampling import parse_weights
 
-    if args.file == "-":
+    if (args.file is None) == (args.counts is None):
+        raise InvalidValueError("FILE/--counts", args.file, "a pull log FILE or --counts "
+                                "value=count,... (one of them)")
+    if args.counts is not None:
+        text = "\n".join(part.replace("=", ",", 1) for part in args.counts.split(","))
+        if any("=" not in part for part in args.counts.split(",")):
+            raise InvalidValueError("--counts", args.counts, "value=count pairs, e.g. "
+                                    "5-star=2,4-star=19")
+    elif args.file == "-":
         text = sys.stdin.read(MAX_LOG_BYTES + 1)
     else:
         try:
@@ -137,7 +150,8 @@ def run_audit(args: argparse.Namespace) -> int:
     if len(text) > MAX_LOG_BYTES:
         raise InvalidValueError("FILE", args.file, f"a log of at most {MAX_LOG_BYTES:,} "
                                 "bytes")
-    values, counts = read_log(text, args.file)
+    where = args.file or "--counts"
+    values, counts = read_log(text, where)
     level = _amount(args.level, "--level")
     if (args.rates is None) == (args.system is None):
         raise InvalidValueError("--rates/--system", None, "one of --rates (published "
@@ -159,7 +173,7 @@ def run_audit(args: argparse.Namespace) -> int:
             counts = dict(Counter(values or []))
         result = audit_counts(counts, rates, level=level)
     if args.json:
-        print_json("audit", {"file": args.file, "system": args.system, **result.to_dict()})
+        print_json("audit", {"file": where, "system": args.system, **result.to_dict()})
         return 0
     print(result.verdict)
     print(f"test: {result.test}; {result.pulls:,} pulls; p = {float(result.p_value):.6g}")
