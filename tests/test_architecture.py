@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "chancekit"
 DOC = ROOT / "docs" / "architecture.md"
-BASE = ("chancekit.errors", "chancekit.limits", "chancekit._validate", "chancekit._exact")
+BASE = ("chancekit.errors", "chancekit.limits", "chancekit._validate", "chancekit._exact",
+        "chancekit._numpy")
 _ROW = re.compile(r"^\| `(chancekit[\w.]*)` \| (.+?) \| (.+?) \|$")
 
 

@@ -123,8 +123,9 @@ def test_every_command_with_json_has_a_schema_and_a_case() -> None:
                  if any("--json" in a.option_strings for a in p._actions)}
     assert with_json == set(SCHEMAS)
     assert {c[0] for c in CASES} == set(SCHEMAS)
-    # schema prints a schema (JSON already); serve runs a web app (its API is JSON)
-    assert set(_subcommands()) - with_json == {"schema", "serve"}
+    # schema prints a schema (JSON already); serve runs a web app (its API is JSON); site
+    # writes files, and its machine-readable report is OUT/site.json (docs/site.md)
+    assert set(_subcommands()) - with_json == {"schema", "serve", "site"}
 
 
 def test_non_finite_numbers_are_null(capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+from bench_site import static_server
 from bench_web import server as _server
 
 CHROMIUM = os.environ.get("CHANCEKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -90,13 +91,20 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any, server_url: str) -> Iterator[Any]:
+def page(browser: Any, request: Any) -> Iterator[Any]:
     """A fresh page that records console errors and every URL it requests (all must be
-    this server's: no CDN, no network)."""
+    this server's, or the static site's for a test run on both back ends through
+    ``app_url``: no CDN, no network)."""
+    server_url = str(request.getfixturevalue("app_url" if "app_url" in request.fixturenames
+                                             else "server_url"))
     context = browser.new_context(viewport={"width": 1200, "height": 900},
                                   accept_downloads=True, bypass_csp=True)  # lets
     # wait_for_function evaluate its text (the app itself keeps its CSP: no eval needed)
-    context.set_default_timeout(30_000)  # a hang guard only
+    on_site = getattr(request.node, "callspec", None) is not None and \
+        request.node.callspec.params.get("app_url") == "site"
+    # hang guards only (the site starts Python in the page first: on a busy 2-core machine
+    # that can take a minute)
+    context.set_default_timeout(120_000 if on_site else 30_000)
     pg = context.new_page()
     pg.errors = []
     pg.urls = []
@@ -127,3 +135,33 @@ def shared_link(page: Any, browser: Any) -> Iterator[Any]:
         yield other
     finally:
         other.context.close()
+
+
+# -- the static site (issue #28): the same pages, computing in the browser ------------------
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: Any) -> Path:
+    from chancekit.errors import ChancekitError
+    from chancekit.site.build import build_site
+
+    out = tmp_path_factory.mktemp("site") / "public"
+    try:
+        build_site(out, base_url=None)
+    except ChancekitError as exc:
+        _missing(f"the site's runtime could not be fetched ({exc})")
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path) -> Iterator[str]:
+    with static_server(site_dir) as url:
+        yield url
+
+
+@pytest.fixture(params=["serve", "site"])
+def app_url(request: Any) -> str:
+    """The URL of the calculator on each back end: ``chancekit serve`` and the static site
+    (the page paths of the server, such as ``anydice``, open on the site too: it forwards
+    them to ``anydice.html``). Tests taking it run against both."""
+    if request.param == "serve":
+        return str(request.getfixturevalue("server_url"))
+    return str(request.getfixturevalue("site_url"))

@@ -179,8 +179,8 @@ def test_page_outputs_on_one_chart_modes_and_exports(page: Any, server_url: str,
 
 
 @pytest.mark.browser
-def test_page_places_an_error_at_its_line(page: Any, server_url: str, tmp_path: Path) -> None:
-    page.goto(server_url.rstrip("/") + "/anydice")
+def test_page_places_an_error_at_its_line(page: Any, app_url: str, tmp_path: Path) -> None:
+    page.goto(app_url.rstrip("/") + "/anydice")
     _wait(page)
     _calculate(page, "X: 3\noutput X\noutput 2 + }\noutput 1d4\n", value="error")
     box = page.locator("#error .error")
@@ -298,8 +298,8 @@ EXAMPLES: dict[str, dict[str, dict[int, Fraction]]] = {
 
 
 @pytest.mark.browser
-def test_every_help_example_means_what_it_says(page: Any, server_url: str) -> None:
-    page.goto(server_url.rstrip("/") + "/anydice")
+def test_every_help_example_means_what_it_says(page: Any, app_url: str) -> None:
+    page.goto(app_url.rstrip("/") + "/anydice")
     _wait(page)
     buttons = page.locator("#examples button.ex")
     assert buttons.count() == len(EXAMPLES)
@@ -325,3 +325,32 @@ def test_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str) -> 
         page.click("#csv")
     rows = Path(got.value.path()).read_text().splitlines()[1:]
     assert {r.split(",")[0] for r in rows} == {"'=HYPERLINK(1)", "-5"}
+
+
+def test_programs_open_from_a_file_and_save_to_one(page: Any, app_url: str,
+                                                   tmp_path: Any) -> None:
+    """Open… reads a .dice file into the editor (and a file dropped on it does too); Save
+    downloads the program as program.dice (issue #28, item 8)."""
+    page.goto(app_url + "anydice")
+    source = tmp_path / "attack.dice"
+    source.write_text("output 2d6 named \"two dice\"\r\noutput 1d20\r\n")
+    page.set_input_files("#open-file", str(source))
+    page.wait_for_function("document.querySelector('#status').textContent.includes('attack.dice')")
+    assert page.input_value("#program") == "output 2d6 named \"two dice\"\noutput 1d20\n"
+    with page.expect_download() as got:
+        page.click("#save")
+    assert got.value.suggested_filename == "program.dice"
+    saved = Path(got.value.path()).read_text()
+    assert saved == "output 2d6 named \"two dice\"\noutput 1d20\n"
+    # drag and drop a file onto the editor
+    page.evaluate("""() => { const dt = new DataTransfer();
+        dt.items.add(new File(['output 3d6\\n'], 'drop.dice', {type: 'text/plain'}));
+        document.querySelector('#program').dispatchEvent(new DragEvent('drop',
+            {dataTransfer: dt, bubbles: true, cancelable: true})); }""")
+    page.wait_for_function("document.querySelector('#program').value === 'output 3d6\\n'")
+    # a file too large for a program is refused by name, the editor kept
+    big = tmp_path / "big.dice"
+    big.write_text("output 1d6\n" * 7000)
+    page.set_input_files("#open-file", str(big))
+    page.wait_for_function("document.querySelector('#status').textContent.includes('big.dice')")
+    assert page.input_value("#program") == "output 3d6\n"

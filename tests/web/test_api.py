@@ -373,7 +373,8 @@ def test_a_disconnect_stops_the_work(strict_server_url: str) -> None:
     u = urlsplit(strict_server_url)
     body = json.dumps({}).encode()
     with socket.create_connection((u.hostname, u.port), timeout=30) as sock:
-        sock.sendall(b"POST /api/_test/sleep HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+        sock.sendall(b"POST /api/_test/sleep HTTP/1.1\r\nHost: " + u.netloc.encode()
+                     + b"\r\nContent-Type: application/json"
                      b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         time.sleep(0.05)
     deadline = time.monotonic() + 60  # hang guard
@@ -388,3 +389,20 @@ def test_stopping_a_job(strict_server_url: str) -> None:
     assert status == 202
     status, job = call(strict_server_url, f"/api/jobs/{job['job']}", method="DELETE")
     assert status == 200 and job["state"] in ("cancelled", "done")
+
+
+def test_max_work_lifts_the_work_limit_for_one_request(server_url: str) -> None:
+    """``max_work`` is the request's work budget, as ``--max-work`` is a command's: past
+    the default limit refused, with a higher one answered exactly; bad values are a 400."""
+    body = {"expressions": ["30d{1,5,1000000000}kh15"]}   # priced past the limit
+    status, refused = call(server_url, "/api/dist", body)
+    assert status == 422 and refused["error"]["limit"] == "MAX_WORK"
+    status, answered = call(server_url, "/api/dist", {**body, "max_work": 10**9})
+    assert status == 200
+    # the 15 kept dice show a ones, b fives and c billions, a + b + c = 15: C(17, 2) sums
+    assert answered["series"][0]["outcomes"] == 136
+    status, low = call(server_url, "/api/dist", {"expressions": ["3d6"], "max_work": 10})
+    assert status == 422 and "MAX_WORK = 10" in low["error"]["message"]
+    for bad in (0, -1, 10**16, "lots", 1.5, True):
+        status, doc = call(server_url, "/api/dist", {"expressions": ["3d6"], "max_work": bad})
+        assert status == 400 and doc["error"]["field"] == "max_work", bad

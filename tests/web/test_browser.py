@@ -204,10 +204,10 @@ def test_dialect_choice_notes_and_share_link(page: Any, browser: Any,
         assert page.locator("#dialect option").count() == 3
 
 
-def test_stale_results_are_marked(page: Any, server_url: str) -> None:
+def test_stale_results_are_marked(page: Any, app_url: str) -> None:
     """After a failed request the previous chart and tables are dimmed under a note and
     the exports are off; the next good answer clears the mark."""
-    page.goto(server_url)
+    page.goto(app_url)
     wait(page)
     assert page.evaluate("document.body.dataset.stale || ''") == ""
     calculate(page, "4d6kq3", value="error")
@@ -220,13 +220,13 @@ def test_stale_results_are_marked(page: Any, server_url: str) -> None:
     assert page.evaluate("document.body.dataset.stale") == ""
     assert page.locator(".stale-note").count() == 0 and page.is_enabled("#csv")
     # the other pages do the same
-    page.goto(server_url + "tables")
+    page.goto(app_url + "tables")
     wait(page)
     page.fill("#notation", "2d20")              # 39 outcomes do not fit a d20 row die
     rerun(page, "#build", value="error")
     assert page.evaluate("document.body.dataset.stale") == "1"
     assert page.is_disabled("#dl-csv")
-    page.goto(server_url + "roll")
+    page.goto(app_url + "roll")
     wait(page)
     page.fill("#text", "1d")
     rerun(page, "#roll", value="error")
@@ -303,8 +303,8 @@ def test_phone_layout(browser: Any, server_url: str, tmp_path: Path) -> None:
         context.close()
 
 
-def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str) -> None:
-    page.goto(server_url)
+def test_share_link_reproduces_the_view(page: Any, browser: Any, app_url: str) -> None:
+    page.goto(app_url)
     wait(page)
     calculate(page, "adv: 2d20kh1+5\nstats: 4d6kh3")
     page.check("input[name=mode][value=atleast]")
@@ -312,7 +312,7 @@ def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str
     page.click("#share")
     page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
     link = page.input_value("#share-url")
-    assert link.startswith(server_url) and f"ck={chancekit.__version__}" in link and "z=" in link
+    assert link.startswith(app_url) and f"ck={chancekit.__version__}" in link and "z=" in link
     before = chart_points(page)
     other = browser.new_context(bypass_csp=True).new_page()
     try:
@@ -325,8 +325,8 @@ def test_share_link_reproduces_the_view(page: Any, browser: Any, server_url: str
         other.context.close()
 
 
-def test_notation_error_inline_with_caret(page: Any, server_url: str) -> None:
-    page.goto(server_url)
+def test_notation_error_inline_with_caret(page: Any, app_url: str) -> None:
+    page.goto(app_url)
     wait(page)
     calculate(page, "ok: 1d6\n\nbad: 4d6kq3", value="error")
     box = page.locator("#error .error")
@@ -389,11 +389,11 @@ def test_a_share_link_that_cannot_be_read_says_so(page: Any, server_url: str,
     assert "share link could not be read" in box and "not the shared view" in box
 
 
-def test_pools_page(page: Any, server_url: str, tmp_path: Path) -> None:
+def test_pools_page(page: Any, app_url: str, tmp_path: Path) -> None:
     from chancekit.dice import d, largest_set, neon_city_overdrive
     from chancekit.dice.symbols import genesys, project
 
-    page.goto(server_url + "pools")
+    page.goto(app_url + "pools")
     wait(page)
     got = {int(x): Fraction(e) for x, e in bar_points(page)["largest set of 5d6"]}
     assert got == largest_set(5 * [d(6)]).pmf()
@@ -414,8 +414,8 @@ def test_pools_page(page: Any, server_url: str, tmp_path: Path) -> None:
     shot(page, "pools", tmp_path)
 
 
-def test_two_stage_sheet(page: Any, server_url: str) -> None:
-    page.goto(server_url + "tables")
+def test_two_stage_sheet(page: Any, app_url: str) -> None:
+    page.goto(app_url + "tables")
     wait(page)
     page.fill("#notation", "2d20")
     rerun(page, "#build", value="error")
@@ -428,8 +428,8 @@ def test_two_stage_sheet(page: Any, server_url: str) -> None:
     assert page.evaluate("document.body.dataset.stale") == ""
 
 
-def test_stop_button(page: Any, server_url: str) -> None:
-    page.goto(server_url)
+def test_stop_button(page: Any, app_url: str) -> None:
+    page.goto(app_url)
     wait(page)
     page.fill("#exprs", "9000d6")
     page.evaluate("document.body.dataset.state = ''")
@@ -490,8 +490,8 @@ def test_fairness_charts_and_tune(page: Any, server_url: str, tmp_path: Path) ->
     shot(page, "fairness", tmp_path)
 
 
-def test_roll_and_named_streams(page: Any, server_url: str, tmp_path: Path) -> None:
-    page.goto(server_url + "roll")
+def test_roll_and_named_streams(page: Any, app_url: str, tmp_path: Path) -> None:
+    page.goto(app_url + "roll")
     wait(page)
     rng = chancekit.PCG32(2026)
     expected = [chancekit.roll("4d6kh3", rng=rng) for _ in range(6)]
@@ -563,3 +563,15 @@ def test_dice_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str
     rows = [r.split(",") for r in Path(got.value.path()).read_text().splitlines()[1:]]
     assert {(r[0], r[1]) for r in rows} == {("'=HYPERLINK(1)", "1d2"), ("-5", "1d2"),
                                            ("'-1d2", "'-1d2")}
+
+
+def test_a_work_refusal_offers_more_work(page: Any, app_url: str) -> None:
+    """Work past the limit is refused up front; "Allow more work" runs it again with ten
+    times the limit (the request's max_work), on both back ends."""
+    page.goto(app_url)
+    wait(page)
+    calculate(page, "30d{1,5,1000000000}kh15", value="error")   # priced past the limit,
+    assert "limit: MAX_WORK" in page.inner_text("#error .error")   # quick to compute
+    page.click("#more-work")
+    page.wait_for_function("document.body.dataset.state === 'done'")
+    assert page.locator("#summary tbody tr").count() == 1

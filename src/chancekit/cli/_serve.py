@@ -41,6 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: 6 x --time-limit, so 60)")
     p.add_argument("--no-cache", action="store_true", help="recompute every request "
                    "(by default the last 256 distinct results are reused; for benchmarks)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests addressed to this host name (repeatable); "
+                   "by default only IP addresses and localhost are answered, so that "
+                   "no other website can reach the app through its own name")
     p.add_argument("--access-log", action="store_true", help="log every request")
     p.set_defaults(func=run_serve)
 
@@ -71,7 +75,8 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         serve(args.host, args.port, open_browser=args.open, workers=args.workers,
               time_limit=args.time_limit, access_log=args.access_log, announce=announce,
-              cache=not args.no_cache, tune_time_limit=args.tune_time_limit)
+              cache=not args.no_cache, tune_time_limit=args.tune_time_limit,
+              allow_hosts=tuple(args.allow_host))
     except OSError as exc:
         raise ChancekitError(f"cannot listen on {args.host}:{args.port}: "
                              f"{exc.strerror or exc}") from None

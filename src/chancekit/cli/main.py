@@ -38,6 +38,7 @@ _COMMAND_MODULES = (
     "chancekit.cli._stream",
     "chancekit.cli._schema",
     "chancekit.cli._serve",
+    "chancekit.cli._site",
 )
 
 

@@ -21,11 +21,14 @@ sqrt(trials)).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import Any
+from functools import reduce
+from itertools import accumulate
+from operator import add
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from chancekit._numpy import numpy as _numpy
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, LimitError
 from chancekit.fair import work as _work
@@ -38,7 +41,10 @@ from chancekit.fair.systems import (
     _SinceSuccess,
 )
 from chancekit.limits import MAX_MC_CELLS
-from chancekit.rng.source import as_source, randbelow_array, u32_array
+from chancekit.rng.source import as_source, randbelow_array, randbelow_list, u32_array, u32_list
+
+if TYPE_CHECKING:  # numpy is optional: each function imports it through chancekit._numpy
+    import numpy as np
 
 __all__ = ["MAX_MC_CELLS", "evaluate_montecarlo", "montecarlo_estimate", "simulate_matches"]
 
@@ -47,14 +53,31 @@ _INV32 = 1.0 / 4294967296.0
 
 
 def _uniform(rng: Any, size: int) -> np.ndarray:
+    np = _numpy()
+    assert np is not None
     return (u32_array(rng, size).astype(np.float64) + 0.5) * _INV32
 
 
 def _uniform53(rng: Any, size: int) -> np.ndarray:
+    np = _numpy()
+    assert np is not None
     a = u32_array(rng, size).astype(np.uint64)
     b = u32_array(rng, size).astype(np.uint64)
     return ((a >> np.uint64(5)).astype(np.float64) * 67108864.0
             + (b >> np.uint64(6)).astype(np.float64)) / 9007199254740992.0
+
+
+def _uniform_py(rng: Any, size: int) -> list[float]:
+    """:func:`_uniform` without numpy (the same floats from the same words)."""
+    return [(float(w) + 0.5) * _INV32 for w in u32_list(rng, size)]
+
+
+def _uniform53_py(rng: Any, size: int) -> list[float]:
+    """:func:`_uniform53` without numpy: ``size`` words ``a``, then ``size`` words ``b``."""
+    a = u32_list(rng, size)
+    b = u32_list(rng, size)
+    return [(float(x >> 5) * 67108864.0 + float(y >> 6)) / 9007199254740992.0
+            for x, y in zip(a, b, strict=True)]
 
 
 _VECTORISED = (Dice, GeneralizedDeck, DynamicDice, _SinceSuccess)
@@ -77,12 +100,6 @@ def montecarlo_estimate(system: System, samples: int, trials: int) -> float:
     return units + float(trials) * samples * system._mc_draw_units()
 
 
-def _fresh(system: System) -> bool:
-    clone = system.copy()
-    clone.reset()
-    return clone.getstate() == system.getstate()
-
-
 def simulate_matches(system: System, samples: int, trials: int, rng: Any = None, *,
                      entropy: bool = True, max_work: int | None = None,
                      progress: Callable[[int, int], None] | None = None,
@@ -95,7 +112,8 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
     refused up front past :data:`MAX_MC_CELLS` cells of ``trials * (samples + n)`` and past
     ``max_work`` (default :data:`~chancekit.fair.work.MAX_FAIR_WORK`) units of
     :func:`montecarlo_estimate`. ``progress(done, total)`` reports draws (vectorised) or
-    trials (one by one).
+    trials (one by one). Without numpy (:mod:`chancekit._numpy`) the matrices are lists of
+    rows (one a trial), with the same numbers from the same words.
 
     >>> from chancekit.fair import Deck
     >>> from chancekit.rng import PCG32
@@ -121,13 +139,15 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         "fewer trials (the standard error shrinks as 1/sqrt(trials)) or a shorter match",
         _work.MAX_FAIR_WORK if max_work is None else max_work)
     rng = as_source(rng)
+    np = _numpy()
+    if np is None:
+        return _simulate_py(system, samples, trials, rng, entropy, progress)  # type: ignore[return-value]
     step_units = _work.MC_STEP_UNITS + trials * n * _work.MC_CELL_UNITS
     T = trials
     draws = np.empty((T, samples), dtype=np.int16 if n < 32_000 else np.int32)
     ent = np.empty((T, samples)) if entropy else None
     guess = np.empty((T, samples)) if entropy else None
     log_n = math.log(n)
-    fresh = _fresh(system)
     ar = np.arange(T)
     if isinstance(system, Dice):
         flat = randbelow_array(rng, n, T * samples)
@@ -139,11 +159,8 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         return draws, ent, guess
     if isinstance(system, _SinceSuccess):
         k = np.full(T, system.getstate()[0], dtype=np.int64)
-        chances = system.chance_table(int(k[0]) + samples)
-        table = np.array(chances)
-        htab = np.array([-math.fsum(x * math.log(x) for x in (q, 1.0 - q) if x > 0) / log_n
-                         for q in chances])
-        gtab = np.maximum(table, 1.0 - table)
+        chances, htab_l, gtab_l = _since_tables(system, int(k[0]) + samples, log_n)
+        table, htab, gtab = np.array(chances), np.array(htab_l), np.array(gtab_l)
         for t in range(samples):
             q = table[k]
             if entropy:
@@ -164,8 +181,8 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
             if entropy:
                 P = rem / left
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    ent[:, t] = -np.where(P > 0, P * np.log(np.where(P > 0, P, 1)),  # type: ignore[index]
-                                          0.0).sum(axis=1) / log_n
+                    plogp = np.where(P > 0, P * np.log(np.where(P > 0, P, 1)), 0.0)
+                ent[:, t] = -np.cumsum(plogp, axis=1)[:, -1] / log_n  # type: ignore[index]
                 guess[:, t] = P.max(axis=1)  # type: ignore[index]
             k = randbelow_array(rng, left, T).astype(np.int64)
             cum = np.cumsum(rem, axis=1)
@@ -182,18 +199,18 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
         return draws, ent, guess
     if isinstance(system, DynamicDice):
         f = system.decrease
-        lo = min(system.counts())
-        W = np.tile(np.array([w * f ** (c - lo) for w, c in zip(system.weights,
-                                                               system.counts(), strict=True)]),
-                    (T, 1))
+        W = np.tile(np.array(_dd_start(system)), (T, 1))
         for t in range(samples):
-            tot = W.sum(axis=1)
+            cum = np.cumsum(W, axis=1)
+            tot = cum[:, -1]
             if entropy:
                 P = W / tot[:, None]
-                ent[:, t] = -(P * np.log(P)).sum(axis=1) / log_n  # type: ignore[index]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    plogp = np.where(P > 0, P * np.log(np.where(P > 0, P, 1)), 0.0)
+                ent[:, t] = -np.cumsum(plogp, axis=1)[:, -1] / log_n  # type: ignore[index]
                 guess[:, t] = P.max(axis=1)  # type: ignore[index]
             u = _uniform(rng, T) * tot
-            ch = (np.cumsum(W, axis=1) < u[:, None]).sum(axis=1)
+            ch = (cum < u[:, None]).sum(axis=1)
             np.minimum(ch, n - 1, out=ch)
             draws[:, t] = ch
             W[ar, ch] *= f
@@ -204,7 +221,6 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
                 progress(t + 1, samples)
         return draws, ent, guess
     # generic: trial by trial through the system's own protocol
-    del fresh
     start = system.getstate()
     work = system.copy()
     trial_units = samples * system._mc_draw_units()
@@ -222,10 +238,177 @@ def simulate_matches(system: System, samples: int, trials: int, rng: Any = None,
     return draws, ent, guess
 
 
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    m = math.fsum(x.tolist()) / len(x)  # order-stable across Python and numpy versions
-    se = float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
-    return m, se
+def _since_tables(system: _SinceSuccess, size: int, log_n: float,
+                  ) -> tuple[list[float], list[float], list[float]]:
+    """The chance of a hit on the k-th try, its normalised entropy and the top probability,
+    for k = 0..size (one table for both simulators)."""
+    chances = list(system.chance_table(size))
+    htab = [-math.fsum(x * math.log(x) for x in (q, 1.0 - q) if x > 0) / log_n
+            for q in chances]
+    return chances, htab, [max(q, 1.0 - q) for q in chances]
+
+
+def _dd_start(system: DynamicDice) -> list[float]:
+    """A dynamic die's weights now, relative to its least drawn value."""
+    f = system.decrease
+    lo = min(system.counts())
+    return [w * f ** (c - lo) for w, c in zip(system.weights, system.counts(), strict=True)]
+
+
+def _plogp_sum(P: list[float]) -> float:
+    """sum of q * ln q over ``P`` (0 for q = 0), left to right, as the numpy path adds."""
+    log = math.log
+    return reduce(add, [q * log(q) if q > 0 else 0.0 for q in P])  # type: ignore[no-any-return]
+
+
+def _simulate_py(system: System, samples: int, trials: int, rng: Any, entropy: bool,
+                 progress: Callable[[int, int], None] | None,
+                 ) -> tuple[list[list[int]], list[list[float]] | None,
+                            list[list[float]] | None]:
+    """:func:`simulate_matches` without numpy: the same draws from the same words (step by
+    step, all trials at each step, as the vectorised path reads them), the same floats; the
+    matrices as lists of rows (one row a trial)."""
+    n, T = system.n, trials
+    step_units = _work.MC_STEP_UNITS + trials * n * _work.MC_CELL_UNITS
+    draws = [[0] * samples for _ in range(T)]
+    ent = [[0.0] * samples for _ in range(T)] if entropy else None
+    guess = [[0.0] * samples for _ in range(T)] if entropy else None
+    log_n = math.log(n)
+    if isinstance(system, Dice):
+        flat = randbelow_list(rng, n, T * samples)
+        for i in range(T):
+            draws[i] = flat[i::T]
+        if ent is not None and guess is not None:
+            ent = [[1.0] * samples for _ in range(T)]
+            guess = [[1.0 / n] * samples for _ in range(T)]
+        _work.COUNTER["montecarlo"] += samples * step_units
+        return draws, ent, guess
+    if isinstance(system, _SinceSuccess):
+        k0 = system.getstate()[0]
+        table, htab, gtab = _since_tables(system, k0 + samples, log_n)
+        ks = [k0] * T
+        for t in range(samples):
+            u = _uniform53_py(rng, T)
+            for i in range(T):
+                k = ks[i]
+                if ent is not None and guess is not None:
+                    ent[i][t] = htab[k]
+                    guess[i][t] = gtab[k]
+                hit = u[i] >= 1.0 - table[k]
+                draws[i][t] = 1 if hit else 0
+                ks[i] = 1 if hit else k + 1
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
+        return draws, ent, guess
+    if isinstance(system, GeneralizedDeck):
+        start = list(system.remaining())
+        rems = [list(start) for _ in range(T)]
+        left = sum(start)
+        per = [w * system.size for w in system.weights]
+        add = sum(per)
+        seen: dict[tuple[int, ...], tuple[float, float]] = {}
+        for t in range(samples):
+            if ent is not None and guess is not None:
+                for i in range(T):
+                    key = tuple(rems[i])
+                    got = seen.get(key)
+                    if got is None:
+                        P = [r / left for r in key]
+                        got = seen[key] = (-_plogp_sum(P) / log_n, max(P))
+                    ent[i][t], guess[i][t] = got
+                seen.clear()
+            ks = randbelow_list(rng, left, T)
+            for i in range(T):
+                rem = rems[i]
+                ch = bisect_right(list(accumulate(rem)), ks[i])  # how many sums <= k
+                draws[i][t] = ch
+                rem[ch] -= 1
+            left -= 1
+            if left < system.refill:
+                for rem in rems:
+                    for j in range(n):
+                        rem[j] += per[j]
+                left += add
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
+        return draws, ent, guess
+    if isinstance(system, DynamicDice):
+        f = system.decrease
+        w0 = _dd_start(system)
+        Ws = [list(w0) for _ in range(T)]
+        memo: dict[tuple[float, ...], tuple[list[float], float, float]] = {}
+        for t in range(samples):
+            u = _uniform_py(rng, T)
+            for i in range(T):
+                W = Ws[i]
+                key = tuple(W)
+                got = memo.get(key)
+                if got is None:  # the same weights give the same sums (many trials meet)
+                    cum = list(accumulate(W))  # left to right, as numpy's cumsum
+                    tot = cum[-1]
+                    P = [w / tot for w in W]
+                    got = memo[key] = (cum, -_plogp_sum(P) / log_n, max(P))
+                cum, h, g = got
+                if ent is not None and guess is not None:
+                    ent[i][t] = h
+                    guess[i][t] = g
+                ch = min(bisect_left(cum, u[i] * cum[-1]), n - 1)  # how many sums < u
+                draws[i][t] = ch
+                W[ch] *= f
+                if t % 32 == 31:
+                    top = max(W)
+                    Ws[i] = [w / top for w in W]
+            _work.COUNTER["montecarlo"] += step_units
+            if progress is not None:
+                progress(t + 1, samples)
+        return draws, ent, guess
+    start_state = system.getstate()
+    work = system.copy()
+    trial_units = samples * system._mc_draw_units()
+    for i in range(T):
+        work.setstate(start_state)
+        for t in range(samples):
+            if ent is not None and guess is not None:
+                probs = work.probabilities()
+                ent[i][t] = -math.fsum(q * math.log(q) for q in probs if q > 0) / log_n
+                guess[i][t] = max(probs)
+            draws[i][t] = work.draw_index(rng)
+        _work.COUNTER["montecarlo"] += trial_units
+        if progress is not None:
+            progress(i + 1, T)
+    return draws, ent, guess
+
+
+def _seqsum(xs: Any) -> float:
+    """Left-to-right sum (numpy's cumsum order; not ``sum()``, which compensates on
+    Python 3.12+)."""
+    return reduce(add, xs)  # type: ignore[no-any-return]
+
+
+def _mean_se(x: list[float]) -> tuple[float, float]:
+    """The mean (``math.fsum``: order-stable) and its standard error, the deviations
+    squared and added left to right (the same in both paths)."""
+    T = len(x)
+    m = math.fsum(x) / T
+    if T < 2:
+        return m, float("nan")
+    return m, math.sqrt(_seqsum([(v - m) * (v - m) for v in x]) / (T - 1)) / math.sqrt(T)
+
+
+def _col_mean_sd(cols: Any, T: int) -> tuple[list[float], list[float]]:
+    """Per column: the mean over trials and the standard deviation (ddof 1) times
+    1/sqrt(T) — sums left to right."""
+    means, ses = [], []
+    sqrt_t = math.sqrt(T)
+    for col in cols:
+        m = _seqsum(col) / T
+        means.append(m)
+        if T > 1:
+            ses.append(math.sqrt(_seqsum([(v - m) * (v - m) for v in col]) / (T - 1))
+                       / sqrt_t)
+    return means, ses
 
 
 def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
@@ -233,7 +416,8 @@ def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
                         progress: Callable[[int, int], None] | None = None) -> Metrics:
     """Every metric of ``system`` over ``samples`` draws, estimated from ``trials``
     simulated matches, each figure with its standard error. Cost O(trials * samples * n),
-    refused up front past ``max_work`` units (see :func:`simulate_matches`).
+    refused up front past ``max_work`` units (see :func:`simulate_matches`). Without numpy
+    the same simulation and figures in pure Python (the same numbers, slower).
 
     >>> from chancekit.fair import DynamicDice
     >>> from chancekit.rng import PCG32
@@ -245,7 +429,61 @@ def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
                                          progress=progress)
     assert ent is not None and guess is not None
     n, N, T = system.n, samples, trials
-    target = np.array(system.target())
+    target = list(system.target())
+    np = _numpy()
+    fig = (_figures_py if np is None else _figures_np)(draws, ent, guess, target, N)
+    _work.COUNTER["montecarlo"] += N * (_work.MC_STEP_UNITS + T * n * _work.MC_CELL_UNITS)
+    s2 = _seqsum([x * x for x in target])
+    summary: dict[str, float] = {}
+    se: dict[str, float] = {}
+
+    def put(name: str, per_trial: list[float]) -> None:
+        summary[name], se[name] = _mean_se(per_trial)
+
+    put("unpredictability", fig["ent_row"])
+    put("guessability", fig["guess_row"])
+    put("outcome_variance", fig["var_last"])
+    dv = independent_variance(system.target(), N)
+    summary["variance_ratio"] = summary["outcome_variance"] / dv
+    se["variance_ratio"] = se["outcome_variance"] / dv
+    put("discrepancy", fig["disc_last"])
+    if N > 1:
+        pr = [c / (N - 1) for c in fig["repeats"]]
+        put("p_repeat", pr)
+        put("autocorrelation", [(x - s2) / (1 - s2) for x in pr])
+    if N > 2:
+        put("p_triple", [c / (N - 2) for c in fig["triples"]])
+    drought = fig["drought"]
+    put("longest_drought", [float(d) for d in drought])
+    at_least = [0] * (N + 2)  # at_least[k]: trials whose longest drought is >= k
+    for d in drought:
+        at_least[min(d, N + 1)] += 1
+    for k in range(N, -1, -1):
+        at_least[k] += at_least[k + 1]
+    gap = [at_least[k] / T for k in range(1, N + 1)]
+    series = {
+        "entropy": tuple(fig["ent_mean"]),
+        "guessability": tuple(fig["guess_mean"]),
+        "outcome_variance": tuple(fig["var_mean"]),
+        "discrepancy": tuple(fig["disc_mean"]),
+        "p_gap": tuple(gap),
+    }
+    series_se = {
+        "entropy": tuple(fig["ent_se"]) if T > 1 else (),
+        "outcome_variance": tuple(fig["var_se"]) if T > 1 else (),
+        "p_gap": tuple(math.sqrt(g * (1 - g) / T) for g in gap),
+    }
+    return Metrics(system=repr(system), n=n, samples=N, method="montecarlo", summary=summary,
+                   se=se, series=series, series_se=series_se, trials=T)
+
+
+def _figures_np(draws: Any, ent: Any, guess: Any, target: list[float],
+                N: int) -> dict[str, Any]:
+    """Per trial and per draw figures of the simulated matches, on numpy arrays."""
+    np = _numpy()
+    assert np is not None
+    T, n = draws.shape[0], len(target)
+    tgt = np.array(target)
     counts = np.zeros((T, n))
     ar = np.arange(T)
     var_t = np.empty((T, N))
@@ -255,50 +493,78 @@ def evaluate_montecarlo(system: System, samples: int, *, trials: int = 10_000,
     for t in range(N):
         x = draws[:, t].astype(np.int64)
         counts[ar, x] += 1
-        dev = counts - (t + 1) * target
-        var_t[:, t] = (dev ** 2).mean(axis=1)
+        dev = counts - (t + 1) * tgt
+        var_t[:, t] = np.cumsum(dev * dev, axis=1)[:, -1] / n
         disc_t[:, t] = np.abs(dev).max(axis=1)
         since += 1
         since[ar, x] = 0
         np.maximum(drought, since.max(axis=1), out=drought)
-    _work.COUNTER["montecarlo"] += N * (_work.MC_STEP_UNITS + T * n * _work.MC_CELL_UNITS)
     rep = (draws[:, 1:] == draws[:, :-1]) if N > 1 else np.zeros((T, 0), dtype=bool)
     tri = (rep[:, 1:] & rep[:, :-1]) if N > 2 else np.zeros((T, 0), dtype=bool)
-    s2 = float((target ** 2).sum())
-    summary: dict[str, float] = {}
-    se: dict[str, float] = {}
 
-    def put(name: str, per_trial: np.ndarray) -> None:
-        summary[name], se[name] = _mean_se(per_trial)
+    def cols(a: Any) -> tuple[list[float], list[float]]:
+        m = np.cumsum(a, axis=0)[-1] / T
+        if T < 2:
+            return m.tolist(), []
+        d = a - m[None, :]
+        return m.tolist(), (np.sqrt(np.cumsum(d * d, axis=0)[-1] / (T - 1))
+                            / math.sqrt(T)).tolist()
 
-    put("unpredictability", ent.mean(axis=1))
-    put("guessability", guess.mean(axis=1))
-    put("outcome_variance", var_t[:, -1])
-    dv = independent_variance(system.target(), N)
-    summary["variance_ratio"] = summary["outcome_variance"] / dv
-    se["variance_ratio"] = se["outcome_variance"] / dv
-    put("discrepancy", disc_t[:, -1])
-    if N > 1:
-        pr = rep.mean(axis=1)
-        put("p_repeat", pr)
-        put("autocorrelation", (pr - s2) / (1 - s2))
-    if N > 2:
-        put("p_triple", tri.mean(axis=1))
-    put("longest_drought", drought.astype(np.float64))
-    sqrt_t = math.sqrt(T)
-    gap = np.array([(drought >= k).mean() for k in range(1, N + 1)])
-    series = {
-        "entropy": tuple(ent.mean(axis=0).tolist()),
-        "guessability": tuple(guess.mean(axis=0).tolist()),
-        "outcome_variance": tuple(var_t.mean(axis=0).tolist()),
-        "discrepancy": tuple(disc_t.mean(axis=0).tolist()),
-        "p_gap": tuple(gap.tolist()),
-    }
-    series_se = {
-        "entropy": tuple((ent.std(axis=0, ddof=1) / sqrt_t).tolist()) if T > 1 else (),
-        "outcome_variance": tuple((var_t.std(axis=0, ddof=1) / sqrt_t).tolist())
-        if T > 1 else (),
-        "p_gap": tuple(np.sqrt(gap * (1 - gap) / T).tolist()),
-    }
-    return Metrics(system=repr(system), n=n, samples=N, method="montecarlo", summary=summary,
-                   se=se, series=series, series_se=series_se, trials=T)
+    ent_mean, ent_se = cols(ent)
+    var_mean, var_se = cols(var_t)
+    return {"ent_row": (np.cumsum(ent, axis=1)[:, -1] / N).tolist(),
+            "guess_row": (np.cumsum(guess, axis=1)[:, -1] / N).tolist(),
+            "var_last": var_t[:, -1].tolist(), "disc_last": disc_t[:, -1].tolist(),
+            "repeats": rep.sum(axis=1).tolist(), "triples": tri.sum(axis=1).tolist(),
+            "drought": drought.tolist(),
+            "ent_mean": ent_mean, "ent_se": ent_se,
+            "guess_mean": (np.cumsum(guess, axis=0)[-1] / T).tolist(),
+            "var_mean": var_mean, "var_se": var_se,
+            "disc_mean": (np.cumsum(disc_t, axis=0)[-1] / T).tolist()}
+
+
+def _figures_py(draws: list[list[int]], ent: list[list[float]], guess: list[list[float]],
+                target: list[float], N: int) -> dict[str, Any]:
+    """:func:`_figures_np` in pure Python: the same floats."""
+    T, n = len(draws), len(target)
+    var_t: list[list[float]] = []
+    disc_t: list[list[float]] = []
+    drought: list[int] = []
+    repeats: list[int] = []
+    triples: list[int] = []
+    tbs = [[(t + 1) * x for x in target] for t in range(N)]
+    memo: dict[tuple[int, ...], tuple[float, float]] = {}
+    for row in draws:
+        counts = [0] * n
+        last = [-1] * n  # where each value was last drawn
+        longest = 0  # the longest run without some value, so far
+        vs, ds = [], []
+        for t, x in enumerate(row):
+            counts[x] += 1
+            key = tuple(counts)  # the counts add up to t + 1: they give the draw too
+            got = memo.get(key)
+            if got is None:  # var and discrepancy depend on the counts only
+                tb = tbs[t]
+                dev = [counts[j] - tb[j] for j in range(n)]
+                got = memo[key] = (reduce(add, [d * d for d in dev]) / n,
+                                   max(map(abs, dev)))
+            vs.append(got[0])
+            ds.append(got[1])
+            longest = max(longest, t - 1 - last[x])
+            last[x] = t
+        var_t.append(vs)
+        disc_t.append(ds)
+        drought.append(max(longest, N - 1 - min(last)))
+        rep = [row[t + 1] == row[t] for t in range(N - 1)]
+        repeats.append(sum(rep))
+        triples.append(sum(1 for t in range(N - 2) if rep[t] and rep[t + 1]))
+    ent_mean, ent_se = _col_mean_sd(zip(*ent, strict=True), T)
+    var_mean, var_se = _col_mean_sd(zip(*var_t, strict=True), T)
+    return {"ent_row": [_seqsum(r) / N for r in ent],
+            "guess_row": [_seqsum(r) / N for r in guess],
+            "var_last": [r[-1] for r in var_t], "disc_last": [r[-1] for r in disc_t],
+            "repeats": repeats, "triples": triples, "drought": drought,
+            "ent_mean": ent_mean, "ent_se": ent_se,
+            "guess_mean": [_seqsum(c) / T for c in zip(*guess, strict=True)],
+            "var_mean": var_mean, "var_se": var_se,
+            "disc_mean": [_seqsum(c) / T for c in zip(*disc_t, strict=True)]}

@@ -54,8 +54,7 @@ import math
 from collections.abc import Hashable
 from typing import Any
 
-import numpy as np
-
+from chancekit._numpy import lazy
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError
 from chancekit.fair import work as _work
@@ -64,6 +63,10 @@ from chancekit.fair.metrics import Metrics
 from chancekit.fair.montecarlo import simulate_matches
 from chancekit.fair.studio import TGMRandomizer
 from chancekit.fair.systems import Dice, DynamicDice, GeneralizedDeck, HistoryReroll, System
+
+#: numpy, imported when a streak metric first runs (they are numpy only: the pages do not
+#: use them, so they have no pure twin; see chancekit._numpy)
+np = lazy("the streak metrics (streak_metrics, streak_montecarlo)")
 
 __all__ = ["DEFAULT_PRUNE", "streak_metrics", "streak_montecarlo"]
 

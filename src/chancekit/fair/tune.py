@@ -37,8 +37,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
+from chancekit._numpy import require as _require_numpy
 from chancekit._validate import require_int
 from chancekit.errors import ChancekitError, InvalidTypeError, InvalidValueError
 from chancekit.fair import work as _work
@@ -462,6 +461,7 @@ def _drought_walk(system: System, lengths: tuple[tuple[int, float], ...]) -> lis
     longest run so far (which is at least the current one), exact in float64. O(keys x
     values x longest) — estimated up front by :func:`_drought_keys`, counted in
     ``work.COUNTER["drought"]``."""
+    np = _require_numpy("tune's longest drought of the studio families")
     longest = lengths[-1][0]
     want = {k for k, _ in lengths}
     work = system.copy()

@@ -39,6 +39,7 @@ from collections.abc import MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from chancekit import _state
+from chancekit._numpy import require as _require_numpy
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
 from chancekit.limits import MAX_BULK
@@ -50,6 +51,10 @@ try:  # the compiled core (an optional accelerator: the same streams, see _pcg32
     from chancekit.rng._pcg32 import Core as _CCore
 except ImportError:  # pragma: no cover - no C compiler at install time
     _CCore = None
+
+#: what needs numpy, as the error says when it is missing
+_WHAT = ("PCG32's numpy arrays (u32_array, random_array, randbelow_array; without numpy "
+         "use chancekit.rng.source.u32_list or randbelow_list)")
 
 __all__ = ["PCG32", "PCG32State", "PurePCG32"]
 
@@ -96,7 +101,7 @@ def _advance_lcg(state: int, delta: int, mult: int, plus: int) -> int:
 
 
 def _jump_tables() -> tuple[np.ndarray, np.ndarray, int, int]:
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     global _tables
     if _tables is None:
@@ -113,7 +118,7 @@ def _jump_tables() -> tuple[np.ndarray, np.ndarray, int, int]:
 
 
 def _inc_g(inc: int) -> np.ndarray:
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     arr = _incG_cache.get(inc)
     if arr is None:
@@ -129,7 +134,7 @@ def _output_into(old: np.ndarray, out: np.ndarray, x64: np.ndarray, rot: np.ndar
                  tmp: np.ndarray) -> None:
     """The XSH-RR output permutation of uint64 states ``old`` into uint32 ``out``, in place
     (the scratch arrays avoid allocating temporaries, which dominated the cost)."""
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     np.right_shift(old, 18, out=x64)
     np.bitwise_xor(x64, old, out=x64)
@@ -145,7 +150,7 @@ def _output_into(old: np.ndarray, out: np.ndarray, x64: np.ndarray, rot: np.ndar
 
 def _u32_block(state: int, inc: int, n: int) -> tuple[np.ndarray, int]:
     """``n`` words starting from ``state``; returns (words, state after them)."""
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     A, _, A_B, G_B = _jump_tables()
     incG = _inc_g(inc)
@@ -279,7 +284,7 @@ class _PyCore:
             out[:], self._state = _u32_block(self._state, self._inc, len(out))
 
     def _fill_random(self, out: np.ndarray) -> None:
-        import numpy as np
+        np = _require_numpy(_WHAT)
 
         with self._lock:
             words, self._state = _u32_block(self._state, self._inc, 2 * len(out))
@@ -288,7 +293,7 @@ class _PyCore:
         out[:] = (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)  # exact: below 2**53
 
     def _fill_randbelow(self, bound: int, out: np.ndarray) -> None:
-        import numpy as np
+        np = _require_numpy(_WHAT)
 
         n = len(out)
         threshold = ((1 << 32) - bound) % bound
@@ -446,7 +451,7 @@ class _Generator:
         >>> PCG32(42, 54).u32_array(3).tolist() == [0xA15C02B7, 0x7B47F409, 0xBA1D3330]
         True
         """
-        import numpy as np
+        np = _require_numpy(_WHAT)
 
         out = np.empty(self._bulk_n(n), dtype=np.uint32)
         self._fill_u32(out)  # type: ignore[attr-defined]
@@ -461,7 +466,7 @@ class _Generator:
         >>> a.random_array(3).tolist() == [b.random() for _ in range(3)]
         True
         """
-        import numpy as np
+        np = _require_numpy(_WHAT)
 
         out = np.empty(self._bulk_n(n), dtype=np.float64)
         self._fill_random(out)  # type: ignore[attr-defined]
@@ -477,7 +482,7 @@ class _Generator:
         >>> a.getstate() == b.getstate()
         True
         """
-        import numpy as np
+        np = _require_numpy(_WHAT)
 
         bound = require_int("bound", bound, lo=1)
         n = self._bulk_n(n)

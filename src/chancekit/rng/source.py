@@ -32,6 +32,7 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from chancekit._numpy import require as _require_numpy
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, quote
 from chancekit.rng.pcg32 import PCG32
@@ -39,8 +40,11 @@ from chancekit.rng.pcg32 import PCG32
 if TYPE_CHECKING:  # numpy is imported by the bulk helpers only (a cold roll needs none)
     import numpy as np
 
+#: what needs numpy, as the error says when it is missing
+_WHAT = "a numpy array of draws (without numpy use u32_list or randbelow_list)"
+
 __all__ = ["BitSource", "as_source", "default_rng", "randbelow", "randbelow_array",
-           "random_float", "resolve_rng", "u32_array"]
+           "randbelow_list", "random_float", "resolve_rng", "u32_array", "u32_list"]
 
 _U32 = 1 << 32
 _default: PCG32 | None = None
@@ -196,7 +200,7 @@ def u32_array(source: Any, n: int) -> np.ndarray:
     method = getattr(source, "u32_array", None)
     if method is not None:
         return method(n)  # type: ignore[no-any-return]
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     n = require_int("n", n, lo=0)
     nxt = source.next_u32
@@ -215,7 +219,7 @@ def randbelow_array(source: Any, bound: int, n: int) -> np.ndarray:
     method = getattr(source, "randbelow_array", None)
     if method is not None:
         return method(bound, n)  # type: ignore[no-any-return]
-    import numpy as np
+    np = _require_numpy(_WHAT)
 
     bound = require_int("bound", bound, lo=1)
     n = require_int("n", n, lo=0)
@@ -226,3 +230,36 @@ def randbelow_array(source: Any, bound: int, n: int) -> np.ndarray:
         )
     return np.fromiter((randbelow(source, bound) for _ in range(n)), dtype=np.uint32,
                        count=n)
+
+
+def u32_list(source: Any, n: int) -> list[int]:
+    """:func:`u32_array` without numpy: the same ``n`` words as a list of ints (``n``
+    calls of ``next_u32``; the same words consumed). O(n).
+
+    >>> u32_list(PCG32(42, 54), 2) == u32_array(PCG32(42, 54), 2).tolist()
+    True
+    """
+    n = require_int("n", n, lo=0)
+    nxt = source.next_u32
+    return [int(nxt()) for _ in range(n)]
+
+
+def randbelow_list(source: Any, bound: int, n: int) -> list[int]:
+    """:func:`randbelow_array` without numpy: the same ``n`` draws as a list of ints (``n``
+    scalar draws of :func:`randbelow`; the same words consumed). O(n).
+
+    >>> a, b = PCG32(9), PCG32(9)
+    >>> randbelow_list(a, 6, 4) == randbelow_array(b, 6, 4).tolist()
+    True
+    """
+    bound = require_int("bound", bound, lo=1)
+    n = require_int("n", n, lo=0)
+    if bound > _U32:
+        raise InvalidValueError(
+            "bound", bound, "an integer from 1 to 2**32 for randbelow_list "
+            "(use randbelow() for larger bounds)"
+        )
+    method = getattr(source, "randbelow", None)
+    if method is not None:
+        return [int(method(bound)) for _ in range(n)]
+    return [_derived_randbelow(source, bound) for _ in range(n)]

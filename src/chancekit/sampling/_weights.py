@@ -152,13 +152,17 @@ def array_weights(source: Any, *, what: str = "weights") -> tuple[Any, str, Any]
     ``("i64", int64 array)``, ``("w64", uint64 words)`` for values below ``2**128`` (see
     ``_wide``) or ``("limbs", uint64 limbs)`` (see ``_limbs``). The same
     integers, the same errors (first bad entry, same message) as :func:`integer_weights`;
-    ``None`` when the input is not of that kind (or is short): use the Python path.
+    ``None`` when the input is not of that kind (or is short), or numpy cannot be imported
+    (:mod:`chancekit._numpy`): use the Python path (the same integers, the same tables).
 
     A float is exactly ``M * 2**x`` (``M`` odd, at most 53 bits): the weights are
     ``M_i << (x_i - min x)``, computed with ``numpy.frexp`` and integer shifts.
     """
-    import numpy as np
+    from chancekit._numpy import numpy
 
+    np = numpy()
+    if np is None:
+        return None
     if hasattr(source, "dtype") and hasattr(source, "tolist"):
         if getattr(source, "ndim", None) != 1 or source.dtype.kind not in "iuf":
             return None

@@ -23,11 +23,11 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+from chancekit._numpy import require as _require_numpy
 from chancekit.errors import InvalidValueError, StateError, quote
 from chancekit.rng.source import as_source
 from chancekit.rng.source import randbelow_array as _randbelow_array
 from chancekit.rng.source import u32_array as _u32_array
-from chancekit.sampling import _limbs, _wide
 from chancekit.sampling._weights import array_weights, integer_weights
 
 try:  # the compiled sweep (an optional accelerator: the same tables, see _vose.c)
@@ -123,7 +123,9 @@ class AliasTable:
 
     def __init__(self, weights: Any) -> None:
         fast = array_weights(weights, what="weights")
-        if fast is not None:
+        if fast is not None:  # numpy is here: the vectorised build
+            from chancekit.sampling import _limbs, _wide
+
             labels, kind, w = fast
             n = w.shape[-1]
             if kind == "i64" and int(w.max()) * n < 2**63:
@@ -205,6 +207,8 @@ class AliasTable:
         v = self._t if name == "t" else self._w
         if not self._words:
             return v
+        from chancekit.sampling import _limbs, _wide
+
         return self._cached("limbs_" + name,
                             lambda: _wide.to_limbs(v, _limbs.limbs_for(_wide.bit_length(v))))
 
@@ -234,12 +238,16 @@ class AliasTable:
         i = self._lookup(label)
         w = self._w
         if self._words:
+            from chancekit.sampling import _wide
+
             wi = _wide.to_int(w, i)
         elif isinstance(w, tuple):
             wi = w[i]
         elif w.ndim == 1:
             wi = int(w[i])
         else:
+            from chancekit.sampling import _limbs
+
             wi = _limbs.to_int(w, i)
         return Fraction(wi, self._total)
 
@@ -349,7 +357,9 @@ class AliasTable:
 
     def _arrays(self) -> Any:
         if self._np is None:
-            import numpy as np
+            from chancekit.sampling import _limbs
+
+            np = _require_numpy("AliasTable's vectorised build and draws")
 
             n = self._n
             cap = self._cap
@@ -442,10 +452,12 @@ class AliasTable:
 
     def _threshold(self, j: int) -> int:
         t = self._t
-        if self._words:
-            return _wide.to_int(t, j)
         if isinstance(t, tuple):
             return t[j]  # type: ignore[no-any-return]
+        from chancekit.sampling import _limbs, _wide
+
+        if self._words:
+            return _wide.to_int(t, j)
         return int(t[j]) if t.ndim == 1 else _limbs.to_int(t, j)
 
     def draw_indices(self, rng: Any, n: int) -> Any:
@@ -460,7 +472,7 @@ class AliasTable:
         >>> t.draw_indices(PCG32(5), 4).tolist() == [t.draw_index(g) for _ in range(4)]
         True
         """
-        import numpy as np
+        np = _require_numpy("AliasTable's vectorised build and draws")
 
         from chancekit._validate import require_int
 
@@ -484,7 +496,7 @@ class AliasTable:
         return out
 
     def _draw_lazy(self, rng: Any, count: int) -> Any:
-        import numpy as np
+        np = _require_numpy("AliasTable's vectorised build and draws")
 
         if not all(hasattr(rng, a) for a in ("u32_array", "getstate", "setstate",
                                               "advance")):
@@ -557,12 +569,14 @@ def _as_tuple(v: Any) -> tuple[int, ...]:
         return v
     if v.ndim == 1:
         return tuple(v.tolist())
+    from chancekit.sampling import _limbs
+
     return tuple(_limbs.to_ints(v))
 
 
 def _pairs(words: Any) -> Any:
     """Consecutive 32-bit words ``w0, w1`` as ``w0 | w1 << 32`` (uint64)."""
-    import numpy as np
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     if sys.byteorder == "little":
         return words.view(np.uint64)
@@ -572,7 +586,9 @@ def _pairs(words: Any) -> Any:
 
 def _cut_limbs(t: Any, cap: int, f: int) -> Any:
     """``f * (j * cap + t[j])`` for every column ``j``, as limbs."""
-    import numpy as np
+    from chancekit.sampling import _limbs
+
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     n = t.shape[1]
     bits = (f * n * cap).bit_length() + 1
@@ -600,7 +616,9 @@ def _sweep(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     two words), ``"w64"`` or ``"limbs"``. Returns thresholds (int64 array, two words or
     limbs) and aliases (int64 array).
     """
-    import numpy as np
+    from chancekit.sampling import _limbs
+
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     n = w.shape[-1]
     if kind == "i64" and n * cap >= 2**63:
@@ -664,7 +682,7 @@ def _sweep_compiled(kind: str, w: Any, k: int, cap: int) -> tuple[Any, Any]:
     and pushes in unsigned 128-bit integers, one pass and one stack, the GIL released),
     for ``int64`` weights while ``n * cap < 2**63`` (thresholds ``int64``) and two-word
     vectors (thresholds two words, as limbs on demand); the same tables."""
-    import numpy as np
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     n = w.shape[-1]
     ali = np.empty(n, dtype=np.int64)
@@ -681,7 +699,9 @@ def _sweep_wide(w: Any, k: int, cap: int) -> tuple[Any, Any]:
     """:func:`_sweep` for masses ``k * w`` held as two 64-bit words (see ``_wide``;
     ``n * cap < 2**128``): the same passes with whole-word carries. Thresholds are
     returned as two words too."""
-    import numpy as np
+    from chancekit.sampling import _limbs, _wide
+
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     n = w.shape[1]
     ali = np.arange(n, dtype=np.int64)
@@ -735,7 +755,7 @@ def _randbelow32_array(rng: Any, bound: int, n: int) -> Any:
     """``rng.randbelow_array(bound, n)`` (``bound < 2**32``: same values, same words), with
     the reduction done as ``v - (v // bound) * bound`` (numpy divides by a scalar fast, but
     its modulo is slow)."""
-    import numpy as np
+    np = _require_numpy("AliasTable's vectorised build and draws")
 
     threshold = (_U32 - bound) % bound
     if not threshold or not all(hasattr(rng, a) for a in ("u32_array", "getstate",

@@ -22,11 +22,12 @@ def create_app(**kwargs: Any) -> Any:
 def serve(host: str = "127.0.0.1", port: int = 0, *, open_browser: bool = False,
           workers: int | None = None, time_limit: float = 10.0, access_log: bool = False,
           announce: Any = print, cache: bool = True,
-          tune_time_limit: float | None = None) -> None:
+          tune_time_limit: float | None = None, allow_hosts: tuple[str, ...] = ()) -> None:
     """Run the web app until interrupted. ``port=0`` picks a free port; the URL is passed
     to ``announce`` once the socket is bound (before the first request can arrive).
     ``time_limit`` bounds each request's computation; ``tune_time_limit`` each tuning job
-    (default six times ``time_limit``: 60 s)."""
+    (default six times ``time_limit``: 60 s). Requests whose ``Host`` is a name other than
+    ``localhost`` or one of ``allow_hosts`` are refused (403)."""
     import socket
 
     import uvicorn
@@ -50,7 +51,7 @@ def serve(host: str = "127.0.0.1", port: int = 0, *, open_browser: bool = False,
             webbrowser.open(url)
 
     app = _create(workers=workers, time_limit=time_limit, on_ready=ready, cache=cache,
-                  job_time_limit=tune_time_limit)
+                  job_time_limit=tune_time_limit, allow_hosts=allow_hosts)
     config = uvicorn.Config(app, log_level="warning", access_log=access_log,
                             timeout_graceful_shutdown=2)
     try:

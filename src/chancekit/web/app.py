@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import time
 import uuid
 from collections import OrderedDict
@@ -30,24 +29,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from chancekit import __version__
-from chancekit.dice.notation import DIALECTS
-from chancekit.limits import (
-    MAX_BODY,
-    MAX_ESTIMATE_SAMPLES,
-    MAX_EXPRESSION_CHARS,
-    MAX_EXPRESSIONS,
-    MAX_JOBS,
-    MAX_LABEL_CHARS,
-    MAX_LOOT_CHARS,
-    MAX_MARKOV_STEPS,
-    MAX_PROGRAM_CHARS,
-    MAX_ROLLS,
-    MAX_SPEC_CHARS,
-    MAX_STREAMS,
-    MAX_SYSTEMS,
-)
+from chancekit.limits import MAX_BODY, MAX_JOBS
+from chancekit.web.api import ENDPOINTS, PAGES, ApiError, answer, decode_body, parse, version_info
 from chancekit.web.compute import TEST_HOOKS
-from chancekit.web.markov import KINDS as MARKOV_KINDS
 from chancekit.web.pool import Cancelled, PoolError, WorkerPool, default_workers
 
 # -- input bounds -------------------------------------------------------------------------
@@ -56,13 +40,6 @@ JOB_KEEP = 300.0              #: a finished job is kept this long for its result
 TUNE_REFUSAL_WAIT = 0.5      #: POST /api/tune waits this long for an up-front refusal
 CACHE_ENTRIES = 256
 CACHE_MAX_BYTES = 2 * 1024 * 1024
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = {"type": extra.pop("type", "BadRequest"), "message": message, **extra}
 
 
 def json_response(data: Any, status: int = 200) -> Response:
@@ -79,7 +56,8 @@ def error_response(status: int, body: dict[str, Any]) -> Response:
 
 # -- request parsing ----------------------------------------------------------------------
 async def read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object, at most :data:`MAX_BODY` bytes (413 past it)."""
+    """The body as a JSON object, at most :data:`MAX_BODY` bytes (413 past it, before the
+    rest is read); :func:`chancekit.web.api.decode_body` checks it as the site does."""
     length = request.headers.get("content-length")
     if length is not None:
         try:
@@ -97,330 +75,7 @@ async def read_json(request: Request) -> dict[str, Any]:
             raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes",
                            type="TooLarge")
         chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        raise ApiError(400, "the request body must be a JSON object, e.g. "
-                       '{"expressions": [{"text": "4d6kh3"}]}')
-
-    def no_constants(name: str) -> Any:
-        raise ValueError(f"{name} is not valid JSON")
-
-    try:
-        data = json.loads(raw, parse_constant=no_constants)
-    except RecursionError:
-        raise ApiError(400, "the JSON is nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an over-long integer
-        raise ApiError(400, f"the request body is not valid JSON: {str(exc)[:200]}") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, f"the request body must be a JSON object, not "
-                       f"{_json_type(data)}")
-    return data
-
-
-def _json_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int | float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "an array"
-    return "an object"
-
-
-_MISSING = object()
-
-
-def get_str(data: dict[str, Any], name: str, *, default: Any = _MISSING, max_len: int,
-            allow_empty: bool = True) -> Any:
-    v = data.get(name, _MISSING)
-    if v is _MISSING or v is None:
-        if default is _MISSING:
-            raise ApiError(400, f"{name!r} is required (a string)", field=name)
-        return default
-    if not isinstance(v, str):
-        raise ApiError(400, f"{name!r} must be a string, not {_json_type(v)}", field=name)
-    if len(v) > max_len:
-        raise ApiError(400, f"{name!r} is too long ({len(v)} characters; at most "
-                       f"{max_len})", field=name)
-    if not allow_empty and not v.strip():
-        raise ApiError(400, f"{name!r} must not be empty", field=name)
-    return v
-
-
-def get_int(data: dict[str, Any], name: str, *, default: Any = _MISSING, lo: int,
-            hi: int) -> int:
-    v = data.get(name, _MISSING)
-    if v is _MISSING or v is None:
-        if default is _MISSING:
-            raise ApiError(400, f"{name!r} is required (a whole number)", field=name)
-        return int(default)
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ApiError(400, f"{name!r} must be a whole number, not {_json_type(v)}",
-                       field=name)
-    if not lo <= v <= hi:
-        raise ApiError(400, f"{name!r} must be between {lo} and {hi}, not {v}", field=name)
-    return v
-
-
-_POOL_KINDS = ("largest-set", "straight", "nco", "risk", "genesys")
-
-
-def parse_pool(data: dict[str, Any]) -> dict[str, Any]:
-    """``/api/pool``: ``kind`` and its inputs (``dice`` text such as "5d6 2d8";
-    ``action`` and ``danger`` counts; a Genesys ``pool`` such as "2A1P vs 2D")."""
-    kind = get_str(data, "kind", max_len=20)
-    if kind not in _POOL_KINDS:
-        raise ApiError(400, f"'kind' must be one of {', '.join(_POOL_KINDS)}", field="kind")
-    req: dict[str, Any] = {"kind": kind}
-    if kind in ("largest-set", "straight"):
-        req["dice"] = get_str(data, "dice", max_len=200, allow_empty=False)
-    elif kind in ("nco", "risk"):
-        req["action"] = get_int(data, "action", lo=0 if kind == "nco" else 1, hi=10_000)
-        req["danger"] = get_int(data, "danger", lo=0 if kind == "nco" else 1, hi=10_000)
-    else:
-        req["pool"] = get_str(data, "pool", max_len=200, allow_empty=False)
-    return req
-
-
-def get_bool(data: dict[str, Any], name: str, default: bool = False) -> bool:
-    v = data.get(name)
-    if v is None:
-        return default
-    if not isinstance(v, bool):
-        raise ApiError(400, f"{name!r} must be true or false, not {_json_type(v)}",
-                       field=name)
-    return v
-
-
-def get_float(data: dict[str, Any], name: str, *, default: Any = _MISSING, lo: float,
-              hi: float) -> float:
-    v = data.get(name, _MISSING)
-    if v is _MISSING or v is None:
-        if default is _MISSING:
-            raise ApiError(400, f"{name!r} is required (a number)", field=name)
-        return float(default)
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise ApiError(400, f"{name!r} must be a number, not {_json_type(v)}", field=name)
-    if not lo <= v <= hi:
-        raise ApiError(400, f"{name!r} must be between {lo:g} and {hi:g}, not {v}",
-                       field=name)
-    return float(v)
-
-
-def get_list(data: dict[str, Any], name: str, *, max_items: int,
-             default: Any = _MISSING) -> list[Any]:
-    v = data.get(name, _MISSING)
-    if v is _MISSING or v is None:
-        if default is _MISSING:
-            raise ApiError(400, f"{name!r} is required (an array)", field=name)
-        return list(default)
-    if not isinstance(v, list):
-        raise ApiError(400, f"{name!r} must be an array, not {_json_type(v)}", field=name)
-    if len(v) > max_items:
-        raise ApiError(400, f"{name!r} has {len(v)} items; at most {max_items}",
-                       field=name)
-    return v
-
-
-def get_seed(data: dict[str, Any]) -> int | str:
-    v = data.get("seed")
-    if v is None:  # 53 bits: a page's JavaScript numbers hold it exactly (63 would round)
-        return secrets.randbits(53)
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int | str):
-        raise ApiError(400, f"'seed' must be a whole number or text, not {_json_type(v)}",
-                       field="seed")
-    if isinstance(v, int) and not 0 <= v < 2**64:
-        raise ApiError(400, "'seed' must be between 0 and 2**64 - 1", field="seed")
-    if isinstance(v, str) and len(v) > 200:
-        raise ApiError(400, "'seed' is too long (200 characters at most)", field="seed")
-    return v
-
-
-# -- endpoint parsers: request JSON -> the job's request dict ------------------------------
-def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
-    raw = get_list(data, "expressions", max_items=MAX_EXPRESSIONS)
-    if not raw:
-        raise ApiError(400, "'expressions' is empty: give at least one, e.g. "
-                       '[{"text": "4d6kh3"}]', field="expressions")
-    exprs = []
-    for i, e in enumerate(raw):
-        if isinstance(e, str):
-            e = {"text": e}
-        if not isinstance(e, dict):
-            raise ApiError(400, f"expressions[{i}] must be an object "
-                           '{"label": ..., "text": ...} or a string, not '
-                           f"{_json_type(e)}", field="expressions", index=i)
-        try:
-            text = get_str(e, "text", max_len=MAX_EXPRESSION_CHARS)
-            label = get_str(e, "label", default="", max_len=MAX_LABEL_CHARS)
-        except ApiError as exc:
-            exc.body["message"] = f"expressions[{i}]: {exc.body['message']}"
-            exc.body["index"] = i
-            raise
-        exprs.append({"label": label, "text": text})
-    return {"expressions": exprs, "dialect": get_dialect(data)}
-
-
-def parse_estimate(data: dict[str, Any]) -> dict[str, Any]:
-    """``/api/estimate``: the expressions as ``/api/dist`` takes them, ``samples`` (rolls
-    per line, default 10 000) and ``seed`` (drawn and reported when left out)."""
-    req = parse_dist(data)
-    seed = get_seed(data)
-    if not isinstance(seed, int):
-        raise ApiError(400, "'seed' must be a whole number here", field="seed")
-    req.update(samples=get_int(data, "samples", default=10_000, lo=1,
-                               hi=MAX_ESTIMATE_SAMPLES), seed=seed)
-    return req
-
-
-def get_dialect(data: dict[str, Any]) -> str:
-    """``dialect``: how the notation is read (``chancekit.dice.notation.DIALECTS``;
-    ``avrae`` when left out)."""
-    dialect = get_str(data, "dialect", default="avrae", max_len=40)
-    if dialect not in DIALECTS:
-        raise ApiError(422, f"'dialect' must be one of {', '.join(DIALECTS)}, not "
-                       f"{dialect[:40]!r}", field="dialect", type="InvalidValueError")
-    return str(dialect)
-
-
-def parse_table(data: dict[str, Any]) -> dict[str, Any]:
-    source = get_str(data, "source", default="notation", max_len=20)
-    if source not in ("notation", "loot"):
-        raise ApiError(400, "'source' must be \"notation\" or \"loot\"", field="source")
-    req = {"source": source,
-           "notation": get_str(data, "notation", default="", max_len=MAX_EXPRESSION_CHARS),
-           "loot": get_str(data, "loot", default="", max_len=MAX_LOOT_CHARS),
-           "title": get_str(data, "title", default="", max_len=MAX_LABEL_CHARS),
-           "row_die": get_int(data, "row_die", default=20, lo=2, hi=1000),
-           "check_die": get_int(data, "check_die", default=20, lo=2, hi=1000),
-           "dialect": get_dialect(data), "two_stage": get_bool(data, "two_stage")}
-    if source == "notation" and not req["notation"].strip():
-        raise ApiError(400, "give a dice notation, e.g. 3d6", field="notation")
-    if source == "loot" and not req["loot"].strip():
-        raise ApiError(400, "give a loot list: one name=weight per line", field="loot")
-    return req
-
-
-def parse_fairness(data: dict[str, Any]) -> dict[str, Any]:
-    specs = get_list(data, "systems", max_items=MAX_SYSTEMS)
-    if not specs:
-        raise ApiError(400, "'systems' is empty: give at least one, e.g. [\"deck\"]",
-                       field="systems")
-    for i, s in enumerate(specs):
-        if not isinstance(s, str) or not s.strip() or len(s) > MAX_SPEC_CHARS:
-            raise ApiError(400, f"systems[{i}] must be a spec string such as "
-                           "\"dynamic-dice:0.355\"", field="systems", index=i)
-    method = get_str(data, "method", default="exact", max_len=20)
-    if method not in ("exact", "montecarlo"):
-        raise ApiError(400, "'method' must be \"exact\" or \"montecarlo\"", field="method")
-    seed = get_seed(data)
-    if not isinstance(seed, int):
-        raise ApiError(400, "'seed' must be a whole number here", field="seed")
-    return {"systems": [s.strip() for s in specs],
-            "values": get_int(data, "values", default=6, lo=2, hi=1000),
-            "samples": get_int(data, "samples", default=25, lo=1, hi=100_000),
-            "method": method,
-            "trials": get_int(data, "trials", default=10_000, lo=1, hi=1_000_000),
-            "seed": seed}
-
-
-_FAMILIES = ("dice", "deck", "generalized-deck", "dynamic-dice")
-
-
-def parse_tune(data: dict[str, Any]) -> dict[str, Any]:
-    fams = get_list(data, "systems", max_items=len(_FAMILIES),
-                    default=["generalized-deck", "dynamic-dice"])
-    for f in fams:
-        if f not in _FAMILIES:
-            raise ApiError(400, f"'systems' items must be among {', '.join(_FAMILIES)}",
-                           field="systems")
-    if not fams:
-        raise ApiError(400, "'systems' is empty: pick at least one family", field="systems")
-    floor = get_str(data, "floor", default="average", max_len=20)
-    if floor not in ("average", "every"):
-        raise ApiError(400, "'floor' must be \"average\" or \"every\"", field="floor")
-    return {"systems": list(dict.fromkeys(fams)),
-            "values": get_int(data, "values", default=6, lo=2, hi=1000),
-            "samples": get_int(data, "samples", default=25, lo=1, hi=100_000),
-            "min_entropy": get_float(data, "min_entropy", default=0.9, lo=0.0, hi=1.0),
-            "floor": floor, "top": get_int(data, "top", default=10, lo=1, hi=100)}
-
-
-def parse_roll(data: dict[str, Any]) -> dict[str, Any]:
-    streams = get_list(data, "streams", max_items=MAX_STREAMS, default=[])
-    for s in streams:
-        if not isinstance(s, str) or not s or len(s) > MAX_LABEL_CHARS:
-            raise ApiError(400, "'streams' must be names (text, 1 to 100 characters)",
-                           field="streams")
-    stream = get_str(data, "stream", default=None, max_len=MAX_LABEL_CHARS)
-    return {"text": get_str(data, "text", max_len=MAX_EXPRESSION_CHARS, allow_empty=False),
-            "seed": get_seed(data), "stream": stream or None,
-            "n": get_int(data, "n", default=1, lo=1, hi=MAX_ROLLS), "streams": streams,
-            "demo_n": get_int(data, "demo_n", default=5, lo=1, hi=20),
-            "dialect": get_dialect(data)}
-
-
-def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
-    """``POST /api/anydice``: ``{"program": TEXT}``, at most
-    :data:`~chancekit.limits.MAX_PROGRAM_CHARS` characters, line ends normalised.
-
-    >>> parse_anydice({"program": "output 3d6\\r\\n"})
-    {'program': 'output 3d6\\n'}
-    """
-    program = get_str(data, "program", max_len=MAX_PROGRAM_CHARS)
-    if not program.strip():
-        raise ApiError(400, "'program' is empty: write an AnyDice program, e.g. "
-                       "output 3d6", field="program")
-    if "\0" in program:
-        raise ApiError(400, "'program' holds a NUL character: give an AnyDice program as "
-                       "text", field="program")
-    return {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
-
-
-def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
-    """``POST /api/markov``: ``kind`` (usage-die, race, first-success, until), its inputs, and
-    ``upto`` (the last step count to list; left out: until at most 1e-6 is left).
-
-    >>> parse_markov({"kind": "race", "hp": 30, "damage": "2d6"})
-    {'kind': 'race', 'upto': None, 'hp': 30, 'damage': '2d6', 'hp2': None, 'order': 'simultaneous'}
-    """
-    kind = get_str(data, "kind", max_len=20)
-    if kind not in MARKOV_KINDS:
-        raise ApiError(400, f"'kind' must be one of {', '.join(MARKOV_KINDS)}", field="kind")
-    upto = data.get("upto")
-    req: dict[str, Any] = {"kind": kind, "upto": None if upto is None else get_int(
-        data, "upto", lo=0, hi=MAX_MARKOV_STEPS)}
-    if kind == "usage-die":
-        req["ladder"] = get_str(data, "ladder", max_len=400, allow_empty=False)
-        req["down"] = get_str(data, "down", default="1,2", max_len=200)
-    elif kind == "race":
-        req["hp"] = get_int(data, "hp", lo=1, hi=10**6)
-        req["damage"] = get_str(data, "damage", max_len=MAX_EXPRESSION_CHARS,
-                                allow_empty=False)
-        req["hp2"] = None if data.get("hp2") is None else get_int(data, "hp2", lo=1,
-                                                                    hi=10**6)
-        if req["hp2"] is not None:
-            req["damage2"] = get_str(data, "damage2", max_len=MAX_EXPRESSION_CHARS,
-                                     allow_empty=False)
-        req["order"] = get_str(data, "order", default="simultaneous", max_len=20)
-        if req["order"] not in ("simultaneous", "alternating"):
-            raise ApiError(400, "'order' must be \"simultaneous\" or \"alternating\"",
-                           field="order")
-    elif kind == "first-success":
-        req["system"] = get_str(data, "system", max_len=MAX_SPEC_CHARS, allow_empty=False)
-        req["value"] = get_str(data, "value", default="", max_len=40)
-    else:  # until
-        req["die"] = get_str(data, "die", max_len=MAX_EXPRESSION_CHARS, allow_empty=False)
-        req["sequence"] = get_str(data, "sequence", max_len=200, allow_empty=False)
-    return req
+    return decode_body(b"".join(chunks))
 
 
 # -- the result cache: deterministic requests only -----------------------------------------
@@ -506,8 +161,7 @@ class WebApp:
             return Response(status_code=499)  # nobody is listening any more
         except PoolError as exc:
             return error_response(exc.status, exc.body)
-        body = {"version": __version__, **result, "elapsed_ms": round(ms, 3),
-                "server_ms": round(1000 * (time.perf_counter() - t0), 3), "cached": False}
+        body = answer(result, ms, t0)
         if cacheable:
             self.cache.put(key, body, _approx_size(body))
         return json_response(body)
@@ -533,9 +187,6 @@ def _static(name: str) -> bytes:
     return resources.files("chancekit.web").joinpath("static", name).read_bytes()
 
 
-_PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
-          "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
-          "/anydice": "anydice.html", "/markov": "markov.html"}
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 # no external resources anywhere: the browser is told so too
@@ -544,16 +195,99 @@ _CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsaf
         "frame-ancestors 'self'")
 
 
+# -- only the app's own pages may use it (issue #31: DNS rebinding, cross-site POSTs) -----
+def host_allowed(host_header: str, allowed: frozenset[str]) -> bool:
+    """Whether a request's ``Host`` names this server: an IP address (a page of another
+    site cannot reach us under one: DNS rebinding needs a name), ``localhost``, or a name
+    given with ``--allow-host``.
+
+    >>> [host_allowed(h, frozenset()) for h in ("127.0.0.1:8000", "[::1]:80", "localhost:1",
+    ...                                          "evil.example:8000", "")]
+    [True, True, True, False, False]
+    """
+    import ipaddress
+
+    host = host_header.strip().lower()
+    if host.startswith("["):  # [::1]:8000
+        name = host[1:host.find("]")] if "]" in host else ""
+    else:
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    if not name:
+        return False
+    if name == "localhost" or name in allowed:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def origin_allowed(origin: str, host_header: str) -> bool:
+    """Whether a request's ``Origin`` is this server itself (scheme aside).
+
+    >>> origin_allowed("http://127.0.0.1:8000", "127.0.0.1:8000")
+    True
+    >>> origin_allowed("https://evil.example", "127.0.0.1:8000"), origin_allowed("null", "x")
+    (False, False)
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        netloc = urlsplit(origin.strip()).netloc.lower()
+    except ValueError:
+        return False
+    return bool(netloc) and netloc == host_header.strip().lower()
+
+
+def _guard(app: Any, allowed: frozenset[str]) -> Any:
+    """ASGI middleware: 403 for a foreign ``Host`` or a foreign ``Origin`` on a request
+    that changes or computes something; 415 for an API POST that is not
+    ``application/json`` (a cross-site form or ``text/plain`` POST cannot send that type
+    without the browser asking first)."""
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", ())}
+        host = headers.get("host", "")
+        status, message = 0, ""
+        if not host_allowed(host, allowed):
+            status, message = 403, (f"this server answers only its own address, not the "
+                                    f"host {host[:100]!r} (chancekit serve --allow-host "
+                                    "NAME lets a name in)")
+        elif scope["method"] not in ("GET", "HEAD", "OPTIONS") and "origin" in headers \
+                and not origin_allowed(headers["origin"], host):
+            status, message = 403, (f"requests from another site "
+                                    f"({headers['origin'][:100]!r}) are refused")
+        elif scope["method"] == "POST" and scope["path"].startswith("/api/") and \
+                headers.get("content-type", "").split(";")[0].strip().lower() \
+                != "application/json":
+            status, message = 415, ("the API takes JSON only: send the header "
+                                    "Content-Type: application/json")
+        if status:
+            kind = "Forbidden" if status == 403 else "UnsupportedMediaType"
+            response = error_response(status, {"type": kind, "message": message})
+            return await response(scope, receive, send)
+        return await app(scope, receive, send)
+
+    return guarded
+
+
 def create_app(*, workers: int | None = None, time_limit: float = 10.0,
                job_time_limit: float | None = None, cache: bool = True,
-               on_ready: Callable[[], None] | None = None) -> Starlette:
+               on_ready: Callable[[], None] | None = None,
+               allow_hosts: tuple[str, ...] = ()) -> Any:
     """The ASGI application (run it with uvicorn; ``chancekit serve`` does). ``on_ready``
-    is called once the worker pool has started."""
+    is called once the worker pool has started. Requests must name this server in their
+    ``Host`` (an IP address, ``localhost`` or one of ``allow_hosts``), come from its own
+    pages when they carry an ``Origin``, and send JSON to the API (docs/web.md)."""
     state = WebApp(workers=workers, time_limit=time_limit, job_time_limit=job_time_limit,
                    cache=cache)
 
     async def page(request: Request) -> Response:
-        name = _PAGES[request.url.path]
+        name = PAGES[request.url.path]
         html = _static(name).decode("utf-8").replace("{{version}}", __version__)
         return Response(html, media_type=_TYPES[".html"],
                         headers={"Content-Security-Policy": _CSP})
@@ -570,28 +304,16 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
         return Response(data, media_type=_TYPES[suffix],
                         headers={"Cache-Control": "no-cache"})
 
-    def endpoint(kind: str, parse: Callable[[dict[str, Any]], dict[str, Any]],
-                 cacheable: Callable[[dict[str, Any]], bool]) -> Any:
-        async def handler(request: Request) -> Response:
-            state.requests += 1
-            req = parse(await read_json(request))
-            return await state.compute(request, kind, req, cacheable(req))
-        return handler
-
-    async def estimate(request: Request) -> Response:
-        """Monte Carlo estimates, stopped after half the time limit (the rest is margin)."""
+    async def endpoint(request: Request) -> Response:
+        """Every ``POST /api/...`` computation but tuning: :func:`chancekit.web.api.parse`
+        checks it (as the static site does), a worker process runs it."""
         state.requests += 1
-        req = parse_estimate(await read_json(request))
-        req["budget_s"] = state.pool.time_limit / 2
-        return await state.compute(request, "estimate", req, False)
+        kind, req, cacheable = parse(request.url.path, await read_json(request),
+                                     time_limit=state.pool.time_limit)
+        return await state.compute(request, kind, req, cacheable)
 
     async def version(request: Request) -> Response:
-        return json_response({"version": __version__, "dialects": list(DIALECTS),
-                              "limits": {"body_bytes": MAX_BODY,
-                                         "expressions": MAX_EXPRESSIONS,
-                                         "expression_chars": MAX_EXPRESSION_CHARS,
-                                         "time_limit_s": state.pool.time_limit,
-                                         "tune_time_limit_s": state.job_time_limit}})
+        return json_response(version_info(state.pool.time_limit, state.job_time_limit))
 
     async def status(request: Request) -> Response:
         return json_response({"workers": state.pool.size, "busy": state.pool.busy,
@@ -633,7 +355,7 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
 
     async def tune_start(request: Request) -> Response:
         sweep_jobs()
-        req = parse_tune(await read_json(request))
+        _, req, _ = parse("/api/tune", await read_json(request))
         if sum(j.finished is None for j in state.jobs.values()) >= MAX_JOBS:
             raise ApiError(429, f"{MAX_JOBS} tuning jobs are running already; wait for "
                            "one to finish", type="Busy")
@@ -670,32 +392,23 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
                 await asyncio.wait_for(asyncio.shield(job.task), 5)
         return json_response(job.view())
 
-    def always(req: dict[str, Any]) -> bool:
-        return True
-
-    def never(req: dict[str, Any]) -> bool:
-        return False
+    async def sleep(request: Request) -> Response:
+        """The test hook: work that outlasts any time limit."""
+        return await state.compute(request, "sleep", {"seconds": 60}, False)
 
     routes = [
-        *[Route(path, page, methods=["GET"]) for path in _PAGES],
+        *[Route(path, page, methods=["GET"]) for path in PAGES],
         Route("/static/{name}", static, methods=["GET"]),
         Route("/api/version", version, methods=["GET"]),
         Route("/api/status", status, methods=["GET"]),
         Route("/api/openapi.json", openapi, methods=["GET"]),
-        Route("/api/dist", endpoint("dist", parse_dist, always), methods=["POST"]),
-        Route("/api/estimate", estimate, methods=["POST"]),
-        Route("/api/pool", endpoint("pool", parse_pool, always), methods=["POST"]),
-        Route("/api/table", endpoint("table", parse_table, always), methods=["POST"]),
-        Route("/api/anydice", endpoint("anydice", parse_anydice, always), methods=["POST"]),
-        Route("/api/markov", endpoint("markov", parse_markov, always), methods=["POST"]),
-        Route("/api/fairness", endpoint("fairness", parse_fairness, always),
-              methods=["POST"]),
-        Route("/api/roll", endpoint("roll", parse_roll, never), methods=["POST"]),
+        *[Route(path, endpoint, methods=["POST"]) for path in ENDPOINTS
+          if path != "/api/tune"],
         Route("/api/tune", tune_start, methods=["POST"]),
         Route("/api/jobs/{job}", job_get, methods=["GET"]),
         Route("/api/jobs/{job}", job_delete, methods=["DELETE"]),
-        *([Route("/api/_test/sleep", endpoint("sleep", lambda body: {"seconds": 60}, never),
-                 methods=["POST"])] if os.environ.get(TEST_HOOKS) == "1" else []),
+        *([Route("/api/_test/sleep", sleep, methods=["POST"])]
+          if os.environ.get(TEST_HOOKS) == "1" else []),
     ]
 
     async def api_error(request: Request, exc: Exception) -> Response:
@@ -732,4 +445,6 @@ def create_app(*, workers: int | None = None, time_limit: float = 10.0,
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={
         ApiError: api_error, HTTPException: http_error, Exception: internal_error})
     app.state.web = state
-    return app
+    guarded = _guard(app, frozenset(h.strip().lower() for h in allow_hosts))
+    guarded.state = app.state  # type: ignore[attr-defined]
+    return guarded

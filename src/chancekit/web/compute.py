@@ -622,6 +622,44 @@ def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         raise JobError(422, body) from None
 
 
+def run_job(kind: str, request: dict[str, Any], progress: Progress
+            ) -> tuple[int, dict[str, Any], float]:
+    """``(status, result or error body, milliseconds)`` of one job: what the server's
+    worker processes and the static site's worker both run, so their answers and errors
+    are the same. A request's ``max_work`` is the work budget of the whole job, as the
+    CLI's ``--max-work`` is of a command. A library error is a 422 (:func:`error_body`),
+    anything unexpected a 500 without a traceback (printed to stderr: the server's log,
+    the browser's console)."""
+    import contextlib
+    import sys
+    import traceback
+
+    from chancekit import limits
+
+    t0 = time.perf_counter()
+    max_work = request.pop("max_work", None)
+    budget = (contextlib.nullcontext() if max_work is None
+              else limits.evaluation(limit=max_work, name="MAX_WORK"))
+    try:
+        with budget:
+            return 200, JOBS[kind](request, progress), 1000 * (time.perf_counter() - t0)
+    except JobError as exc:
+        status, body = exc.status, exc.body
+    except ChancekitError as exc:
+        status, body = 422, error_body(exc)
+    except MemoryError:
+        status, body = 422, {"type": "LimitError", "limit": "memory",
+                             "message": "the computation ran out of memory"}
+    except RecursionError:
+        status, body = 422, {"type": "LimitError", "limit": "recursion",
+                             "message": "the input is nested too deeply"}
+    except Exception:
+        traceback.print_exc(file=sys.stderr)
+        status, body = 500, {"type": "InternalError",
+                             "message": "internal error (logged by the server)"}
+    return status, body, 1000 * (time.perf_counter() - t0)
+
+
 #: the test hooks are routed only when this environment variable is "1"
 TEST_HOOKS = "CHANCEKIT_WEB_TEST_HOOKS"
 

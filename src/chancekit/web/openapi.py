@@ -16,7 +16,10 @@ def _err(description: str) -> dict[str, Any]:
 
 _ERRORS = {
     "400": _err("malformed request: not JSON, a wrong type, a value out of range"),
+    "403": _err("a foreign Host (not an IP address, localhost or an --allow-host name) or "
+                "a foreign Origin: only the app's own pages may use it"),
     "413": _err("request body larger than 64 KiB"),
+    "415": _err("the body is not sent as Content-Type: application/json"),
     "422": _err("the library refused the input: NotationError (problem, text, column), "
                 "LimitError (limit: a named work limit, or time_limit), InvalidValueError"),
     "503": _err("every worker busy for too long; try again"),
@@ -28,7 +31,11 @@ def _post(summary: str, description: str, example: dict[str, Any],
     return {"post": {
         "summary": summary, "description": description,
         "requestBody": {"required": True, "content": {"application/json": {
-            "schema": {"type": "object", "properties": props, "required": required},
+            "schema": {"type": "object", "properties": {**props, "max_work": {
+                "type": "integer", "minimum": 1, "maximum": 10**15,
+                "description": "the work budget of this request in units of about 20 ns "
+                               "(default 50000000, chancekit.limits.MAX_WORK), as the "
+                               "CLI's --max-work"}}, "required": required},
             "example": example}}},
         "responses": {"200": {"description": "the result (JSON)"}, **_ERRORS}}}
 

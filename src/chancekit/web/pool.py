@@ -25,9 +25,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import sys
 import time
-import traceback
 from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -49,8 +47,7 @@ class Cancelled(Exception):
 def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child
     """The worker loop: one job at a time until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which kills us
-    from chancekit.errors import ChancekitError
-    from chancekit.web.compute import JOBS, JobError, error_body
+    from chancekit.web.compute import run_job
 
     last = [0.0]
 
@@ -67,24 +64,8 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
             kind, request = conn.recv()
         except (EOFError, OSError):
             return
-        t0 = time.perf_counter()
-        try:
-            result = JOBS[kind](request, progress)
-            msg: tuple[Any, ...] = ("ok", result, 1000 * (time.perf_counter() - t0))
-        except JobError as exc:
-            msg = ("error", exc.status, exc.body)
-        except ChancekitError as exc:
-            msg = ("error", 422, error_body(exc))
-        except MemoryError:
-            msg = ("error", 422, {"type": "LimitError", "limit": "memory",
-                                  "message": "the computation ran out of memory"})
-        except RecursionError:
-            msg = ("error", 422, {"type": "LimitError", "limit": "recursion",
-                                  "message": "the input is nested too deeply"})
-        except Exception:
-            traceback.print_exc(file=sys.stderr)  # for the server's log, never the client
-            msg = ("error", 500, {"type": "InternalError",
-                                  "message": "internal error (logged by the server)"})
+        status, out, ms = run_job(kind, request, progress)
+        msg: tuple[Any, ...] = ("ok", out, ms) if status == 200 else ("error", status, out)
         try:
             conn.send(msg)
         except (OSError, ValueError):

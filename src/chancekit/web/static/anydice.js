@@ -2,11 +2,10 @@
 // and exports), errors placed at their line, a share link that holds the program
 "use strict";
 (() => {
-  const { el, $, api, pct, num, download, errorBox } = CK;
+  const { el, $, request: api, pct, num, download, errorBox } = CK;
   const MODES = { normal: ["p", "p_exact", "probability"], atleast: ["ge", "ge_exact", "at least"],
                   atmost: ["le", "le_exact", "at most"] };
   let result = null;       // the last successful API answer
-  let controller = null;   // aborts the running request (Stop, or a newer request)
   let badLine = null;      // the line of the last error, marked in the gutter
   let note = "";           // e.g. a share link made with another chancekit version
 
@@ -26,7 +25,6 @@
   const mode = () => document.querySelector("input[name=mode]:checked").value;
   const view = () => ({ program: $("#program").value, mode: mode(), transpose: $("#transpose").checked,
                         log: $("#log").checked, bars: $("#bars").checked });
-  const stale = (on, why) => { if (typeof CK.stale === "function") CK.stale(on, why); };
 
   // line numbers beside the editor; the line of an error is marked
   function gutter() {
@@ -61,43 +59,22 @@
     ta.focus(); ta.setSelectionRange(at, at);
   }
 
-  async function run() {
+  const runs = CK.runner({ hasResult: () => !!result, onError: (r) => {
+    showError(r.data.error || { message: "error" });
+    return false;
+  }, onDone: (r) => {
+    result = r.data;
+    $("#warnings").replaceChildren(...(result.warnings || []).map((w) => el("p", { class: "note" }, w)));
+    $("#status").textContent = note + `${result.series.length} output${result.series.length === 1 ? "" : "s"} ` + CK.timing(r);
+    render();
+  } });
+
+  function run() {
     const program = $("#program").value;
     $("#error").replaceChildren(); $("#warnings").replaceChildren();
     badLine = null; gutter();
     if (!program.trim()) { $("#status").textContent = "write a program, e.g. output 3d6"; return; }
-    if (controller) controller.abort();
-    const mine = controller = new AbortController();
-    $("#stop").disabled = false; $("#run").disabled = true;
-    $("#status").textContent = "computing…";
-    document.body.dataset.state = "busy";
-    try {
-      const r = await api("/api/anydice", { program }, { signal: mine.signal });
-      if (mine !== controller) return;
-      if (!r.ok) {
-        showError(r.data.error || { message: "error" });
-        if (result) stale(true, "The last calculation failed (see above).");
-        $("#status").textContent = "";
-        document.body.dataset.state = "error";
-        return;
-      }
-      result = r.data;
-      stale(false);
-      $("#warnings").replaceChildren(...(result.warnings || []).map((w) => el("p", { class: "note" }, w)));
-      $("#status").textContent = note + `${result.series.length} output${result.series.length === 1 ? "" : "s"} ` +
-        `computed in ${num(r.data.elapsed_ms, 1)} ms` + (r.data.cached ? " (cached)" : "") +
-        ` · round trip ${num(r.ms, 0)} ms`;
-      render();
-      document.body.dataset.state = "done";
-    } catch (e) {
-      if (e.name !== "AbortError") throw e;
-      if (mine === controller) {
-        $("#status").textContent = "stopped"; document.body.dataset.state = "stopped";
-        if (result) stale(true, "Stopped.");
-      }
-    } finally {
-      if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
-    }
+    return runs.go("/api/anydice", { program });
   }
 
   function render() {
@@ -189,10 +166,30 @@
   ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
   ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
   $("#run").addEventListener("click", run);
+  // programs as files: Open… (a file picker) or a file dropped on the editor; Save downloads it
+  const MAX_FILE = 60000;   // the API's program limit, in characters
+  async function openFile(file) {
+    if (!file) return;
+    if (file.size > 4 * MAX_FILE) { $("#status").textContent = `${file.name} is too large for a program (${file.size} bytes)`; return; }
+    const text = (await file.text()).replace(/\r\n?/g, "\n");
+    if (text.length > MAX_FILE) { $("#status").textContent = `${file.name} has ${text.length} characters; a program has at most ${MAX_FILE}`; return; }
+    ta.value = text; gutter();
+    $("#status").textContent = `opened ${file.name}`;
+    ta.focus();
+  }
+  $("#open").addEventListener("click", () => $("#open-file").click());
+  $("#open-file").addEventListener("change", (e) => { openFile(e.target.files[0]); e.target.value = ""; });
+  $("#save").addEventListener("click", () => download("program.dice", ta.value.endsWith("\n") ? ta.value : ta.value + "\n", "text/plain"));
+  ta.addEventListener("dragover", (e) => { if ([...e.dataTransfer.types].includes("Files")) { e.preventDefault(); ta.classList.add("drop"); } });
+  ta.addEventListener("dragleave", () => ta.classList.remove("drop"));
+  ta.addEventListener("drop", (e) => {
+    if (!e.dataTransfer.files.length) return;
+    e.preventDefault(); ta.classList.remove("drop");
+    openFile(e.dataTransfer.files[0]);
+  });
   document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
     $("#program").value = EXAMPLES[b.dataset.example]; gutter(); run();
   }));
-  $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
   document.querySelectorAll("input[name=mode], #transpose, #log, #bars").forEach((i) => i.addEventListener("change", render));
   $("#csv").addEventListener("click", exportCSV);
   $("#json").addEventListener("click", exportJSON);

@@ -1,7 +1,7 @@
 // API page: the OpenAPI document, rendered as plain HTML (no Swagger UI, no CDN)
 "use strict";
 (async () => {
-  const { el, $, api } = CK;
+  const { el, $, request: api } = CK;
   const r = await api("/api/openapi.json");
   if (!r.ok) { $("#endpoints").textContent = "could not load /api/openapi.json"; return; }
   const doc = r.data;

@@ -16,20 +16,27 @@ const CK = (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
   const version = () => document.documentElement.dataset.version;
 
-  // POST (or GET) JSON; resolves {ok, status, data, ms}; rejects only on abort
-  async function api(path, body, { signal, method } = {}) {
+  // -- one page code, two back ends (docs/site.md) ----------------------------------------
+  // Under `chancekit serve` a request is a fetch; on the static site (<html data-backend=
+  // "site">) the page's Web Worker runs chancekit in Pyodide and answers the same JSON, from
+  // the same Python (chancekit.web.api.handle). Pages call only these.
+  const onSite = () => document.documentElement.dataset.backend === "site";
+  const networkError = { error: { type: "NetworkError",
+    message: "cannot reach the chancekit server: is it still running?" } };
+
+  // {ok, status, data, ms} of one request; rejects only on abort (Stop or a newer request)
+  async function request(path, body, { signal, method } = {}) {
+    if (onSite()) return CKSite.request(path, body, { signal, method });
     const t0 = performance.now();
     let resp;
     try {
-      resp = await fetch(path, {
+      resp = await fetch(path.replace(/^\//, ""), {
         method: method || (body === undefined ? "GET" : "POST"), signal,
         headers: body === undefined ? {} : { "Content-Type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (e) {
       if (e.name === "AbortError") throw e;
-      return { ok: false, status: 0, ms: performance.now() - t0,
-               data: { error: { type: "NetworkError",
-                                message: "cannot reach the chancekit server: is it still running?" } } };
+      return { ok: false, status: 0, ms: performance.now() - t0, data: networkError };
     }
     let data;
     try { data = await resp.json(); }
@@ -39,6 +46,64 @@ const CK = (() => {
     }
     return { ok: resp.ok, status: resp.status, data, ms: performance.now() - t0 };
   }
+  // the public contract: a Promise of exactly the JSON that `chancekit serve` answers for
+  // POST path (GET when body is left out), errors included ({"error": {...}})
+  const api = async (path, body, opts = {}) => (await request(path, body, opts)).data;
+
+  // one computation at a time on a page: the Run and Stop buttons (#run, #stop), the status
+  // line, body[data-state] (busy, done, error, stopped) and stale results. `onError(r)` shows
+  // a failed answer and returns true when it kept or replaced the results itself;
+  // `onDone(r)` shows a good one; `hasResult()` says whether results are on the page.
+  function runner({ onError, onDone, hasResult, busy = "computing…" }) {
+    let controller = null;
+    const stop = () => { if (controller) controller.abort(); };
+    $("#stop").addEventListener("click", stop);
+    async function go(path, body) {
+      if (controller) controller.abort();
+      const mine = controller = new AbortController();
+      $("#stop").disabled = false; $("#run").disabled = true;
+      $("#status").textContent = busy;
+      document.body.dataset.state = "busy";
+      try {
+        const r = await request(path, body, { signal: mine.signal });
+        if (mine !== controller) return;
+        if (!r.ok) {
+          $("#status").textContent = "";
+          if (!onError(r) && hasResult()) stale(true, "The last calculation failed (see above).");
+          liftable(r.data.error, path, body);
+          document.body.dataset.state = "error";
+          return;
+        }
+        stale(false);
+        onDone(r);
+        document.body.dataset.state = "done";
+      } catch (e) {
+        if (e.name !== "AbortError") throw e;
+        if (mine === controller) {
+          $("#status").textContent = onSite() ? "stopped (Python restarts in the background)" : "stopped";
+          if (hasResult()) stale(true, "Stopped.");
+          document.body.dataset.state = "stopped";
+        }
+      } finally {
+        if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
+      }
+    }
+    // work refused past the work limit: offer ten times the limit for this one request
+    // (the request's max_work; the time limit still stops anything that runs too long)
+    function liftable(err, path, body) {
+      const box = $("#error .error");
+      if (!err || err.type !== "LimitError" || !/^MAX_.*WORK$/.test(err.limit || "") || !box) return;
+      const next = Math.min(1e15, 10 * (body.max_work || DEFAULT_WORK));
+      box.append(el("div", {}, el("button", { id: "more-work", type: "button",
+        onclick: () => go(path, { ...body, max_work: next }) }, "Allow more work"),
+        ` run it again with a work limit of ${next.toLocaleString("en")} units (about ${Math.round(next * 2e-8)} s of work; it is still stopped at the time limit)`));
+    }
+    return { go, stop };
+  }
+  const DEFAULT_WORK = 50000000;   // chancekit.limits.MAX_WORK
+  // "computed in 3.2 ms (cached) · round trip 9 ms"
+  const timing = (r) => `computed in ${num(r.data.elapsed_ms, 1)} ms` +
+    (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
 
   const pct = (p, digits = 4) => p === null || p === undefined ? "" :
     (100 * p).toFixed(digits) + "%";
@@ -111,7 +176,8 @@ const CK = (() => {
     return { state: JSON.parse(new TextDecoder().decode(raw)), version: params.get("ck") };
   }
   async function shareLink(state) {
-    return `${location.origin}${location.pathname}#ck=${encodeURIComponent(version())}&${await encodeState(state)}`;
+    const page = onSite() ? CKSite.pageURL() : location.origin + location.pathname;
+    return `${page}#ck=${encodeURIComponent(version())}&${await encodeState(state)}`;
   }
   async function copyText(text) {
     try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
@@ -145,6 +211,6 @@ const CK = (() => {
         el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
         el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
   }
-  return { el, $, api, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
+  return { el, $, api, request, runner, timing, onSite, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
            copyText, share, version, compareTable, csvCell };
 })();

@@ -1,11 +1,10 @@
 // Dice page: several expressions on one chart, exact table, share link, inline errors
 "use strict";
 (() => {
-  const { el, $, api, pct, num, download, errorBox } = CK;
+  const { el, $, request: api, pct, num, download, errorBox } = CK;
   const MODES = { normal: ["p", "p_exact", "probability"], atleast: ["ge", "ge_exact", "at least"],
                   atmost: ["le", "le_exact", "at most"] };
   let result = null;       // the last successful API answer
-  let controller = null;   // aborts the running request (Stop, or a newer request)
   let lines = [];          // source line number of each expression sent
   let note = "";           // e.g. a share link made with another chancekit version
 
@@ -25,59 +24,41 @@
   const view = () => ({ exprs: $("#exprs").value, dialect: $("#dialect").value, mode: mode(),
                         transpose: $("#transpose").checked, log: $("#log").checked, bars: $("#bars").checked });
 
-  async function run() {
+  const runs = CK.runner({ hasResult: () => !!result, onError: (r) => {
+    const expressions = sent;
+    const err = r.data.error || { message: "error" };
+    const partial = Array.isArray(err.partial) ? err.partial : [];
+    if (err.index === undefined && err.limit === "time_limit") err.index = partial.length;
+    const where = err.index !== undefined && lines[err.index] ? `line ${lines[err.index]}: ` : "";
+    const box = errorBox(err, { where });
+    if (partial.length) box.append(el("div", { class: "muted" },
+      `The ${partial.length === 1 ? "line" : `${partial.length} lines`} before it finished and ${partial.length === 1 ? "is" : "are"} shown below.`));
+    if (err.type === "LimitError" && expressions[err.index])
+      box.append(el("div", {}, el("button", { id: "estimate", class: "primary", type: "button",
+        onclick: () => estimate([expressions[err.index]]) }, "Estimate"),
+        " an estimate instead: random rolls with error bars (not exact)"));
+    $("#error").replaceChildren(box);
+    $("#notes").replaceChildren(...CK.noteList((err.notes || []).map((t) => where + t)));
+    if (!partial.length) return false;
+    result = { series: partial.map((p) => p.series), comparisons: [], partial: true };   // keep what finished before the time limit
+    CK.stale(false); render();
+    return true;
+  }, onDone: (r) => {
+    result = r.data;
+    $("#notes").replaceChildren(...CK.noteList(r.data.series.flatMap((s, i) =>
+      (s.notes || []).map((t) => (r.data.series.length > 1 ? `line ${lines[i]}: ` : "") + t))));
+    $("#status").textContent = note + CK.timing(r);
+    render();
+  } });
+  let sent = [];           // the expressions of the running request
+
+  function run() {
     const expressions = parse($("#exprs").value);
     const linkError = $("#link-error");     // kept until the user changes something
     $("#error").replaceChildren(...(linkError && !touched ? [linkError] : [])); $("#notes").replaceChildren(); $("#estimate-card").hidden = true;
     if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
-    if (controller) controller.abort();
-    const mine = controller = new AbortController();
-    $("#stop").disabled = false; $("#run").disabled = true;
-    $("#status").textContent = "computing…";
-    document.body.dataset.state = "busy";
-    try {
-      const r = await api("/api/dist", { expressions, dialect: $("#dialect").value }, { signal: mine.signal });
-      if (mine !== controller) return;
-      if (!r.ok) {
-        const err = r.data.error || { message: "error" };
-        const partial = Array.isArray(err.partial) ? err.partial : [];
-        if (err.index === undefined && err.limit === "time_limit") err.index = partial.length;
-        const where = err.index !== undefined && lines[err.index] ? `line ${lines[err.index]}: ` : "";
-        const box = errorBox(err, { where });
-        if (partial.length) box.append(el("div", { class: "muted" },
-          `The ${partial.length === 1 ? "line" : `${partial.length} lines`} before it finished and ${partial.length === 1 ? "is" : "are"} shown below.`));
-        if (err.type === "LimitError" && expressions[err.index])
-          box.append(el("div", {}, el("button", { id: "estimate", class: "primary", type: "button",
-            onclick: () => estimate([expressions[err.index]]) }, "Estimate"),
-            " an estimate instead: random rolls with error bars (not exact)"));
-        $("#error").replaceChildren(box);
-        $("#notes").replaceChildren(...CK.noteList((err.notes || []).map((t) => where + t)));
-        $("#status").textContent = "";
-        if (partial.length) {      // keep what finished before the time limit
-          result = { series: partial.map((p) => p.series), comparisons: [], partial: true };
-          CK.stale(false); render();
-        } else if (result) CK.stale(true, "The last calculation failed (see above).");
-        document.body.dataset.state = "error";
-        return;
-      }
-      result = r.data;
-      CK.stale(false);
-      $("#notes").replaceChildren(...CK.noteList(r.data.series.flatMap((s, i) =>
-        (s.notes || []).map((t) => (r.data.series.length > 1 ? `line ${lines[i]}: ` : "") + t))));
-      $("#status").textContent = note + `computed in ${num(r.data.elapsed_ms, 1)} ms` +
-        (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
-      render();
-      document.body.dataset.state = "done";
-    } catch (e) {
-      if (e.name !== "AbortError") throw e;
-      if (mine === controller) {
-        $("#status").textContent = "stopped";
-        if (result) CK.stale(true, "Stopped.");
-        document.body.dataset.state = "stopped";
-      }
-    } finally {
-      if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
-    }
+    sent = expressions;
+    return runs.go("/api/dist", { expressions, dialect: $("#dialect").value });
   }
 
   function render() {
@@ -232,7 +213,6 @@
     $("#exprs").value = b.dataset.text; $("#dialect").value = b.dataset.dialect;
     clearTimeout(timer); run();
   }));
-  $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
   document.querySelectorAll("input[name=mode], #transpose, #log, #bars").forEach((i) => i.addEventListener("change", render));
   $("#csv").addEventListener("click", exportCSV);
   $("#json").addEventListener("click", exportJSON);

@@ -1,7 +1,7 @@
 // Fairness page: metrics over the match for chosen systems, and tune() with progress
 "use strict";
 (() => {
-  const { el, $, api, num, errorBox } = CK;
+  const { el, $, request: api, num, errorBox } = CK;
   const PRESETS = ["dice", "deck", "generalized-deck:1,6", "dynamic-dice:0.355", "prd:0.25",
                    "history-reroll:4,4", "error-accumulator:0.25", "pity:0.1,5,0.1,10", "deck+no-repeat"];
   let job = null, polling = null, shown = false;
@@ -115,6 +115,6 @@
   $("#tune").addEventListener("click", tune);
   $("#tune-stop").addEventListener("click", stop);
   // leaving the page stops the job (the server also stops jobs nobody polls for 30 s)
-  window.addEventListener("pagehide", () => { if (job) fetch(`/api/jobs/${job}`, { method: "DELETE", keepalive: true }); });
+  window.addEventListener("pagehide", () => { if (job && !CK.onSite()) fetch(`/api/jobs/${job}`, { method: "DELETE", keepalive: true }); });
   evaluate();
 })();

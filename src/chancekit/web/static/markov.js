@@ -3,7 +3,7 @@
 // mean and variance, the probability beyond the listed counts, a share link with the inputs
 "use strict";
 (() => {
-  const { el, $, api, pct, num, download, errorBox } = CK;
+  const { el, $, request: api, pct, num, download, errorBox } = CK;
   const MODES = { normal: ["p", "p_exact", "probability"], atleast: ["ge", "ge_exact", "at least"],
                   atmost: ["le", "le_exact", "at most"] };
   const PRESETS = ["prd:0.25", "pity:0.25", "pity:0.1,5,0.1,10", "pity:0.006,74,0.06,90", "gacha:0.006,74,0.06,90",
@@ -15,14 +15,12 @@
   const FIELDS = ["kind", "ladder", "down", "hp", "damage", "hp2", "damage2", "order", "system", "value", "die",
                   "sequence", "upto"];
   let result = null;       // the last successful answer
-  let controller = null;   // aborts the running request (Stop, or a newer one)
   let note = "";           // e.g. a share link made with another chancekit version
   let linkError = null;    // a share link that could not be read: said once, above the result
 
   const kind = () => $("#kind").value;
   const two = () => document.querySelector("input[name=sides]:checked").value === "2";
   const mode = () => document.querySelector("input[name=mode]:checked").value;
-  const stale = (on, why) => CK.stale(on, why);
 
   function sync() {
     document.querySelectorAll("[data-for]").forEach((r) => {
@@ -59,42 +57,22 @@
     sync();
   }
 
-  async function run() {
+  const runs = CK.runner({ hasResult: () => !!result, onError: (r) => {
+    const err = { ...(r.data.error || { message: "error" }) };
+    if (!err.where && LABELS[err.field] && err.message)
+      err.message = err.message.replace(`'${err.field}'`, LABELS[err.field]);
+    $("#error").replaceChildren(errorBox(err, { where: err.where ? `${err.where}: ` : "" }));
+    return false;
+  }, onDone: (r) => {
+    result = r.data;
+    $("#status").textContent = note + CK.timing(r);
+    render();
+  } });
+
+  function run() {
     $("#error").replaceChildren(...(linkError ? [linkError] : []));
     linkError = null;
-    if (controller) controller.abort();
-    const mine = controller = new AbortController();
-    $("#stop").disabled = false; $("#run").disabled = true;
-    $("#status").textContent = "computing…";
-    document.body.dataset.state = "busy";
-    try {
-      const r = await api("/api/markov", body(), { signal: mine.signal });
-      if (mine !== controller) return;
-      if (!r.ok) {
-        const err = { ...(r.data.error || { message: "error" }) };
-        if (!err.where && LABELS[err.field] && err.message)
-          err.message = err.message.replace(`'${err.field}'`, LABELS[err.field]);
-        $("#error").replaceChildren(errorBox(err, { where: err.where ? `${err.where}: ` : "" }));
-        if (result) stale(true, "The last calculation failed (see above).");
-        $("#status").textContent = "";
-        document.body.dataset.state = "error";
-        return;
-      }
-      result = r.data;
-      stale(false);
-      $("#status").textContent = note + `computed in ${num(r.data.elapsed_ms, 1)} ms` +
-        (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
-      render();
-      document.body.dataset.state = "done";
-    } catch (e) {
-      if (e.name !== "AbortError") throw e;
-      if (mine === controller) {
-        $("#status").textContent = "stopped"; document.body.dataset.state = "stopped";
-        if (result) stale(true, "Stopped.");
-      }
-    } finally {
-      if (mine === controller) { $("#stop").disabled = true; $("#run").disabled = false; controller = null; }
-    }
+    return runs.go("/api/markov", body());
   }
 
   const exactly = (text) => text ? ` (exactly ${text})` : "";
@@ -152,7 +130,6 @@
   $("#kind").addEventListener("change", () => { sync(); run(); });
   document.querySelectorAll("input[name=sides]").forEach((i) => i.addEventListener("change", () => { sync(); run(); }));
   $("#run").addEventListener("click", run);
-  $("#stop").addEventListener("click", () => { if (controller) controller.abort(); });
   for (const f of FIELDS) if ($(`#${f}`).tagName === "INPUT")
     $(`#${f}`).addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
   document.querySelectorAll("input[name=mode], #log, #bars").forEach((i) => i.addEventListener("change", render));

@@ -1,7 +1,7 @@
 // Pools page: largest set, straights, Neon City Overdrive, RISK, Genesys symbols (/api/pool)
 "use strict";
 (() => {
-  const { el, $, api, pct, num, errorBox } = CK;
+  const { el, $, request: api, pct, num, errorBox } = CK;
   let result = null;
   const kind = () => $("#kind").value;
   function sync() {

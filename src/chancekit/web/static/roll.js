@@ -1,7 +1,7 @@
 // Roll page: seeded rolls with the breakdown; the named-stream demo
 "use strict";
 (() => {
-  const { el, $, api, errorBox } = CK;
+  const { el, $, request: api, errorBox } = CK;
   // "4d6kh3 (3, ~~1~~, 6, 5) = 14": the library's markdown marks as elements -- dropped
   // dice struck through, crits (**20**) bold, fumbles (_1_) underlined; never shown raw
   const MARKS = /~~(.*?)~~|\*\*(.*?)\*\*|(?<![\w])_(-?\d+)_(?![\w])/g;

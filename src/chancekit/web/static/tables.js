@@ -1,7 +1,7 @@
 // Tables page: a two-dice tabletop table, its accuracy, a printable sheet, downloads
 "use strict";
 (() => {
-  const { el, $, api, pct, num, download, errorBox } = CK;
+  const { el, $, request: api, pct, num, download, errorBox } = CK;
   let result = null;
   const source = () => document.querySelector("input[name=source]:checked").value;
   function syncSource() {
