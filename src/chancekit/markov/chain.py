@@ -784,7 +784,20 @@ class Steps:
             raise InvalidValueError("n", n, f"at most {self.upto:,}: the distribution was "
                                     f"computed up to step {self.upto:,} (ask for more with "
                                     "upto=...)")
-        return sum(self.pmf[:n + 1], Fraction(0))
+        return self._cdf()[n]
+
+    def _cdf(self) -> tuple[Fraction, ...]:
+        """P(done in at most t), t = 0..upto, computed once (n exact additions)."""
+        got = self.__dict__.get("_cdf_cache")
+        if got is None:
+            acc = Fraction(0)
+            out = []
+            for p in self.pmf:
+                acc += p
+                out.append(acc)
+            got = tuple(out)
+            object.__setattr__(self, "_cdf_cache", got)  # a cache: the value is unchanged
+        return got
 
     def percentile(self, q: Fraction | float | int) -> int:
         """The least n with P(done in at most n) >= ``q`` (0 < q <= 1; a float is read
@@ -804,11 +817,17 @@ class Steps:
         q = Fraction(q)
         if not 0 < q <= 1:
             raise InvalidValueError("q", q, "a probability 0 < q <= 1, e.g. 0.9")
-        acc = Fraction(0)
-        for t, p in enumerate(self.pmf):
-            acc += p
-            if acc >= q:
-                return t
+        cdf = self._cdf()
+        lo, hi = 0, len(cdf)
+        while lo < hi:  # the first t with cdf[t] >= q (cdf rises)
+            mid = (lo + hi) // 2
+            if cdf[mid] >= q:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo < len(cdf):
+            return lo
+        acc = cdf[-1] if cdf else Fraction(0)
         raise InvalidValueError("q", q, f"at most {float(acc):.9g}, the mass the "
                                 f"distribution covers up to step {self.upto:,} (ask for "
                                 "more with upto=...)")
