@@ -420,7 +420,7 @@ def _copies(sysc: System, target: int, value: Any, k: int, upto: int | None,
             small = tail or Fraction(1, 10**9)
             cutoff = _walk_length(mean, var, None, small)
             if cutoff is None or cutoff > MAX_MARKOV_STEPS:
-                raise LimitError(f"copies(): the {k:,}-th copy needs about {cutoff or 0:,} "
+                raise LimitError(f"copies(): copy {k:,} needs about {cutoff or 0:,} "
                                  f"pulls to reach a tail of {float(small):.3g}, more than "
                                  f"MAX_MARKOV_STEPS = {MAX_MARKOV_STEPS:,}; ask for a "
                                  "larger tail or upto=...", limit="MAX_MARKOV_STEPS",
@@ -618,7 +618,7 @@ def cost(pulls: Steps, price: Any, *, refund: Any = 0) -> Cost:
         raise InvalidTypeError("pulls", pulls, "a Steps (from copies())")
     p, r = _amount(price, "price"), _amount(refund, "refund")
     if r >= p:
-        raise InvalidValueError("refund", refund, f"less than the price {p}")
+        raise InvalidValueError("refund", str(r), f"less than the price {p}")
     return Cost(pulls, p, r)
 
 
@@ -680,7 +680,8 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
         wanted = {"true": True, "false": False}.get(value.lower(), value)
     state = state_of(system, pity, guaranteed, misses)
     if budget is not None and price is None:
-        raise InvalidValueError("--budget", budget, "a budget with a --price a pull")
+        raise InvalidValueError("price", None, "a price a pull, to tell what the budget "
+                                "buys")
     each = copies_each(system, wanted, copies, state=state)
     afford = None
     if budget is not None:
