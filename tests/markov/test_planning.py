@@ -326,3 +326,20 @@ def test_huge_asks_are_refused_before_the_work():
         copies(PityTimer(1e-6), True, 1000)
     with pytest.raises(LimitError):
         copies(GachaPity(0.006, soft_start=74, ramp=0.06, hard=90), "featured", 1000)
+
+
+# --------------------------------------------------------------------------- fate points
+def test_fate_spec_and_long_run_shares():
+    """The spec's fate= and chosen= options; target() (iterated floats) against the exact
+    stationary shares of the system's chain (chancekit.markov.long_run)."""
+    from chancekit.markov import long_run
+
+    w = system_from_spec("gacha:0.1,5,0.2,8,0.75,fate=2,chosen=0.5", 3)
+    assert (w.fate, w.chosen, w.values[-1]) == (2, 0.5, "other-featured")
+    exact = long_run(w)
+    for value, share in zip(w.values, w.target(), strict=True):
+        assert share == pytest.approx(float(exact.probability(value)), rel=1e-9)
+    plain = system_from_spec("gacha:0.1,5,0.2,8", 3)
+    assert plain.getstate() == (1, False) and plain.values[-1] == "featured"
+    with pytest.raises(InvalidValueError):
+        GachaPity(0.1, hard=8, fate=1).setstate((1, False, 2))
