@@ -113,6 +113,22 @@ def test_a_program_error_is_one_line_and_a_caret(capsys: pytest.CaptureFixture[s
     assert lines[2].index("^") == lines[1].index("}")
 
 
+def test_an_unknown_function_error_suggests_the_nearest(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    code, out, err = run(capsys, ["anydice", write(tmp_path, "output [higest 3 of 4d6]\n")])
+    assert code == 1 and out == ""
+    assert "no function matches [higest ? of ?] (did you mean [highest N of DICE]?)" in err
+
+
+def test_an_unfinished_line_is_blamed_where_it_stops(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    code, _, err = run(capsys, ["anydice", write(tmp_path, "output 1 + 2 +\noutput 2\n")])
+    lines = err.splitlines()
+    assert code == 1 and "line 1, column 15" in lines[0] and "unfinished" in lines[0]
+    assert lines[1].strip() == "output 1 + 2 +"
+    assert lines[2].index("^") == lines[1].index("+", lines[1].index("2")) + 1
+
+
 @pytest.mark.parametrize("content,words", [
     (b"\x7fELF\x02\x01\x01\x00\x00", "not a text file: byte 8 is NUL"),
     (b"output 1d6 named \"\xff\xfe\"", "not UTF-8 text: byte 19 (0xff)"),

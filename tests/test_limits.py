@@ -111,6 +111,10 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: (3500 @ _dice()(6)).cumulative,  # 17 501 rows x 9 048 bits: 1.4e12
     ("MAX_POOL_DICE", "chancekit.limits"): _pool_dice,
     ("MAX_POOL_STATES", "chancekit.limits"): _pool_states,
+    ("MAX_POOL_TEXT", "chancekit.limits"): lambda: lambda: importlib.import_module(
+        "chancekit.dice.mechanics").evaluate_text("a" * 1001, {}),
+    ("MAX_POOL_TEXT_NODES", "chancekit.limits"): lambda: lambda: importlib.import_module(
+        "chancekit.dice.mechanics").evaluate_text("(" + "1," * 400 + ")", {}),
     ("MAX_LENGTH", "chancekit.limits"): lambda: lambda: _dist("1+" * 1000 + "1"),
     ("MAX_DEPTH", "chancekit.limits"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
     ("MAX_ROLLED", "chancekit.limits"):

@@ -78,6 +78,11 @@ MAX_EXPLODE_DEPTH = 10_000
 MAX_POOL_DICE = 10_000
 #: states the pool engines may hold at once (dice left x rule state; multisets of dice)
 MAX_POOL_STATES = 500_000
+#: characters of one expression of the pool algebra read from text (``chancekit pool
+#: expr``, the Pools page: chancekit.dice.mechanics.evaluate_text)
+MAX_POOL_TEXT = 1000
+#: syntax nodes of one such expression
+MAX_POOL_TEXT_NODES = 300
 #: outcomes x (bits of the total)^2 of the exact cumulative table (``cumulative()``)
 MAX_FRACTION_WORK = 10**12
 #: characters of one dice expression

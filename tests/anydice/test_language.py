@@ -366,6 +366,51 @@ def test_errors_name_line_column_token(text: str, line: int, column: int, token:
     assert str(err).splitlines()[2].index("^") == 2 + min(column, len(err.text) + 1) - 1
 
 
+@pytest.mark.parametrize(("text", "line", "column", "words"), [
+    # an expression cut short at the end of a line is blamed where it stops, not on the
+    # next line's first word
+    ("X: d4\nY: d6\n\noutput X + Y +\noutput Y", 4, 15,
+     ["unfinished expression", "after '+'", "line 5 starts with 'output'"]),
+    ("output d6\noutput {1,2,3\noutput d4", 2, 14,
+     ["unfinished sequence", "'{' at line 2, column 8 is never closed", "after '3'"]),
+    ("output (1 + 2\noutput 3", 1, 14, ["unfinished bracket", "'(' at line 1, column 8"]),
+    ("output [highest 3 of 4d6", 1, 25, ["unfinished function call", "program ends there"]),
+    ("output 3 named\noutput 4", 1, 15, ["expected a string after 'named', but the line"]),
+    ("loop N over {1..3} {\n output N\n", 1, 20, ["'{' opened at line 1, column 20"]),
+    # on one line, the unexpected token itself is still the place
+    ("output (1 }", 1, 11, ["expected ')' but found '}'"]),
+])
+def test_unfinished_expressions_are_placed_where_they_stop(
+        text: str, line: int, column: int, words: list[str]) -> None:
+    with pytest.raises(AnyDiceError) as info:
+        run(text)
+    err = info.value
+    assert (err.line, err.column) == (line, column), err.summary
+    for w in words:
+        assert w in err.problem, err.problem
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("output [higest 3 of 4d6]", "(did you mean [highest N of DICE]?)"),
+    ("output [highest of 4d6]", "(did you mean [highest N of DICE]?)"),
+    ("output [explod d6]", "(did you mean [explode DICE]?)"),
+    ("output [count 5 6d6]", "(did you mean [count SEQUENCE in SEQUENCE]?)"),
+    ("function: attack ROLL:n vs AC:n { result: 1 }\noutput [atack d20 vs 15]",
+     "(did you mean [attack ROLL vs AC]?)"),
+])
+def test_an_unknown_function_names_the_nearest(text: str, hint: str) -> None:
+    with pytest.raises(AnyDiceError) as info:
+        run(text)
+    assert info.value.problem.endswith(hint)
+    assert info.value.token == "["
+
+
+def test_an_unknown_function_far_from_any_suggests_nothing() -> None:
+    with pytest.raises(AnyDiceError) as info:
+        run("output [frobnicate 3]")
+    assert info.value.problem == "no function matches [frobnicate ?]"
+
+
 # --------------------------------------------------------------------------- hostile input
 
 

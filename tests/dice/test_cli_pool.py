@@ -7,11 +7,13 @@ import json
 import textwrap
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from chancekit.cli.main import main
-from chancekit.dice import d
+from chancekit.dice import Distribution, Pool, d
+from chancekit.dice.mechanics import preset
 from chancekit.dice.pool import largest_set, longest_straight, risk_battle
 
 RULES = '''
@@ -118,3 +120,53 @@ def test_pool_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     png = tmp_path / "p.png"
     code, _, _ = run(capsys, "pool", "largest-set", "4d6", "--plot", str(png))
     assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+# -- the pool algebra's presets and expression form (issue 29) ----------------------------
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["risk", "3d6", "2d6"], lambda: risk_battle(3, 2)),
+    (["cancel", "3d6", "2d6", "--match", "equal"],
+     lambda: (Pool(d(6), 3).keep_outcomes(lambda x: x >= 5)
+              - Pool(d(6), 2).keep_outcomes(lambda x: x >= 5)).count()),
+    (["face-to-face", "2d8", "1d8"], lambda: preset("face-to-face", [Pool(d(8), 2),
+                                                                     Pool(d(8), 1)])),
+    (["sets", "6d10", "--wild", "9,10"], lambda: Pool(d(10), 6).largest_count(wild=[9, 10])),
+    (["straights", "5d6"], lambda: Pool(d(6), 5).all_straights()),
+    (["poker", "5d6"], lambda: preset("poker", [Pool(d(6), 5)])),
+    (["expr", "a.sort_pair('>', b).count()", "a=3d6", "b=2d6"],
+     lambda: Pool(d(6), 3).sort_pair(">", Pool(d(6), 2)).count()),
+])
+def test_pool_algebra_presets(capsys: pytest.CaptureFixture[str], argv: list[str],
+                              expect: Any) -> None:
+    code, out, err = run(capsys, "pool", *argv, "--json", "--all")
+    assert code == 0, err
+    doc = json.loads(out)
+    want = expect()
+    assert {o["outcome"]: int(o["weight"]) for o in doc["outcomes"]} == {
+        (str(k) if isinstance(k, tuple | str) else k): w for k, w in want.weights.items()}
+
+
+def test_pool_face_to_face_by_brute_force() -> None:
+    import itertools
+    out: dict[tuple[int, int], int] = {}
+    for a1, a2, b in itertools.product(range(1, 9), repeat=3):
+        key = (sum(x > b for x in (a1, a2)), int(b > max(a1, a2)))
+        out[key] = out.get(key, 0) + 1
+    assert preset("face-to-face", [Pool(d(8), 2), Pool(d(8), 1)]) == Distribution(out)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["cancel", "3d6"], "two pools"),
+    (["sets", "5d6", "--wild", "x"], "--wild"),
+    (["expr", "a.count("], "NAME=NdF"),
+    (["expr", "a.count(", "a=3d6"], "syntax error"),
+    (["expr", "__import__('os').getcwd()", "a=3d6"], "not a method"),
+    (["expr", "a.count()", "a=3x6"], "NdF"),
+    (["risk", "60d6", "60d6"], "MAX_WORK"),
+])
+def test_pool_algebra_mistakes(capsys: pytest.CaptureFixture[str], argv: list[str],
+                               fragment: str) -> None:
+    code, out, err = run(capsys, "pool", *argv)
+    assert code == 1 and out == "" and fragment in err and "Traceback" not in err

@@ -5,6 +5,7 @@ the line on the page, bad requests are clean 4xx JSON, runaway programs are refu
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections import Counter
@@ -231,7 +232,7 @@ def test_eight_clients_at_once(server_url: str) -> None:
 
 @pytest.mark.browser
 def test_phone_layout(browser: Any, server_url: str) -> None:
-    """At 390 px the page is no wider than the screen (the editor scrolls inside its box)
+    """At 390 px the page is no wider than the screen (long lines wrap in the editor)
     and the chart is drawn at its real size."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     context.set_default_timeout(60_000)
@@ -325,6 +326,276 @@ def test_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str) -> 
         page.click("#csv")
     rows = Path(got.value.path()).read_text().splitlines()[1:]
     assert {r.split(",")[0] for r in rows} == {"'=HYPERLINK(1)", "-5"}
+
+
+# -- the review of issue #28: editor, keyboard, cumulative cells, errors, exports, phone -----
+@contextlib.contextmanager
+def _page_at(browser: Any, server_url: str, width: int) -> Any:
+    """The AnyDice page in a fresh context ``width`` px wide (390: a phone), after its
+    example ran; fails on an error in the page."""
+    context = browser.new_context(viewport={"width": width, "height": 844}, bypass_csp=True,
+                                  accept_downloads=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server_url.rstrip("/") + "/anydice")
+        _wait(pg)
+        yield pg
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def _focused(page: Any) -> str:
+    return page.evaluate("document.activeElement && document.activeElement.id")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1200, 390])
+def test_keyboard_alone_reaches_everything_past_the_editor(browser: Any, server_url: str,
+                                                          width: int) -> None:
+    """Tab indents in the editor; Escape then Tab leaves it (Shift+Tab too), and the
+    keyboard alone reaches Calculate, the views, the exports and Copy share link."""
+    with _page_at(browser, server_url, width) as page:
+        assert "Esc" in page.inner_text("#editor-keys") and "Tab" in page.inner_text("#editor-keys")
+        page.fill("#program", "output d6")
+        page.focus("#program")
+        page.keyboard.press("End")
+        page.keyboard.press("Tab")                       # indents, stays
+        assert page.input_value("#program") == "output d6  " and _focused(page) == "program"
+        page.keyboard.press("Escape")
+        page.keyboard.press("Tab")                       # leaves
+        assert _focused(page) == "run"
+        assert page.input_value("#program") == "output d6  "
+        page.evaluate("document.body.dataset.state = ''")
+        page.keyboard.press("Enter")                     # Calculate, from the keyboard
+        _wait(page)
+        assert set(_points(page)) == {"output d6"} or len(_points(page)) == 1
+        page.focus("#program")
+        page.keyboard.press("Shift+Tab")                 # backwards leaves at once
+        assert _focused(page) != "program"
+        # forwards from the editor: every control after it, in order, by Tab alone
+        page.focus("#program")
+        page.keyboard.press("Escape")
+        seen = []
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            seen.append(_focused(page) or page.evaluate(
+                "document.activeElement.name || document.activeElement.tagName"))
+            if seen[-1] == "share":
+                break
+        for want in ("run", "mode", "transpose", "log", "bars", "csv", "json", "png", "svg",
+                     "share"):
+            assert want in seen, (want, seen)
+        page.keyboard.press("Enter")                     # Copy share link, by keyboard
+        page.wait_for_function("document.querySelector('#share-url').value.includes('#ck=')")
+        # a key other than Tab after Escape: the next Tab indents again
+        page.focus("#program")
+        page.keyboard.press("Escape")
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("Tab")
+        assert _focused(page) == "program" and page.input_value("#program").count("  ") == 2
+        # Tab on a selection of several lines indents each of them (the text is kept)
+        page.fill("#program", "output d6\noutput d8\noutput d10")
+        page.evaluate("document.querySelector('#program').setSelectionRange(3, 13)")
+        page.keyboard.press("Tab")
+        assert page.input_value("#program") == "  output d6\n  output d8\noutput d10"
+        assert _focused(page) == "program"
+
+
+def _overlay_text(page: Any) -> str:
+    return page.evaluate("""() => [...document.querySelectorAll('.ck-hl .ck-line')]
+        .map(l => l.textContent.replace(/\\u200b/g, '')).join('\\n')""")
+
+
+@pytest.mark.browser
+def test_highlighting_and_bracket_matching(page: Any, server_url: str) -> None:
+    """The highlighted copy holds exactly the textarea's text; keywords, variables,
+    numbers, strings and comments get their classes; the bracket by the caret and its
+    partner are marked, an unclosed one in red; the textarea keeps the value."""
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    program = 'X: 3 \\ note \\\noutput [highest 2 of Xd6] named "a"\noutput {1,2,3\n'
+    page.fill("#program", program)
+    assert _overlay_text(page) == program
+    kinds = page.evaluate("""() => Object.fromEntries(['kw', 'var', 'num', 'str', 'com', 'dice']
+        .map(k => [k, [...document.querySelectorAll('.ck-hl .tok-' + k)]
+                   .map(s => s.textContent)]))""")
+    assert kinds["kw"] == ["output", "named", "output"] and kinds["var"] == ["X", "X"]
+    assert kinds["str"] == ['"a"'] and kinds["com"] == ["\\ note \\"] and kinds["dice"] == ["d"]
+    assert "3" in kinds["num"] and "6" in kinds["num"]
+    # the caret just after '[': it and its ']' are marked
+    at = program.index("[") + 1
+    page.evaluate(f"""(() => {{ const t = document.querySelector('#program'); t.focus();
+                                t.setSelectionRange({at}, {at}); }})()""")
+    page.wait_for_function("document.querySelectorAll('.ck-hl .bm').length === 2")
+    assert page.evaluate(
+        "[...document.querySelectorAll('.ck-hl .bm')].map(s => s.textContent)") == ["[", "]"]
+    marked = page.evaluate("[...document.querySelectorAll('.ck-hl .bm')].map(s => +s.dataset.at)")
+    assert marked == [program.index("["), program.index("]")]
+    # the caret after the '{' that is never closed: red
+    at = program.index("{") + 1
+    page.evaluate(f"document.querySelector('#program').setSelectionRange({at}, {at})")
+    page.wait_for_function("document.querySelectorAll('.ck-hl .bm-bad').length === 1")
+    assert page.locator(".ck-hl .bm").count() == 0
+    assert page.input_value("#program") == program
+    # an example loaded by the page's code is drawn too
+    page.evaluate("document.body.dataset.state = ''")
+    page.click('#examples button.ex[data-example="ability"]')
+    _wait(page)
+    assert _overlay_text(page).startswith("output [highest 3 of 4d6]")
+
+
+@pytest.mark.browser
+def test_cumulative_views_fill_outcomes_outside_an_outputs_range(page: Any,
+                                                                 server_url: str) -> None:
+    """At most past an output's top is 100%, at least below its bottom is 100% (and the
+    other sides 0%); an outcome inside its range that it cannot give takes its
+    neighbour's value; Normal keeps the dash."""
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, 'output d4 named "d4"\noutput d6 + 2 named "d6+2"\n'
+                     'output 2 * d3 named "even"\n')
+    d4 = {k: Fraction(1, 4) for k in range(1, 5)}
+    d62 = {k + 2: Fraction(1, 6) for k in range(1, 7)}
+    even = {2 * k: Fraction(1, 3) for k in range(1, 4)}
+    outputs = {"d4": d4, "d6+2": d62, "even": even}
+
+    def cells() -> dict[tuple[int, str], tuple[str, str]]:
+        raw = page.evaluate("""() => [...document.querySelectorAll(
+            '#outcomes tbody td[data-series]')].map(td => [td.parentNode.dataset.outcome,
+                td.dataset.series, td.dataset.exact,
+                td.firstChild ? td.firstChild.textContent : ''])""")
+        return {(int(o), s): (e, t) for o, s, e, t in raw}
+
+    for mode, cmp in (("atmost", lambda k, x: k <= x), ("atleast", lambda k, x: k >= x)):
+        page.check(f"input[name=mode][value={mode}]")
+        page.wait_for_function(
+            "document.querySelector('#mode-name').textContent !== '(probability)'")
+        got = cells()
+        for x in range(1, 9):
+            for name, pmf in outputs.items():
+                want = sum((p for k, p in pmf.items() if cmp(k, x)), Fraction(0))
+                exact, text = got[(x, name)]
+                assert Fraction(exact) == want, (mode, x, name)
+                assert text != "–", (mode, x, name)
+                if want in (0, 1):
+                    assert text == ("100.0000%" if want else "0.0000%")
+    page.check("input[name=mode][value=normal]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(probability)'")
+    assert cells()[(1, "d6+2")] == ("0", "–")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("program", "line", "says"), [
+    ("X: d4\nY: d6\n\noutput X + Y +\noutput Y\n", 4, "unfinished expression"),
+    ("output d6\noutput {1,2,3\noutput d4\n", 2, "'{' at line 2, column 8 is never closed"),
+    ("output [higest 3 of 4d6]\n", 1, "did you mean [highest N of DICE]?"),
+])
+def test_an_error_is_placed_where_the_program_goes_wrong(page: Any, server_url: str,
+                                                         program: str, line: int,
+                                                         says: str) -> None:
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, program, value="error")
+    assert page.get_attribute("#error .error", "data-line") == str(line)
+    assert page.inner_text("#gutter .bad") == str(line)
+    assert says in page.inner_text("#error .msg")
+    src = page.inner_text("#error .src")
+    assert src == program.splitlines()[line - 1]
+    if "unfinished" in says or "never closed" in says:
+        # the caret sits just after the line's last token, where the missing part belongs
+        assert len(page.inner_text("#error .caret")) == len(src.rstrip()) + 1
+
+
+@pytest.mark.browser
+def test_exported_chart_has_the_outputs_as_its_title(page: Any, server_url: str) -> None:
+    import xml.etree.ElementTree as ET
+
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    _calculate(page, 'output d6 named "one die"\noutput 2d6 named "two dice"\n')
+    with page.expect_download() as dl:
+        page.click("#svg")
+    root = ET.parse(dl.value.path()).getroot()
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+              if t.get("class") == "chart-title"]
+    assert titles and "one die, two dice" in " ".join(titles)
+    # the drawing is moved down under the title, not drawn over it
+    body = next(g for g in root.iter("{http://www.w3.org/2000/svg}g")
+                if g.get("class") == "chart-body")
+    assert body.get("transform").startswith("translate(0 ")
+    with page.expect_download() as dl:
+        page.click("#png")
+    png = Path(dl.value.path()).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1200, 390])
+def test_editor_and_exports_fit_the_screen(browser: Any, server_url: str, width: int) -> None:
+    """On a phone a long line wraps inside the editor (no sideways scrolling, the line
+    numbers follow the wrapped lines) and the five export buttons take one row; on a
+    desktop long lines scroll inside the editor as before."""
+    with _page_at(browser, server_url, width) as page:
+        long_line = "output " + " + ".join(["1d6"] * 40)
+        page.fill("#program", f"{long_line}\noutput d4\n")
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        sideways = page.evaluate("(() => { const t = document.querySelector('#program');"
+                                 " return t.scrollWidth > t.clientWidth + 1; })()")
+        tops = page.evaluate("""() => ['csv', 'json', 'png', 'svg', 'share'].map(id =>
+            Math.round(document.getElementById(id).getBoundingClientRect().top))""")
+        assert len(set(tops)) == 1, tops                   # one row
+        if width == 390:
+            assert not sideways
+            # the gutter's "2" sits beside the second line, after the wrapped first one
+            rows = page.evaluate("""() => {
+                const top = (sel) => [...document.querySelectorAll(sel)]
+                  .map(s => s.getBoundingClientRect().top);
+                const g = top('#gutter .ln'), l = top('.ck-hl .ck-line');
+                return [g, l]; }""")
+            assert all(abs(g - t) < 1.5 for g, t in zip(*rows, strict=True)), rows
+            assert rows[1][1] - rows[1][0] > 40              # the first line wrapped
+        else:
+            assert sideways
+
+
+def _set_program(page: Any, text: str) -> None:
+    """Put a long ``text`` in the editor as a paste does (one input event; Playwright's
+    fill types long texts slowly)."""
+    page.evaluate("""text => { const t = document.querySelector('#program');
+        t.value = text; t.dispatchEvent(new Event('input', { bubbles: true })); }""", text)
+
+
+@pytest.mark.browser
+def test_an_edit_redraws_only_its_line(page: Any, server_url: str) -> None:
+    """Typing in a long program draws again only the line typed in (counted: the other
+    lines keep their elements), and a text past 50,000 characters is shown plain."""
+    page.goto(server_url.rstrip("/") + "/anydice")
+    _wait(page)
+    program = "".join(f"output d{k} + ({k})\n" for k in range(1, 301))
+    _set_program(page, program)
+    page.evaluate("document.querySelectorAll('.ck-hl .ck-line').forEach(l => { l._old = 1; })")
+    at = program.index("output d150")
+    page.evaluate(f"""(() => {{ const t = document.querySelector('#program'); t.focus();
+                                t.setSelectionRange({at}, {at}); }})()""")
+    page.keyboard.type("X")
+    new = page.evaluate("[...document.querySelectorAll('.ck-hl .ck-line')].filter(l => !l._old)"
+                        ".map(l => l.textContent)")
+    assert new == ["Xoutput d150 + (150)"]
+    assert _overlay_text(page) == page.input_value("#program")
+    page.keyboard.press("Enter")                            # a new line: two lines drawn
+    new = page.evaluate("[...document.querySelectorAll('.ck-hl .ck-line')].filter(l => !l._old)"
+                        ".map(l => l.textContent)")
+    assert new == ["X", "output d150 + (150)"]
+    assert page.inner_text("#gutter").split() == [str(k) for k in range(1, 303)]
+    _set_program(page, "output d6\n" * 5001)
+    page.wait_for_function("document.querySelector('.ck-code').classList.contains('plain')")
+    assert page.evaluate("getComputedStyle(document.querySelector('#program')).color") != \
+        "rgba(0, 0, 0, 0)"
 
 
 def test_programs_open_from_a_file_and_save_to_one(page: Any, app_url: str,

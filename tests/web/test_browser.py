@@ -414,6 +414,38 @@ def test_pools_page(page: Any, app_url: str, tmp_path: Path) -> None:
     shot(page, "pools", tmp_path)
 
 
+def test_pools_page_algebra(page: Any, app_url: str) -> None:
+    """The pool algebra's presets and expression form on the Pools page (issue 29), on
+    both back ends, against the library."""
+    from chancekit.dice import Pool, d
+    from chancekit.dice.mechanics import evaluate_text, preset
+
+    page.goto(app_url + "pools")
+    wait(page)
+    page.select_option("#kind", "cancel")
+    wait(page)
+    page.fill("#dice", "4d6")
+    page.fill("#against", "2d6")
+    page.select_option("#match", "beat")
+    rerun(page, "#run")
+    expect = preset("cancel", [Pool(d(6), 4), Pool(d(6), 2)], match="beat")
+    (series,) = bar_points(page).values()
+    assert {int(x): Fraction(e) for x, e in series} == expect.pmf()
+    page.select_option("#kind", "expr")
+    wait(page)
+    page.fill("#expression", "(a - b).count(), a.largest_count()")
+    page.fill("#pools", "a=3d6 b=2d6")
+    rerun(page, "#run")
+    got = evaluate_text("(a - b).count(), a.largest_count()",
+                        {"a": Pool(d(6), 3), "b": Pool(d(6), 2)})
+    assert page.locator("#outcomes tbody tr").count() == len(got)
+    cell = page.inner_text("#outcomes tbody tr[data-outcome='(3, 1)'] td.exact-cell")
+    assert Fraction(cell) == got.probability((3, 1))
+    page.fill("#expression", "a.foo()")
+    rerun(page, "#run", value="error")
+    assert "not a method of the algebra" in page.inner_text("#error")
+
+
 def test_two_stage_sheet(page: Any, app_url: str) -> None:
     page.goto(app_url + "tables")
     wait(page)
@@ -563,6 +595,85 @@ def test_dice_csv_never_hands_a_spreadsheet_a_formula(page: Any, server_url: str
     rows = [r.split(",") for r in Path(got.value.path()).read_text().splitlines()[1:]]
     assert {(r[0], r[1]) for r in rows} == {("'=HYPERLINK(1)", "1d2"), ("-5", "1d2"),
                                            ("'-1d2", "'-1d2")}
+
+
+# -- the review of issue #28 on the Dice page ------------------------------------------------
+@pytest.mark.parametrize("width", [1200, 390])
+def test_dice_editor_keyboard_highlighting_and_exports_row(browser: Any, server_url: str,
+                                                           width: int) -> None:
+    """The Dice input is highlighted (its text unchanged) with the bracket by the caret
+    matched; Tab leaves it (no trap) and reaches the exports by keyboard; the five export
+    buttons take one row, on a phone too."""
+    context = browser.new_context(viewport={"width": width, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    try:
+        pg.goto(server_url)
+        wait(pg)
+        text = "# a comment\nattack: 1d20+5 >= 15\n(2d6+3)*2"
+        calculate(pg, text)
+        overlay = pg.evaluate("""() => [...document.querySelectorAll('.ck-hl .ck-line')]
+            .map(l => l.textContent).join('\\n') || document.querySelector('.ck-hl').textContent""")
+        overlay = overlay.replace("\u200b", "")
+        assert overlay == text and pg.input_value("#exprs") == text
+        kinds = pg.evaluate("""() => ['com', 'label', 'dice', 'num'].map(k =>
+            [...document.querySelectorAll('.ck-hl .tok-' + k)].map(s => s.textContent))""")
+        assert kinds[0] == ["# a comment"] and kinds[1] == ["attack:"]
+        assert kinds[2] == ["d", "d"] and "20" in kinds[3]
+        at = text.index("(") + 1
+        pg.evaluate(f"""(() => {{ const t = document.querySelector('#exprs'); t.focus();
+                                 t.setSelectionRange({at}, {at}); }})()""")
+        pg.wait_for_function("document.querySelectorAll('.ck-hl .bm').length === 2")
+        pg.keyboard.press("Tab")                  # Tab is not taken by the editor here
+        assert pg.evaluate("document.activeElement.id") == "dialect"
+        seen = []
+        for _ in range(30):
+            pg.keyboard.press("Tab")
+            seen.append(pg.evaluate("document.activeElement.id"))
+            if seen[-1] == "share":
+                break
+        assert {"run", "csv", "json", "png", "svg", "share"} <= set(seen), seen
+        tops = pg.evaluate("""() => ['csv', 'json', 'png', 'svg', 'share'].map(id =>
+            Math.round(document.getElementById(id).getBoundingClientRect().top))""")
+        assert len(set(tops)) == 1, tops
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()
+
+
+def test_dice_cumulative_cells_tiny_chances_and_chart_title(page: Any, server_url: str) -> None:
+    """At most past a series' top is 100% and at least below its bottom 100% (not "–");
+    a possible chance that rounds to 0 reads "< 0.0001%"; the exported chart's title
+    names the expressions."""
+    import xml.etree.ElementTree as ET
+
+    page.goto(server_url)
+    wait(page)
+    calculate(page, "small: 1d4\n1d6+2")
+    page.check("input[name=mode][value=atmost]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(at most)'")
+    cell = page.locator('#outcomes tr[data-outcome="8"] td[data-series="small"]')
+    assert cell.inner_text() == "100.0000%" and cell.get_attribute("data-exact") == "1"
+    cell = page.locator('#outcomes tr[data-outcome="1"] td[data-series="1d6+2"]')
+    assert cell.inner_text() == "0.0000%" and cell.get_attribute("data-exact") == "0"
+    page.check("input[name=mode][value=atleast]")
+    page.wait_for_function("document.querySelector('#mode-name').textContent === '(at least)'")
+    cell = page.locator('#outcomes tr[data-outcome="2"] td[data-series="1d6+2"]')
+    assert cell.inner_text() == "100.0000%" and cell.get_attribute("data-exact") == "1"
+    with page.expect_download() as dl:
+        page.click("#svg")
+    root = ET.parse(dl.value.path()).getroot()
+    title = " ".join(t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+                     if t.get("class") == "chart-title")
+    assert "small: 1d4, 1d6+2" in title and "at least" in title
+    # 10d10: a total of 10 has probability 1e-10
+    page.check("input[name=mode][value=normal]")
+    calculate(page, "10d10")
+    assert chancekit.dist("10d10").pmf()[10] == Fraction(1, 10**10)
+    cell = page.locator('#outcomes tr[data-outcome="10"] td[data-series="10d10"]')
+    assert cell.inner_text().startswith("< 0.0001%")
+    texts = page.evaluate("[...document.querySelectorAll('#outcomes td')].map(t => t.textContent)")
+    assert not any(t.startswith("0.0000%") for t in texts)
 
 
 def test_a_work_refusal_offers_more_work(page: Any, app_url: str) -> None:

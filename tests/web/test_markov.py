@@ -523,3 +523,76 @@ def test_phone_layout(browser: Any, server_url: str) -> None:
             assert scale and all(x >= 0.95 for x in scale), (kind, scale)
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_the_sentence_shows_decimals_and_the_exact_fraction_on_demand(
+        page: Any, server_url: str) -> None:
+    """A long exact mean (16756751/3125000 pulls) is not printed in the sentence: the
+    decimals are, and an "exact" button shows the fraction; a short one is said inline."""
+    page.goto(server_url.rstrip("/") + "/markov")
+    _wait(page)
+    assert "(exactly 20)" in page.inner_text("#mean")          # short: inline
+    _then_wait(page, lambda: page.select_option("#kind", "first-success"))
+    page.fill("#system", "pity:0.1,5,0.1,10")
+    _run(page)
+    doc = markov(server_url, {"kind": "first-success", "system": "pity:0.1,5,0.1,10"})
+    exact = page.get_attribute("#mean", "data-exact")
+    assert exact == doc["mean"] and len(exact) > 12
+    sentence = page.inner_text("#figures")
+    assert exact not in sentence and doc["variance"] not in sentence
+    assert f"Mean {float(Fraction(exact)):.6g} pulls" in sentence.replace("  ", " ")
+    button = page.locator("#mean button.exact-toggle")
+    assert button.get_attribute("aria-expanded") == "false"
+    button.click()                                            # on demand
+    assert page.inner_text("#mean code.exact-text") == exact
+    assert button.get_attribute("aria-expanded") == "true"
+    button.click()
+    assert not page.is_visible("#mean code.exact-text")
+
+
+@pytest.mark.browser
+def test_a_tiny_possible_chance_is_never_shown_as_zero(page: Any, server_url: str) -> None:
+    """The usage die's long tail: a count with probability 4e-7 reads "< 0.0001%", and
+    an at most one short of certain "> 99.9999%"; no cell says 0.0000% or 100.0000% for
+    a value that is not 0 or 1."""
+    page.goto(server_url.rstrip("/") + "/markov")
+    _wait(page)
+    doc = markov(server_url, {"kind": "usage-die", "ladder": "12,10,8,6,4", "down": "1,2"})
+    tiny = [r for r in doc["rows"] if 0 < r["p"] < 5e-7]
+    assert tiny                                             # the case exists
+    cells = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '#outcomes tbody tr')].map(tr => [tr.dataset.count,
+        [...tr.querySelectorAll('td')].map(td => td.textContent)]))""")
+    for r in doc["rows"]:
+        _count, p, _exact, ge, le = cells[str(r["count"])]
+        for value, text in ((r["p"], p), (r["ge"], ge), (r["le"], le)):
+            if 0 < value < 5e-7:
+                assert text == "< 0.0001%", (r["count"], value, text)
+            elif 1 - 5e-7 < value < 1:
+                assert text == "> 99.9999%", (r["count"], value, text)
+            assert text not in ("0.0000%", "100.0000%") or value in (0, 1)
+
+
+@pytest.mark.browser
+def test_phone_exact_fraction_and_exports_fit(browser: Any, server_url: str) -> None:
+    """At 390 px a long exact fraction, once shown, wraps inside the page, and the five
+    export buttons take one row."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    try:
+        pg.goto(server_url.rstrip("/") + "/markov")
+        _wait(pg)
+        _then_wait(pg, lambda: pg.select_option("#kind", "first-success"))
+        pg.fill("#system", "pity:0.1,5,0.1,10")
+        _run(pg)
+        for button in pg.locator("#figures button.exact-toggle").all():
+            button.click()
+        assert pg.locator("#figures code.exact-text:visible").count() == 2
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        tops = pg.evaluate("""() => ['csv', 'json', 'png', 'svg', 'share'].map(id =>
+            Math.round(document.getElementById(id).getBoundingClientRect().top))""")
+        assert len(set(tops)) == 1, tops
+    finally:
+        context.close()

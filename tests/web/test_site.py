@@ -188,8 +188,15 @@ def test_the_pages_compute_in_the_browser(browser: Any, site_url: str) -> None:
     assert page.get_attribute("#mean", "data-exact")
     page.click("nav >> text=Fairness")
     page.wait_for_function(READY, timeout=BOOT_MS)
-    page.click("#run")
+    page.click("#evaluate")
     page.wait_for_function("document.body.dataset.state === 'done'")
+    # tuning keeps the server's job protocol (POST /api/tune, then polling the job)
+    page.fill("#values", "3")
+    page.fill("#samples", "4")
+    page.click("#tune")
+    page.wait_for_function("['done', 'error'].includes(document.body.dataset.tune)",
+                           timeout=BOOT_MS)
+    assert page.evaluate("document.body.dataset.tune") == "done"
     assert not page.foreign and not page.errors, (page.foreign, page.errors)
     page.context.close()
 

@@ -14,6 +14,7 @@ evaluation budget before it starts, so a runaway program is refused up front.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 from typing import Any
 
@@ -34,6 +35,8 @@ NODE_WORK = 25
 #: variables, mixing the results: about 20 us) and of one expansion iteration (5 us)
 CALL_WORK = 1000
 ITERATION_WORK = 250
+#: names longer than this are not compared for "did you mean" (the comparison is quadratic)
+_SUGGEST_CHARS = 200
 #: at most this many function calls remembered per program run (see Interpreter.call)
 MEMO_ENTRIES = 200_000
 #: and values of at most about this many machine words in all (~100 MB; see _memo_size)
@@ -73,6 +76,33 @@ class Interpreter:
     def error(self, problem: str, node: Any, token: str = "") -> AnyDiceError:
         return AnyDiceError(problem, line=node.line, column=node.column, token=token,
                             source=self.source)
+
+    def suggest(self, key: tuple[str | None, ...]) -> str:
+        """``" (did you mean [highest N of DICE]?)"``: the up to three functions (the
+        program's own and the library's) whose names are nearest ``key``'s, or ``""``.
+        Cost: O(number of functions x name length^2)."""
+        def words(k: tuple[str | None, ...]) -> str:
+            return " ".join(w if w is not None else "?" for w in k)
+
+        placeholder = {"n": "N", "d": "DICE", "s": "SEQUENCE", None: "X"}
+        names: dict[tuple[str | None, ...], str] = {}
+        for k, b in library.BUILTINS.items():
+            kinds = iter(b.kinds)
+            names[k] = " ".join(w if w is not None else placeholder[next(kinds)] for w in k)
+        for k, f in self.funcs.items():
+            params = iter(f.params)
+            names[k] = " ".join(w if w is not None else next(params).name for w in k)
+        want = words(key)
+        if len(want) > _SUGGEST_CHARS:      # a name that long is near nothing anyone meant
+            return ""
+        scored = sorted(((difflib.SequenceMatcher(None, want, words(k)).ratio(), names[k])
+                         for k in names if len(words(k)) <= _SUGGEST_CHARS),
+                        key=lambda t: -t[0])
+        best = scored[0][0] if scored else 0.0
+        near = [name for score, name in scored if score >= max(0.6, best - 0.1)][:3]
+        if not near:
+            return ""
+        return " (did you mean " + " or ".join(f"[{n}]" for n in near) + "?)"
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -405,7 +435,8 @@ class Interpreter:
             entry = library.BUILTINS.get(node.key)
             if entry is None:
                 shown = " ".join(w if w is not None else "?" for w in node.key)
-                raise self.error(f"no function matches [{shown}]", node, "[")
+                raise self.error(f"no function matches [{shown}]{self.suggest(node.key)}",
+                                 node, "[")
             kinds = list(entry.kinds)
             fast = entry.fast(self, args) if entry.fast is not None else NotImplemented
             if fast is not NotImplemented:

@@ -38,6 +38,21 @@ def parse(source: str) -> tuple[Any, ...]:
     return _Parser(source).program()
 
 
+_OPENED = {"(": "bracket", "{": "sequence", "[": "function call"}
+
+
+def _width(tok: Token) -> int:
+    """How many characters ``tok`` takes in the program (a string's quotes counted)."""
+    return len(tok.text) + 2 if tok.kind == "str" else max(1, len(tok.text))
+
+
+def _first_column(source: str, line: int) -> int:
+    """The column of the first non-blank character of ``line`` (1-based)."""
+    lines = source.splitlines()
+    text = lines[line - 1] if 1 <= line <= len(lines) else ""
+    return len(text) - len(text.lstrip()) + 1
+
+
 def _describe(tok: Token) -> str:
     if tok.kind == "end":
         return "the end of the program"
@@ -52,6 +67,7 @@ class _Parser:
         self.stream = tokens(source)
         self.buf: list[Token] = []
         self.depth = 0
+        self.last: Token | None = None  # the last token read
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -67,6 +83,7 @@ class _Parser:
         tok = self.peek()
         if tok.kind != "end":
             self.buf.pop(0)
+            self.last = tok
         return tok
 
     def error(self, problem: str, tok: Token | None = None) -> AnyDiceError:
@@ -74,15 +91,40 @@ class _Parser:
         return AnyDiceError(problem, line=tok.line, column=tok.column, token=tok.text,
                             source=self.source)
 
+    def unfinished(self, want: str, opened: Token | None = None) -> AnyDiceError:
+        """``expected WANT but found X``, placed at X; unless X is on a later line than the
+        last token read (or is the end of the program): the expression before X is then
+        unfinished, and the error is placed just after that last token, where the missing
+        part belongs, naming what comes next (and ``opened``, the bracket left open)."""
+        tok = self.peek()
+        last = self.last
+        if last is None or (tok.kind != "end" and tok.line == last.line):
+            return self.error(f"expected {want} but found {_describe(tok)}")
+        what = "expression"
+        if opened is not None:
+            what = (f"{_OPENED[opened.text]}: the {opened.text!r} at line {opened.line}, "
+                    f"column {opened.column} is never closed;")
+        after = "" if " after " in want else f" after {_describe(last)}"
+        nxt = ("the program ends there" if tok.kind == "end" else
+               f"the line ends there (line {tok.line} starts with {_describe(tok)})"
+               if tok.column == _first_column(self.source, tok.line) else
+               f"the line ends there (next comes {_describe(tok)} on line {tok.line})")
+        return AnyDiceError(f"unfinished {what} expected {want}{after}, but {nxt}"
+                            if opened is not None else
+                            f"unfinished {what}: expected {want}{after}, but {nxt}",
+                            line=last.line, column=last.column + _width(last), token="",
+                            source=self.source)
+
     def at(self, kind: str, text: str | None = None) -> bool:
         tok = self.peek()
         return tok.kind == kind and (text is None or tok.text == text)
 
-    def expect(self, kind: str, text: str | None = None, what: str | None = None) -> Token:
+    def expect(self, kind: str, text: str | None = None, what: str | None = None,
+               opened: Token | None = None) -> Token:
         tok = self.peek()
         if tok.kind != kind or (text is not None and tok.text != text):
             want = what or (repr(text) if text is not None else kind)
-            raise self.error(f"expected {want} but found {_describe(tok)}")
+            raise self.unfinished(want, opened)
         return self.next()
 
     def enter(self) -> None:
@@ -100,12 +142,14 @@ class _Parser:
         return tuple(out)
 
     def block(self, in_function: bool) -> tuple[Any, ...]:
-        self.expect("op", "{", "'{' to start a block")
+        first = self.expect("op", "{", "'{' to start a block")
         self.enter()
         out = []
         while not self.at("op", "}"):
             if self.at("end"):
-                raise self.error("expected '}' to end a block but found the end of the program")
+                raise self.error(f"expected '}}' to end a block but found the end of the "
+                                 f"program (the block '{{' opened at line {first.line}, "
+                                 f"column {first.column} is not closed)", first)
             stmt = self.statement(top=False, in_function=in_function)
             out.append(stmt)
             if isinstance(stmt, A.Result) and not self.at("op", "}"):
@@ -290,14 +334,14 @@ class _Parser:
             self.next()
             self.enter()
             inner = self.expr()
-            self.expect("op", ")")
+            self.expect("op", ")", opened=tok)
             self.depth -= 1
             return inner
         if tok.kind == "op" and tok.text == "{":
             return self.sequence()
         if tok.kind == "op" and tok.text == "[":
             return self.call()
-        raise self.error(f"expected a value but found {_describe(tok)}")
+        raise self.unfinished("a value")
 
     def sequence(self) -> A.SeqLit:
         first = self.next()
@@ -319,7 +363,7 @@ class _Parser:
                     self.next()
                     continue
                 break
-        self.expect("op", "}", "',' or '}' in a sequence")
+        self.expect("op", "}", "',' or '}' in a sequence", opened=first)
         self.depth -= 1
         return A.SeqLit(tuple(items), first.line, first.column)
 
@@ -331,8 +375,7 @@ class _Parser:
         while not self.at("op", "]"):
             tok = self.peek()
             if tok.kind == "end":
-                raise self.error("expected ']' to end a function call but found the end of "
-                                 "the program", tok)
+                raise self.unfinished("']' to end a function call", first)
             if tok.kind == "word":
                 self.next()
                 key.append(tok.text)

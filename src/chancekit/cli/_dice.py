@@ -386,6 +386,8 @@ def _fmt(x: float | None) -> str:
 
 
 def _orderable(outcomes: Any) -> bool:
+    if any(isinstance(x, tuple) for x in outcomes):  # Vectors add up, but have no mean
+        return False
     try:
         sorted(outcomes)
         sum(outcomes)

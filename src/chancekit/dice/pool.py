@@ -51,6 +51,7 @@ from chancekit.dice.facewalk import (
 )
 from chancekit.dice.facewalk import face_walk_work as face_walk_work
 from chancekit.dice.facewalk import keep_work as keep_work
+from chancekit.dice.multiset import _LAZY, MultisetExpression
 from chancekit.dice.selectors import Op, Selector, matches_every_face
 from chancekit.errors import InvalidTypeError, InvalidValueError
 from chancekit.limits import MAX_DICE, MAX_POOL_DICE, MAX_POOL_STATES, MAX_WORK
@@ -77,7 +78,7 @@ __all__ = [
 # -- Pool: dice with operators --------------------------------------------------------------
 
 
-class Pool:
+class Pool(MultisetExpression):
     """``n`` dice like ``die`` (or the items of a set, :meth:`of`), with operators applied
     in order; :meth:`sum` is the exact distribution of what is kept, summed. Immutable:
     every operator returns a new pool. This is what dice notation compiles to —
@@ -93,6 +94,11 @@ class Pool:
       :meth:`explode` (``e``, ``!``), :meth:`clamp` (``mi``/``ma``);
     - :meth:`compound` (``!!``), :meth:`penetrate` (``!p``), :meth:`explode_once`
       (Foundry ``xo``), :meth:`count` (target numbers and failures, ``>=8f1``: last).
+
+    A pool without operators is also a multiset expression
+    (:class:`~chancekit.dice.multiset.MultisetExpression`: ``a - b``, ``highest(2)``,
+    ``sort_pair``, ``max_pair_drop``, ``versus_all``, ``largest_count`` … as in icepool;
+    docs/pools.md).
 
     Cost: per-die operators are one die's distribution and one polynomial power; a last
     keep/drop of the highest/lowest is the face walk of :func:`keep_sum`; anything else the
@@ -223,7 +229,7 @@ class Pool:
         """
         return self._with(Op("eo", sels))
 
-    def count(self, *success: Selector, fail: Selector | Sequence[Selector] = ()) -> Pool:
+    def count(self, *success: Selector, fail: Selector | Sequence[Selector] = ()) -> Any:
         """Count instead of summing (target numbers, World of Darkness, Shadowrun): each
         kept die scores 1 if it matches a ``success`` selector, and -1 if it matches a
         ``fail`` selector (Roll20 ``>=8f1``). Exploded dice count too. Must be last.
@@ -235,6 +241,8 @@ class Pool:
         Fraction(2, 1)
         """
         fails = (fail,) if isinstance(fail, Selector) else tuple(fail)
+        if not success and not fails:  # the multiset evaluation: how many dice
+            return MultisetExpression.count(self)
         if not success:
             raise InvalidValueError("count: success", success, "at least one selector")
         return self._with(Op("cnt", tuple(success), fails=fails))
@@ -249,8 +257,12 @@ class Pool:
             pool = pool._with(Op("ma", (Selector(None, require_int("hi", hi)),)))
         return pool
 
-    def sum(self) -> Distribution:
-        """The exact distribution of the sum of what is kept (the one pool evaluator)."""
+    def sum(self, map: Any = None) -> Any:
+        """The exact distribution of the sum of what is kept (the one pool evaluator);
+        with ``map`` (a function or mapping of faces), the sum of the mapped faces (the
+        multiset evaluation)."""
+        if map is not None or _LAZY.get():
+            return MultisetExpression.sum(self, map)
         from chancekit.dice import evaluate
         from chancekit.dice.caps import attach, pool_cap
 
@@ -285,6 +297,24 @@ class Pool:
                     "put the operators' effect in the rule")
         dice = [list(p._items) if p._die is None else [p._die] * p._n for p in pools]
         return evaluate_pool(rule, *dice)
+
+    # -- what the pool algebra (chancekit.dice.multiset) reads of a pool -------------------
+    def _leaf_dice(self) -> list[Distribution]:
+        if self._ops:
+            raise InvalidValueError(
+                f"{self!r} has operators (keep, explode, ...); the pool algebra reads the "
+                "dice as rolled: use highest()/lowest()/keep_outcomes() instead of keep(), "
+                "or explode the die first (Pool(d(6).explode(), 3))")
+        return list(self._items) if self._die is None else [self._die] * self._n
+
+    def _leaf_size(self) -> int:
+        return self._n
+
+    def _leaf_faces(self) -> Sequence[Any]:
+        return () if self._die is None else self._die.outcomes()
+
+    def _plain(self) -> tuple[Distribution, int] | None:
+        return None if self._die is None or self._ops else (self._die, self._n)
 
     def __repr__(self) -> str:
         ops = "".join(f".{o.kind}({', '.join(s.text() for s in o.sels + o.fails)})"

@@ -17,6 +17,7 @@ Nothing here imports Starlette, numpy or a server.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -128,7 +129,8 @@ def get_int(data: dict[str, Any], name: str, *, default: Any = _MISSING, lo: int
     return v
 
 
-_POOL_KINDS = ("largest-set", "straight", "nco", "risk", "genesys")
+_POOL_KINDS = ("largest-set", "straight", "nco", "risk", "genesys",
+               "cancel", "face-to-face", "sets", "straights", "poker", "expr")
 
 
 def parse_pool(data: dict[str, Any]) -> dict[str, Any]:
@@ -138,12 +140,44 @@ def parse_pool(data: dict[str, Any]) -> dict[str, Any]:
     if kind not in _POOL_KINDS:
         raise ApiError(400, f"'kind' must be one of {', '.join(_POOL_KINDS)}", field="kind")
     req: dict[str, Any] = {"kind": kind}
-    if kind in ("largest-set", "straight"):
+    if kind in ("largest-set", "straight", "sets", "straights", "poker", "cancel",
+                "face-to-face"):
         req["dice"] = get_str(data, "dice", max_len=200, allow_empty=False)
-    elif kind in ("nco", "risk"):
+    if kind in ("cancel", "face-to-face"):  # the pool algebra's two-pool presets
+        req["against"] = get_str(data, "against", max_len=200, allow_empty=False)
+    if kind == "cancel":
+        req["success"] = get_int(data, "success", default=5, lo=-10**9, hi=10**9)
+        req["match"] = get_str(data, "match", default="any", max_len=10)
+        if req["match"] not in ("any", "beat", "equal"):
+            raise ApiError(400, "'match' must be one of any, beat, equal", field="match")
+    if kind == "sets":
+        req["wild"] = get_str(data, "wild", default="", max_len=200)
+        if not re.fullmatch(r"\s*(-?\d{1,9}([\s,]+-?\d{1,9})*)?[\s,]*", req["wild"]):
+            raise ApiError(400, "'wild' must be faces separated by commas, e.g. \"9,10\"",
+                           field="wild")
+    if kind == "expr":  # the algebra as text over named pools {"a": "4d6", ...}
+        req["expression"] = get_str(data, "expression", max_len=1000, allow_empty=False)
+        pools = data.get("pools")
+        if not isinstance(pools, dict) or not 1 <= len(pools) <= 8:
+            raise ApiError(400, "'pools' must be an object of 1 to 8 named pools, e.g. "
+                           "{\"a\": \"4d6\", \"b\": \"2d6\"}", field="pools")
+        req["pools"] = {}
+        for name, text in pools.items():
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w{0,30}", name):
+                raise ApiError(400, f"pool name {name!r} must be a name such as a or attack",
+                               field="pools")
+            if not isinstance(text, str) or not 0 < len(text) <= 200:
+                raise ApiError(400, f"pool {name!r} must be dice text such as \"4d6\"",
+                               field="pools")
+            req["pools"][name] = text
+    if kind in ("nco", "risk"):
         req["action"] = get_int(data, "action", lo=0 if kind == "nco" else 1, hi=10_000)
         req["danger"] = get_int(data, "danger", lo=0 if kind == "nco" else 1, hi=10_000)
-    else:
+    if kind == "risk":
+        req["ties"] = get_str(data, "ties", default="defender", max_len=10)
+        if req["ties"] not in ("defender", "attacker"):
+            raise ApiError(400, "'ties' must be defender or attacker", field="ties")
+    if kind == "genesys":
         req["pool"] = get_str(data, "pool", max_len=200, allow_empty=False)
     return req
 

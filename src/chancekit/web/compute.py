@@ -250,6 +250,50 @@ def _pool_dice(text: str) -> list[Any]:
     return dice
 
 
+def _pool_of(text: str) -> Any:
+    """``"5d6"`` -> ``Pool(d(6), 5)``; mixed dice ("3d6 2d8") -> a pool of those items."""
+    from chancekit.dice import Pool
+
+    dice = _pool_dice(text)
+    return Pool(dice[0], len(dice)) if len(set(dice)) == 1 else Pool.of(dice)
+
+
+def _algebra_job(req: dict[str, Any]) -> tuple[Any, str]:
+    """The pool algebra's presets and expression form (chancekit.dice.mechanics)."""
+    from chancekit.dice import Pool, d
+    from chancekit.dice.mechanics import evaluate_text, preset
+
+    kind = req["kind"]
+    if kind == "expr":
+        pools = {name: _pool_of(text) for name, text in req["pools"].items()}
+        named = " ".join(f"{k}={' '.join(v.split())}" for k, v in req["pools"].items())
+        return evaluate_text(req["expression"], pools), f"{req['expression']} with {named}"
+    if kind == "risk":
+        a, b = req["action"], req["danger"]
+        return (preset("risk", [Pool(d(6), a), Pool(d(6), b)], ties=req["ties"]),
+                f"RISK: {a} attacking vs {b} defending (attacker losses, defender losses), "
+                f"ties to the {req['ties']}")
+    mine = _pool_of(req["dice"])
+    text = " ".join(req["dice"].split())
+    if kind in ("cancel", "face-to-face"):
+        theirs = _pool_of(req["against"])
+        other = " ".join(req["against"].split())
+        if kind == "cancel":
+            return (preset("cancel", [mine, theirs], success=req["success"],
+                           match=req["match"]),
+                    f"successes ({req['success']}+) of {text} left after {other} cancels "
+                    f"(match {req['match']})")
+        return (preset("face-to-face", [mine, theirs]),
+                f"face to face: {text} vs {other} (successes of each)")
+    if kind == "sets":
+        wild = [int(w) for w in re.split(r"[\s,]+", req["wild"].strip()) if w]
+        return (preset("sets", [mine], wild=wild),
+                f"largest matching set of {text}" + (f", {req['wild']} wild" if wild else ""))
+    if kind == "straights":
+        return preset("straights", [mine]), f"all straights of {text}"
+    return preset("poker", [mine]), f"poker hand of {text}"
+
+
 def pool_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """The pool rules of :mod:`chancekit.dice.pool` and :mod:`chancekit.dice.symbols`,
     exactly, as one series (``describe``): ``largest-set`` / ``straight`` of ``dice``,
@@ -268,10 +312,12 @@ def pool_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     elif kind == "nco":
         d = neon_city_overdrive(req["action"], req["danger"])
         title = f"Neon City Overdrive: {req['action']} action vs {req['danger']} danger"
-    elif kind == "risk":
+    elif kind == "risk" and req.get("ties", "defender") == "defender":
         d = risk_battle(req["action"], req["danger"])
         title = (f"RISK: {req['action']} attacking vs {req['danger']} defending "
                  "(attacker losses, defender losses)")
+    elif kind in ("risk", "cancel", "face-to-face", "sets", "straights", "poker", "expr"):
+        d, title = _algebra_job(req)
     else:
         from chancekit.dice.symbols import genesys, genesys_pool, project
 

@@ -147,10 +147,21 @@ def openapi_document() -> dict[str, Any]:
                 "'straight' of 'dice' (\"5d6 2d8\"), 'nco' (Neon City Overdrive: 'action' "
                 "vs 'danger' d6), 'risk' ('action' attackers vs 'danger' defenders), "
                 "'genesys' (the net symbols of 'pool', e.g. \"2A1P vs 2D\", with 'success' "
-                "and 'at_least_one' of each symbol). One series, as /api/dist sends it.",
+                "and 'at_least_one' of each symbol). One series, as /api/dist sends it. "
+                "The pool algebra (docs/pools.md): 'cancel' ('dice' successes, >= "
+                "'success', left after 'against' cancels them; 'match' any, beat or equal), "
+                "'face-to-face' ('dice' vs 'against': the successes of each), 'sets' "
+                "(largest matching set, 'wild' faces such as \"9,10\"), 'straights', "
+                "'poker', 'risk' with 'ties': attacker, and 'expr' ('expression' over "
+                "named 'pools', e.g. {\"a\": \"3d6\", \"b\": \"2d6\"}).",
                 {"kind": "largest-set", "dice": "5d6"},
-                {"kind": {"enum": ["largest-set", "straight", "nco", "risk", "genesys"]},
-                 "dice": s, "action": i, "danger": i, "pool": s}, ["kind"]),
+                {"kind": {"enum": ["largest-set", "straight", "nco", "risk", "genesys",
+                                   "cancel", "face-to-face", "sets", "straights", "poker",
+                                   "expr"]},
+                 "dice": s, "action": i, "danger": i, "pool": s,
+                 "against": s, "success": i, "match": {"enum": ["any", "beat", "equal"]},
+                 "ties": {"enum": ["defender", "attacker"]}, "wild": s, "expression": s,
+                 "pools": {"type": "object", "additionalProperties": s}}, ["kind"]),
             "/api/fairness": _post(
                 "fairness metrics over a match",
                 "chancekit.fair.evaluate of each system spec (e.g. deck, "

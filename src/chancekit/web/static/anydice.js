@@ -26,17 +26,11 @@
   const view = () => ({ program: $("#program").value, mode: mode(), transpose: $("#transpose").checked,
                         log: $("#log").checked, bars: $("#bars").checked });
 
-  // line numbers beside the editor; the line of an error is marked
-  function gutter() {
-    const n = $("#program").value.split("\n").length;
-    const kids = [];
-    for (let i = 1; i <= n; i++) {
-      kids.push(i === badLine ? el("span", { class: "bad", "data-line": i }, String(i)) : String(i));
-      if (i < n) kids.push("\n");
-    }
-    $("#gutter").replaceChildren(...kids);
-    $("#gutter").scrollTop = $("#program").scrollTop;
-  }
+  // the editor (editor.js): highlighting, bracket matching, Tab indents (Esc then Tab
+  // leaves), line numbers beside it with the line of an error marked
+  const editor = CKEditor.attach($("#program"), { language: "anydice", gutter: $("#gutter"),
+                                                  badLine: () => badLine, tabIndents: true });
+  const gutter = () => editor.refresh();
 
   function showError(err) {
     badLine = Number.isInteger(err.line) ? err.line : null;
@@ -102,7 +96,8 @@
                                 bars: $("#bars").checked,
                                 legend: chartSeries.length <= 24, integerX: false,
                                 xLabel: $("#transpose").checked ? "output" : "outcome",
-                                yLabel: modeName, title: `AnyDice outputs (${modeName})` });
+                                yLabel: modeName,   // the title of an exported chart: the program's outputs
+                                title: series.map((s) => s.label).join(", ") + ` (${modeName})` });
     const qs = ["0.05", "0.25", "0.5", "0.75", "0.95"];
     $("#summary").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", { class: "l" }, "output"), el("th", {}, "mean"),
@@ -126,8 +121,13 @@
       el("tbody", {}, order.slice(0, 3000).map((o) => el("tr", { "data-outcome": o }, el("td", {}, o),
         idx.slice(0, 100).map((m, i) => {
           const r = m.get(o);
-          return el("td", { "data-series": series[i].label, "data-exact": r ? r[exactKey] || "" : "0" },
-                    r ? pct(r[key]) : "–", r && r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
+          if (!r) {              // not an outcome of this series: 0% or 100% in the cumulative views
+            const c = CK.missingCell(series[i], seen.get(o), key, exactKey);
+            return el("td", { "data-series": series[i].label, "data-exact": c.exact, title: c.title || null,
+                              class: "missing" }, c.text);
+          }
+          return el("td", { "data-series": series[i].label, "data-exact": r[exactKey] || "" },
+                    pct(r[key]), r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
         })))));
     const hidden = series.filter((s) => s.hidden).map((s) => `${s.label}: ${s.hidden} outcomes below 1e-6 not shown`);
     $("#hidden-note").textContent = hidden.join("; ");
@@ -157,14 +157,8 @@
   const ta = $("#program");
   ta.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); }
-    else if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey && !e.altKey) {   // indent, as an editor does
-      e.preventDefault();
-      const { selectionStart: a, selectionEnd: b } = ta;
-      ta.setRangeText("  ", a, b, "end"); gutter();
-    }
   });
-  ta.addEventListener("input", () => { if (badLine) { badLine = null; } gutter(); });
-  ta.addEventListener("scroll", () => { $("#gutter").scrollTop = ta.scrollTop; });
+  ta.addEventListener("input", () => { if (badLine) { badLine = null; gutter(); } });
   $("#run").addEventListener("click", run);
   // programs as files: Open… (a file picker) or a file dropped on the editor; Save downloads it
   const MAX_FILE = 60000;   // the API's program limit, in characters

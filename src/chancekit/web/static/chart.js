@@ -9,6 +9,7 @@ const CKChart = (() => {
   // hues at three lightnesses, so every series has its own colour
   const color = (i, n = PALETTE.length) => n <= PALETTE.length ? PALETTE[i % PALETTE.length] :
     `hsl(${Math.round((i * 360) / n)}, 70%, ${[38, 52, 30][i % 3]}%)`;
+  const CHAR = 6.4;   // the width of an 11 px label's character, about
   const svg = (tag, attrs = {}, text) => {
     const e = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
@@ -39,8 +40,20 @@ const CKChart = (() => {
     container._ckOpts = opts;  // redrawn at the new width when the window is resized
     const W = opts.width || Math.max(300, Math.min(1400, Math.round(container.clientWidth || 900)));
     const narrow = W < 600;
-    const H = opts.height ? (narrow ? Math.round(opts.height * 0.85) : opts.height) : (narrow ? 280 : 340);
     const M = { l: narrow ? 50 : 64, r: 12, t: 14, b: opts.xLabel ? 52 : 40 };
+    // category labels (loot names, outputs) are never cut short below 24 characters: when
+    // they do not fit side by side they are drawn slanted, with room made below the axis
+    const cats0 = opts.categories;
+    const catStep = cats0 ? Math.max(1, Math.ceil(cats0.length / Math.floor((W - M.l - M.r) / 40))) : 1;
+    const catText = (v) => { const t = String(cats0[v]); return t.length > 24 ? t.slice(0, 23) + "…" : t; };
+    let slant = 0;
+    if (cats0 && cats0.length) {
+      const room = (W - M.l - M.r) / cats0.length * catStep - 8;
+      const longest = Math.max(...cats0.map((_, i) => (i % catStep ? 0 : catText(i).length)));
+      if (longest * CHAR > room) slant = Math.ceil(longest * CHAR * 0.6);   // sin 37 degrees
+    }
+    M.b += slant;
+    const H = (opts.height ? (narrow ? Math.round(opts.height * 0.85) : opts.height) : (narrow ? 280 : 340)) + slant;
     const series = opts.series.filter((s) => s.points.length);
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
                              class: "ck-chart", "data-kind": opts.bars ? "bars" : "lines",
@@ -92,12 +105,16 @@ const CKChart = (() => {
     const xt = cats ? cats.map((_, i) => i) : niceTicks(x0, x1, Math.min(12, Math.round(plotW / 60)))
       .filter((v) => (!(opts.integerX || (distinct.length && distinct.every(Number.isInteger))) ||
                       Number.isInteger(v)));
-    const step = cats ? Math.max(1, Math.ceil(cats.length / Math.floor(plotW / 40))) : 1;
+    const step = catStep;
     const xaxis = svg("g", { class: "x-axis" });
     xt.forEach((v, i) => {
       if (i % step) return;
-      xaxis.append(svg("text", { x: X(v), y: H - M.b + 16, "text-anchor": "middle" },
-                       cats ? String(cats[v]).slice(0, 14) : +v.toPrecision(6) + ""));
+      const at = { x: X(v), y: H - M.b + 16, "text-anchor": "middle" };
+      if (cats && slant) Object.assign(at, { y: H - M.b + 12, "text-anchor": "end",
+                                             transform: `rotate(-37 ${X(v).toFixed(1)} ${H - M.b + 12})` });
+      const t = svg("text", at, cats ? catText(v) : +v.toPrecision(6) + "");
+      if (cats && String(cats[v]) !== catText(v)) t.append(svg("title", {}, String(cats[v])));
+      xaxis.append(t);
     });
     root.append(xaxis);
     root.append(svg("line", { x1: M.l, x2: W - M.r, y1: H - M.b, y2: H - M.b, class: "axis" }));
@@ -172,20 +189,47 @@ const CKChart = (() => {
     }
     return root;
   }
-  // the chart as a standalone SVG file: its styles inline, a white background, the legend
+  // `text` in lines of at most `width` characters (words kept whole when they fit), at
+  // most `most` lines, the last cut with an ellipsis
+  function wrapWords(text, width, most) {
+    const lines = [];
+    let line = "";
+    for (const word of String(text).split(/\s+/).filter(Boolean)) {
+      const next = line ? `${line} ${word}` : word;
+      if (next.length <= width) { line = next; continue; }
+      if (line) lines.push(line);
+      line = word.length > width ? word.slice(0, width - 1) + "…" : word;
+    }
+    if (line) lines.push(line);
+    if (lines.length > most) {
+      lines.length = most;
+      lines[most - 1] = lines[most - 1].slice(0, width - 1) + "…";
+    }
+    return lines;
+  }
+  // the chart as a standalone SVG file: its styles inline, a white background, its title
+  // above it (the chart's `title`: the series or the program's outputs), the legend below
   function standalone(container) {
     const src = container.querySelector("svg.ck-chart");
     if (!src) return null;
     const out = src.cloneNode(true);
-    const W = +out.getAttribute("width"), H0 = +out.getAttribute("height");
+    const W = +out.getAttribute("width"), H1 = +out.getAttribute("height");
     const names = [...src.querySelectorAll("g.series")].map((g) => [g.dataset.series, g.getAttribute("fill")]);
     const legendRows = names.length <= 24 ? Math.ceil(names.length / Math.max(1, Math.floor(W / 150))) : 0;
-    const H = H0 + legendRows * 18;
+    const title = wrapWords((container._ckOpts && container._ckOpts.title) || "", Math.floor((W - 24) / 7.5), 3);
+    const T = title.length ? 10 + title.length * 18 : 0;   // the title's height
+    const body = svg("g", { class: "chart-body", transform: `translate(0 ${T})` });
+    body.append(...out.childNodes);
+    out.append(body);
+    const H0 = H1 + T, H = H0 + legendRows * 18;
     out.setAttribute("xmlns", NS);
     out.setAttribute("height", H); out.setAttribute("viewBox", `0 0 ${W} ${H}`);
     out.insertBefore(svg("style", {}, "text{font:11px system-ui,sans-serif;fill:#4a5261}" +
-      ".axis{stroke:#8a93a3}.grid{stroke:#e7e9ee}"), out.firstChild);
+      ".axis{stroke:#8a93a3}.grid{stroke:#e7e9ee}text.chart-title{font:600 13px system-ui,sans-serif;fill:#1d2330}"),
+      out.firstChild);
     out.insertBefore(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff" }), out.children[1]);
+    title.forEach((line, i) => out.append(svg("text", { class: "chart-title", x: W / 2, y: 20 + i * 18,
+                                                        "text-anchor": "middle" }, line)));
     const per = Math.max(1, Math.floor(W / 150));
     if (legendRows) names.forEach(([name, c], i) => {
       const x = 12 + (i % per) * 150, y = H0 + 4 + Math.floor(i / per) * 18;

@@ -105,8 +105,15 @@ const CK = (() => {
   const timing = (r) => `computed in ${num(r.data.elapsed_ms, 1)} ms` +
     (r.data.cached ? " (cached)" : "") + ` · round trip ${num(r.ms, 0)} ms`;
 
-  const pct = (p, digits = 4) => p === null || p === undefined ? "" :
-    (100 * p).toFixed(digits) + "%";
+  // a probability as a percentage with `digits` decimals; a chance that is possible but
+  // rounds to 0 says "< 0.0001%" (and one short of certain "> 99.9999%"), never "0.0000%"
+  const pct = (p, digits = 4) => {
+    if (p === null || p === undefined) return "";
+    const text = (100 * p).toFixed(digits), unit = (10 ** -digits).toFixed(digits);
+    if (p > 0 && Number(text) === 0) return `< ${unit}%`;
+    if (p < 1 && Number(text) === 100) return `> ${(100 - 10 ** -digits).toFixed(digits)}%`;
+    return text + "%";
+  };
   const num = (x, digits = 4) => x === null || x === undefined ? "–" :
     (Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < 1e-4) ? x.toExponential(3) :
      Number(x.toFixed(digits)).toString());
@@ -211,6 +218,27 @@ const CK = (() => {
         el("td", { class: "ks" }, c.ks === null ? "n/a" : num(c.ks)), el("td", { class: "ks-exact" }, c.ks_exact ?? "–"),
         el("td", { class: "tv" }, num(c.tv)), el("td", { class: "tv-exact" }, c.tv_exact ?? "–")))));
   }
-  return { el, $, api, request, runner, timing, onSite, pct, num, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
+  // the outcome table's cell for an outcome (numeric position `x`) that series `s` has no
+  // row for, in the view `key` ("p", "ge", "le"): outside the series' range the cumulative
+  // views are exact (at most past its top is 100%, below its bottom 0%; at least the other
+  // way round); inside it (an outcome it cannot give) the neighbouring row's value; "–" in
+  // the Normal view (it cannot happen), or when unknown (labels, rows left out, no outcomes)
+  function missingCell(s, x, key, exactKey) {
+    const dash = { text: "–", exact: key === "p" ? "0" : "", title: "this outcome cannot happen here" };
+    if (key === "p") return dash;
+    const unknown = { text: "–", exact: "", title: "" };
+    if (x === null || x === undefined || !s.rows.length || s.rows.some((r) => r.x === null)) return unknown;
+    const xs = s.rows.map((r) => r.x);
+    // with rows left out (tiny ones), the true smallest and largest outcomes bound the range
+    const lo = s.hidden ? Number(s.min) : Math.min(...xs), hi = s.hidden ? Number(s.max) : Math.max(...xs);
+    const one = { text: pct(1), exact: "1", title: "" }, zero = { text: pct(0), exact: "0", title: "" };
+    if (key === "le") { if (x > hi) return one; if (x < lo) return zero; }
+    else { if (x < lo) return one; if (x > hi) return zero; }
+    if (s.hidden || !(x > lo && x < hi)) return unknown;
+    const near = key === "le" ? s.rows.filter((r) => r.x < x).reduce((a, r) => (!a || r.x > a.x ? r : a), null)
+                              : s.rows.filter((r) => r.x > x).reduce((a, r) => (!a || r.x < a.x ? r : a), null);
+    return near ? { text: pct(near[key]), exact: near[exactKey] || "", title: "this outcome cannot happen here" } : unknown;
+  }
+  return { el, $, api, request, runner, timing, onSite, pct, num, missingCell, download, errorBox, noteList, stale, encodeState, decodeState, shareLink,
            copyText, share, version, compareTable, csvCell };
 })();

@@ -89,7 +89,9 @@
                                 bars: $("#bars").checked,
                                 legend: chartSeries.length <= 24, integerX: false,
                                 xLabel: $("#transpose").checked ? "expression" : "outcome",
-                                yLabel: modeName, title: `dice chart (${modeName})` });
+                                yLabel: modeName,   // the title of an exported chart: its expressions
+                                title: series.map((s) => (s.label && s.label !== s.text ? `${s.label}: ${s.text}` : s.text))
+                                  .join(", ") + ` (${modeName})` });
     renderTables(key, exactKey);
   }
 
@@ -123,8 +125,13 @@
       el("tbody", {}, order.slice(0, 3000).map((o) => el("tr", { "data-outcome": o }, el("td", {}, o),
         idx.map((m, i) => {
           const r = m.get(o);
-          return el("td", { "data-series": series[i].label, "data-exact": r ? r[exactKey] || "" : "0" },
-                    r ? pct(r[key]) : "–", r && r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
+          if (!r) {              // not an outcome of this series: 0% or 100% in the cumulative views
+            const c = CK.missingCell(series[i], seen.get(o), key, exactKey);
+            return el("td", { "data-series": series[i].label, "data-exact": c.exact, title: c.title || null,
+                              class: "missing" }, c.text);
+          }
+          return el("td", { "data-series": series[i].label, "data-exact": r[exactKey] || "" },
+                    pct(r[key]), r[exactKey] ? el("span", { class: "exact" }, r[exactKey]) : null);
         })))));
     const hidden = series.filter((s) => s.hidden).map((s) => `${s.label}: ${s.hidden} outcomes below 1e-6 not shown`);
     $("#hidden-note").textContent = hidden.join("; ");
@@ -202,6 +209,8 @@
     if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
   }
 
+  // highlighting and bracket matching (editor.js); Tab keeps moving the focus here
+  CKEditor.attach($("#exprs"), { language: "dice" });
   let timer = null, touched = false;
   if (window.innerWidth < 600) document.querySelector("details.help").open = false;  // a phone: the input first
   $("#exprs").addEventListener("input", () => { touched = true; });

@@ -75,7 +75,22 @@
     return runs.go("/api/markov", body());
   }
 
-  const exactly = (text) => text ? ` (exactly ${text})` : "";
+  // the sentence shows decimals; an exact value that is short is said inline ("exactly
+  // 20"), a long fraction (40 digits) only on demand, behind an "exact" button
+  const SHORT = 12;
+  const exactly = (text, what) => {
+    if (!text) return [];
+    if (text.length <= SHORT) return [` (exactly ${text})`];
+    const shown = el("code", { class: "exact-text", hidden: true }, text);
+    const btn = el("button", { type: "button", class: "exact-toggle", "aria-expanded": "false",
+                               title: `the exact ${what} as a fraction (${text.length} characters)` }, "exact");
+    btn.addEventListener("click", () => {
+      shown.hidden = !shown.hidden;
+      btn.setAttribute("aria-expanded", String(!shown.hidden));
+      btn.textContent = shown.hidden ? "exact" : "hide";
+    });
+    return [" ", btn, shown];
+  };
   function render() {
     if (!result) return;
     const [key, exactKey, modeName] = MODES[mode()];
@@ -88,15 +103,16 @@
       log: $("#log").checked, bars: $("#bars").checked, percent: true, legend: false, integerX: true,
       xLabel: unit, yLabel: modeName, title: `${d.title} (${modeName})` });
     $("#figures").replaceChildren(el("b", {}, d.title), ". ",
-      el("span", { id: "mean", "data-exact": d.mean || "" }, `Mean ${num(d.mean_float, 6)} ${unit}${exactly(d.mean)}`),
+      el("span", { id: "mean", "data-exact": d.mean || "" }, `Mean ${num(d.mean_float, 6)} ${unit}`,
+         ...exactly(d.mean, "mean")),
       ", ", el("span", { id: "variance", "data-exact": d.variance || "" },
-               `variance ${num(d.variance_float, 6)}${exactly(d.variance)}`),
+               `variance ${num(d.variance_float, 6)}`, ...exactly(d.variance, "variance")),
       `, sd ${num(d.sd, 6)}.`);
     const last = d.shown_upto;
     $("#tail-note").replaceChildren(d.complete
       ? el("span", { id: "tail", "data-exact": "0" }, `Complete: the count never exceeds ${last} ${unit}; nothing is left over.`)
       : el("span", { id: "tail", "data-exact": d.tail || "", "data-p": d.tail_float },
-           `Not shown: more than ${last} ${unit}, probability ${pct(d.tail_float, 6)}${exactly(d.tail)}` +
+           `Not shown: more than ${last} ${unit}, probability ${pct(d.tail_float, 6)}`, ...exactly(d.tail, "probability"),
            (d.rows_cut ? ` (${d.rows_cut} more counts were computed than are listed)` : "") +
            ". The rows above and this sum to 1 exactly."));
     $("#notes").replaceChildren(...CK.noteList(d.notes || []));

@@ -1,4 +1,5 @@
-// Pools page: largest set, straights, Neon City Overdrive, RISK, Genesys symbols (/api/pool)
+// Pools page: largest set, straights, Neon City Overdrive, RISK, Genesys symbols and the
+// pool algebra (cancel, face to face, sets, all straights, poker, expressions) (/api/pool)
 "use strict";
 (() => {
   const { el, $, request: api, pct, num, errorBox } = CK;
@@ -10,11 +11,27 @@
     $("#action-name").textContent = risk ? "Attackers" : "Action dice";
     $("#danger-name").textContent = risk ? "Defenders" : "Danger dice";
   }
+  function namedPools(text) { // "a=3d6 b=2d6" -> {a: "3d6", b: "2d6"} (the server checks them)
+    const out = {};
+    for (const part of text.trim().split(/\s+/)) {
+      if (!part) continue;
+      const i = part.indexOf("=");
+      out[i < 0 ? part : part.slice(0, i)] = i < 0 ? "" : part.slice(i + 1);
+    }
+    return out;
+  }
   function body() {
     const k = kind();
-    if (k === "largest-set" || k === "straight") return { kind: k, dice: $("#dice").value };
+    if (k === "largest-set" || k === "straight" || k === "straights" || k === "poker") return { kind: k, dice: $("#dice").value };
+    if (k === "sets") return { kind: k, dice: $("#dice").value, wild: $("#wild").value };
+    if (k === "cancel") return { kind: k, dice: $("#dice").value, against: $("#against").value,
+      success: Number($("#threshold").value), match: $("#match").value };
+    if (k === "face-to-face") return { kind: k, dice: $("#dice").value, against: $("#against").value };
+    if (k === "expr") return { kind: k, expression: $("#expression").value, pools: namedPools($("#pools").value) };
     if (k === "genesys") return { kind: k, pool: $("#pool").value };
-    return { kind: k, action: Number($("#action").value), danger: Number($("#danger").value) };
+    const b = { kind: k, action: Number($("#action").value), danger: Number($("#danger").value) };
+    if (k === "risk") b.ties = $("#ties").value;
+    return b;
   }
   async function run() {
     $("#error").replaceChildren(); $("#status").textContent = "computing…";
@@ -61,7 +78,7 @@
   }
   $("#kind").addEventListener("change", () => { sync(); run(); });
   $("#run").addEventListener("click", run);
-  for (const id of ["#dice", "#pool", "#action", "#danger"])
+  for (const id of ["#dice", "#pool", "#action", "#danger", "#against", "#threshold", "#wild", "#expression", "#pools"])
     $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
   $("#png").addEventListener("click", () => result && CKChart.exportPNG($("#chart"), `chancekit-${kind()}`));
   $("#svg").addEventListener("click", () => result && CKChart.exportSVG($("#chart"), `chancekit-${kind()}`));

@@ -30,16 +30,31 @@
     render();
     document.body.dataset.state = "done";
   }
-  // one table of the sheet: a row per face of the row die
+  // one table of the sheet: a row per face of the row die. Every sheet has its outcome
+  // column (a table from dice notation: the row number); a row kept on any check roll says
+  // "always" (not "≤ 20"), a row with no outcome of its own "never" (it gives its "else")
   function sheetTable(t, s, attrs) {
-    const headers = s.numbered ? [`d${t.row_die}`, `keep if d${t.check_die} ≤`, "else"]
-                               : [`d${t.row_die}`, "outcome", `keep if d${t.check_die} ≤`, "else"];
+    const headers = [`d${t.row_die}`, "outcome", `keep if d${t.check_die} ≤`, "else"];
     const dash = (v) => (v === null || v === undefined ? "–" : v);
-    const rows = s.rows.map((r) => el("tr", {}, el("td", {}, r.face),
-      s.numbered ? null : el("td", {}, dash(r.outcome)),
-      el("td", {}, r.threshold === 0 ? "–" : r.threshold), el("td", {}, dash(r.alias))));
+    const keep = (r) => r.threshold === 0 ? el("span", { class: "never", title: "no outcome of its own: it gives its else" }, "never")
+      : r.threshold >= t.check_die ? el("span", { class: "always", title: "no check roll needed" }, "always") : r.threshold;
+    const rows = s.rows.map((r) => el("tr", { "data-face": r.face }, el("td", {}, r.face),
+      el("td", { class: "outcome" }, dash(r.outcome)), el("td", { class: "keep" }, keep(r)),
+      el("td", { class: "else" }, r.threshold >= t.check_die ? "–" : dash(r.alias))));
     return el("table", attrs, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
               el("tbody", {}, rows));
+  }
+  // how to read the special rows, said only when the sheet has them
+  function reading(sheets, t) {
+    const rows = sheets.flatMap((s) => s.rows);
+    const out = [];
+    if (rows.some((r) => r.threshold >= t.check_die))
+      out.push("A row marked “always” gives its outcome whatever the check die shows: no check roll is needed.");
+    if (rows.some((r) => r.threshold === 0))
+      out.push("A row marked “never” has no outcome of its own: it always gives its “else”.");
+    if (sheets.some((s) => s.numbered))
+      out.push(`The outcome of a row is its number (the d${t.row_die} roll).`);
+    return out.join(" ");
   }
   function render() {
     const t = result;
@@ -52,6 +67,7 @@
       el("h2", {}, t.title || "table"),
       ...tables,
       el("p", { id: "rule" }, t.rule),
+      el("p", { id: "reading" }, reading(t.two_stage ? t.stages : [t], t)),
       el("p", { id: "accuracy" }, `Accuracy: ${t.report.line}`));
     const cats = t.outcomes.map((o) => o.label);
     const pts = (key, ex) => t.outcomes.map((o, i) => ({ x: i, label: o.label, y: o[key], exact: o[ex],
@@ -59,11 +75,11 @@
     CKChart.draw($("#chart"), { bars: true, categories: cats, percent: true, legend: true,
       series: [{ name: "target", points: pts("target", "target_exact") },
                { name: "realised", points: pts("realized", "realized_exact") }],
-      xLabel: "outcome", yLabel: "probability", title: "target vs realised" });
+      xLabel: "outcome", yLabel: "probability", title: `${t.title || "table"}: target vs realised` });
     $("#compare").replaceChildren(
       el("thead", {}, el("tr", {}, ["outcome", "target", "exact", "realised", "exact", "error (points)"]
         .map((h) => el("th", {}, h)))),
-      el("tbody", {}, t.outcomes.map((o) => el("tr", {}, el("td", {}, o.label), el("td", {}, pct(o.target, 3)),
+      el("tbody", {}, t.outcomes.map((o) => el("tr", {}, el("td", { class: "nowrap" }, o.label), el("td", {}, pct(o.target, 3)),
         el("td", {}, o.target_exact || ""), el("td", {}, pct(o.realized, 3)), el("td", {}, o.realized_exact || ""),
         el("td", {}, (100 * (o.realized - o.target)).toFixed(3))))));
   }
