@@ -1,6 +1,7 @@
-"""The pages without numpy (issue #28, item 4): every web job (``chancekit.web.compute.JOBS``)
-on the inputs of the pages' examples, run in a fresh process with numpy importable (the
-vectorised paths) and in one where it is not (a ``sys.meta_path`` finder refuses numpy
+"""The pages without numpy (issue #28, item 4): every endpoint of the pages
+(``chancekit.web.api.handle``, what the static site's worker calls in Pyodide) on the
+request bodies of the pages' examples, answered in a fresh process with numpy importable
+(the vectorised paths) and in one where it is not (a ``sys.meta_path`` finder refuses numpy
 and matplotlib before chancekit is imported: the pure-Python twins, as in Pyodide).
 
 ``PAGE_EXAMPLES`` is the list ``tests/web/test_no_numpy.py`` checks (the answers must be the
@@ -46,8 +47,8 @@ _CHIPS = ["prd:0.25", "history-reroll:4,4", "error-accumulator:0.25", "deck+no-r
           "pity:0.1,5,0.1,10"]  # fairness.js's other presets; the odd ones are refused exactly
 _MARKOV_CHIPS = ["prd:0.25", "pity:0.25", "pity:0.1,5,0.1,10", "pity:0.006,74,0.06,90",
                  "gacha:0.006,74,0.06,90", "error-accumulator:0.25"]  # markov.js
-_TABLE = {"notation": "", "loot": "", "title": "", "row_die": 20, "check_die": 20,
-          "dialect": "avrae", "two_stage": False}
+_TABLE = {"notation": "3d6", "loot": "sword=5\nshield=3\npotion=12", "title": None,
+          "row_die": 20, "check_die": 20, "dialect": "avrae", "two_stage": False}  # tables.js
 
 
 def _fair(systems: list[str], method: str = "exact", trials: int = 10_000) -> dict[str, Any]:
@@ -55,67 +56,79 @@ def _fair(systems: list[str], method: str = "exact", trials: int = 10_000) -> di
             "trials": trials, "seed": 1}
 
 
-#: (name, job, request as the app's parser hands it to the job): the pages' examples and
-#: defaults (static/*.html and *.js); a name with "(refused)" expects an error answer
+def _tune(systems: list[str], samples: int = 25, min_entropy: float = 0.9,
+          floor: str = "average") -> dict[str, Any]:
+    return {"values": 6, "samples": samples, "min_entropy": min_entropy, "systems": systems,
+            "floor": floor}
+
+
+#: (name, path, request body as the page sends it): the pages' examples and defaults
+#: (static/*.html and *.js); a name with "(refused)" expects an error answer
 PAGE_EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
-    *[(f"dist {t} ({d})", "dist", {"expressions": [{"label": "", "text": t}], "dialect": d})
-      for t, d in _DICE],
-    ("dist two lines", "dist", {"expressions": [{"label": "a", "text": "4d6kh3"},
-                                                {"label": "b", "text": "3d6"}],
-                                "dialect": "avrae"}),
-    ("estimate 4d6kh3", "estimate", {"expressions": [{"label": "", "text": "4d6kh3"}],
-                                     "dialect": "avrae", "samples": 10_000, "seed": 7,
-                                     "budget_s": 600.0}),
-    ("pool largest set 5d6", "pool", {"kind": "largest-set", "dice": "5d6"}),
-    ("pool straight 5d6", "pool", {"kind": "straight", "dice": "5d6"}),
-    ("pool nco 5 vs 3", "pool", {"kind": "nco", "action": 5, "danger": 3}),
-    ("pool risk 5 vs 3", "pool", {"kind": "risk", "action": 5, "danger": 3}),
-    ("pool genesys", "pool", {"kind": "genesys", "pool": "2A1P vs 2D"}),
-    *[(f"anydice example {i}", "anydice", {"program": p}) for i, p in enumerate(_ANYDICE)],
-    ("markov usage die", "markov", {"kind": "usage-die", "upto": None,
-                                    "ladder": "12,10,8,6,4", "down": "1,2"}),
-    ("markov race", "markov", {"kind": "race", "upto": None, "hp": 30, "damage": "2d6",
-                               "hp2": None, "order": "simultaneous"}),
-    *[(f"markov race two sides {o}", "markov",
-       {"kind": "race", "upto": None, "hp": 30, "damage": "2d6", "hp2": 25,
-        "damage2": "1d8+2", "order": o}) for o in ("simultaneous", "alternating")],
-    *[(f"markov first success {s}", "markov",
-       {"kind": "first-success", "upto": None, "system": s, "value": ""})
-      for s in _MARKOV_CHIPS],
-    ("markov until 6,6", "markov", {"kind": "until", "upto": None, "die": "1d6",
-                                    "sequence": "6,6"}),
-    ("gacha 3 copies", "gacha", {"system": "gacha:0.006,74,0.06,90", "value": None,
-                                 "copies": 3, "pity": 37, "guaranteed": True, "misses": None,
-                                 "pulls": 160, "price": 160.0, "refund": None,
-                                 "budget": 28800.0}),
-    ("gacha weapon banner", "gacha", {"system": "gacha:0.007,63,0.07,80,0.75,fate=1,"
-                                      "chosen=0.5", "value": None, "copies": 2, "pity": None,
-                                      "guaranteed": False, "misses": None, "pulls": None,
-                                      "price": None, "refund": None, "budget": None}),
-    ("table 3d6", "table", {**_TABLE, "source": "notation", "notation": "3d6"}),
-    ("table 3d6 two stages", "table", {**_TABLE, "source": "notation", "notation": "3d6",
-                                       "two_stage": True}),
-    ("table loot", "table", {**_TABLE, "source": "loot",
-                             "loot": "sword=5\nshield=3\npotion=12"}),
-    ("fairness exact", "fairness", _fair(_SYSTEMS)),
-    ("fairness exact presets", "fairness", _fair(_CHIPS[::2])),
-    *[(f"fairness exact {c} (refused)", "fairness", _fair([c])) for c in _CHIPS[1::2]],
-    ("fairness montecarlo", "fairness", _fair(_SYSTEMS, "montecarlo")),
-    ("fairness montecarlo presets", "fairness", _fair(_CHIPS, "montecarlo", 2_000)),
-    ("tune", "tune", {"systems": ["generalized-deck", "dynamic-dice"], "values": 6,
-                      "samples": 25, "min_entropy": 0.9, "floor": "average", "top": 10}),
-    ("tune all families", "tune", {"systems": ["dice", "deck", "generalized-deck",
-                                               "dynamic-dice"], "values": 6, "samples": 10,
-                                   "min_entropy": 0.5, "floor": "every", "top": 3}),
-    ("roll", "roll", {"text": "4d6kh3", "seed": 2026, "stream": None, "n": 6,
-                      "streams": ["chargen", "loot", "combat"], "demo_n": 6,
-                      "dialect": "avrae"}),
-    ("roll named stream", "roll", {"text": "1d20+5", "seed": "my campaign", "stream": "loot",
-                                   "n": 6, "streams": [], "demo_n": 6, "dialect": "avrae"}),
+    *[(f"dist {t} ({d})", "/api/dist", {"expressions": [{"label": "", "text": t}],
+                                        "dialect": d}) for t, d in _DICE],
+    ("dist two lines", "/api/dist", {"expressions": [{"label": "a", "text": "4d6kh3"},
+                                                     {"label": "b", "text": "3d6"}],
+                                     "dialect": "avrae"}),
+    ("estimate 4d6kh3", "/api/estimate", {"expressions": [{"label": "", "text": "4d6kh3"}],
+                                          "dialect": "avrae", "samples": 10_000, "seed": 7}),
+    ("pool largest set 5d6", "/api/pool", {"kind": "largest-set", "dice": "5d6"}),
+    ("pool straight 5d6", "/api/pool", {"kind": "straight", "dice": "5d6"}),
+    ("pool nco 5 vs 3", "/api/pool", {"kind": "nco", "action": 5, "danger": 3}),
+    ("pool risk 5 vs 3", "/api/pool", {"kind": "risk", "action": 5, "danger": 3}),
+    ("pool genesys", "/api/pool", {"kind": "genesys", "pool": "2A1P vs 2D"}),
+    # the pool algebra's presets (pools.html's defaults)
+    *[(f"pool {k} 5d6", "/api/pool", {"kind": k, "dice": "5d6"})
+      for k in ("straights", "poker")],
+    ("pool sets 5d10 wild 9,10", "/api/pool", {"kind": "sets", "dice": "5d10",
+                                               "wild": "9,10"}),
+    ("pool cancel 5d6 v 3d6", "/api/pool", {"kind": "cancel", "dice": "5d6", "against": "3d6",
+                                            "success": 5, "match": "any"}),
+    ("pool face to face", "/api/pool", {"kind": "face-to-face", "dice": "5d6",
+                                        "against": "3d6"}),
+    ("pool expr", "/api/pool", {"kind": "expr", "expression": "a.sort_pair('>', b).count()",
+                                "pools": {"a": "3d6", "b": "2d6"}}),
+    ("pool risk ties to the attacker", "/api/pool", {"kind": "risk", "action": 3, "danger": 2,
+                                                     "ties": "attacker"}),
+    *[(f"anydice example {i}", "/api/anydice", {"program": p})
+      for i, p in enumerate(_ANYDICE)],
+    ("markov usage die", "/api/markov", {"kind": "usage-die", "ladder": "12,10,8,6,4",
+                                         "down": "1,2"}),
+    ("markov race", "/api/markov", {"kind": "race", "hp": 30, "damage": "2d6"}),
+    *[(f"markov race two sides {o}", "/api/markov",
+       {"kind": "race", "hp": 30, "damage": "2d6", "hp2": 25, "damage2": "1d8+2",
+        "order": o}) for o in ("simultaneous", "alternating")],
+    *[(f"markov first success {s}", "/api/markov",
+       {"kind": "first-success", "system": s, "value": ""}) for s in _MARKOV_CHIPS],
+    ("markov until 6,6", "/api/markov", {"kind": "until", "die": "1d6", "sequence": "6,6"}),
+    ("gacha 3 copies", "/api/gacha", {"system": "gacha:0.006,74,0.06,90", "copies": 3,
+                                      "pity": 37, "guaranteed": True, "pulls": 160,
+                                      "price": 160, "budget": 28800}),
+    ("gacha weapon banner", "/api/gacha", {"system": "gacha:0.007,63,0.07,80,0.75,fate=1,"
+                                           "chosen=0.5", "copies": 2}),
+    ("table 3d6", "/api/table", {**_TABLE, "source": "notation"}),
+    ("table 3d6 two stages", "/api/table", {**_TABLE, "source": "notation",
+                                            "two_stage": True}),
+    ("table loot", "/api/table", {**_TABLE, "source": "loot"}),
+    ("fairness exact", "/api/fairness", _fair(_SYSTEMS)),
+    ("fairness exact presets", "/api/fairness", _fair(_CHIPS[::2])),
+    *[(f"fairness exact {c} (refused)", "/api/fairness", _fair([c])) for c in _CHIPS[1::2]],
+    ("fairness montecarlo", "/api/fairness", _fair(_SYSTEMS, "montecarlo")),
+    ("fairness montecarlo presets", "/api/fairness", _fair(_CHIPS, "montecarlo", 2_000)),
+    ("tune", "/api/tune", _tune(["generalized-deck", "dynamic-dice"])),
+    ("tune all families", "/api/tune", _tune(["dice", "deck", "generalized-deck",
+                                              "dynamic-dice"], 10, 0.5, "every")),
+    ("roll", "/api/roll", {"text": "4d6kh3", "seed": 2026, "stream": None, "n": 6,
+                           "streams": ["chargen", "loot", "combat"], "demo_n": 6,
+                           "dialect": "avrae"}),
+    ("roll named stream", "/api/roll", {"text": "1d20+5", "seed": "my campaign",
+                                        "stream": "loot", "n": 6, "streams": [],
+                                        "demo_n": 6, "dialect": "avrae"}),
 ]
 
-#: the child: refuses numpy and matplotlib when asked (before chancekit is imported), runs
-#: the examples named on stdin, prints one JSON line
+#: the child: refuses numpy and matplotlib when asked (before chancekit is imported), answers
+#: the examples named on stdin through chancekit.web.api.handle (what the site's worker
+#: calls), prints one JSON line
 CHILD = r'''
 import json, sys, time
 
@@ -136,9 +149,9 @@ class NoNumpy:
 job = json.loads(sys.stdin.read())
 if job["block"]:
     sys.meta_path.insert(0, NoNumpy())
-from chancekit.web.compute import JOBS, JobError
+from chancekit.web.api import handle
 
-TIMING = ("elapsed_ms", "run_ms", "ms")
+TIMING = ("elapsed_ms", "server_ms", "run_ms")
 
 
 def strip(x):
@@ -150,16 +163,15 @@ def strip(x):
 
 
 out = []
-for name, kind, req in job["examples"]:
+for name, path, body in job["examples"]:
     t0 = time.process_time()
-    try:
-        answer = {"ok": strip(JOBS[kind](req, lambda *a: None))}
-    except JobError as exc:
-        answer = {"error": exc.status, "body": strip(exc.body)}
-    out.append({"name": name, "answer": answer, "cpu_s": time.process_time() - t0})
+    # a time limit no example reaches: an estimate (half of it) always finishes its rolls
+    status, answer = handle(path, json.dumps(body), time_limit=3600.0)
+    cpu = time.process_time() - t0
+    answer = json.loads(json.dumps(answer, allow_nan=False))  # as handle_json sends it
+    out.append({"name": name, "status": status, "answer": strip(answer), "cpu_s": cpu})
 loaded = sorted(m for m in sys.modules if m.partition(".")[0] in BLOCKED)
-print(json.dumps({"results": out, "loaded": loaded, "tried": sorted(set(tried))},
-                 allow_nan=True))
+print(json.dumps({"results": out, "loaded": loaded, "tried": sorted(set(tried))}))
 '''
 
 
@@ -178,19 +190,24 @@ def run_child(examples: list[tuple[str, str, dict[str, Any]]], *, block: bool,
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def _kind(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
 def cases(quick: bool = False) -> list[Result]:
     examples = PAGE_EXAMPLES if not quick else [e for e in PAGE_EXAMPLES
-                                                if e[1] in ("fairness", "table")]
+                                                if _kind(e[1]) in ("fairness", "table")]
     fast = run_child(examples, block=False)
     pure = run_child(examples, block=True)
     per_job: dict[str, list[float]] = {}
-    for (_, kind, _), a, b in zip(examples, fast["results"], pure["results"], strict=True):
+    for (_, path, _), a, b in zip(examples, fast["results"], pure["results"], strict=True):
+        kind = _kind(path)
         got = per_job.setdefault(kind, [0.0, 0.0])
         got[0] += a["cpu_s"]
         got[1] += b["cpu_s"]
     rows = []
-    for (_, kind, _), a, b in zip(examples, fast["results"], pure["results"], strict=True):
-        if kind in ("fairness", "tune", "table"):
+    for (_, path, _), a, b in zip(examples, fast["results"], pure["results"], strict=True):
+        if _kind(path) in ("fairness", "tune", "table"):
             rows.append(Result("web", f"{a['name']}: pure Python (no numpy)", b["cpu_s"],
                                peer="the same job with numpy", peer_s=a["cpu_s"],
                                note="CPU s; same answer" if a["answer"] == b["answer"]

@@ -116,6 +116,7 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_POOL_TEXT_NODES", "chancekit.limits"): lambda: lambda: importlib.import_module(
         "chancekit.dice.mechanics").evaluate_text("(" + "1," * 400 + ")", {}),
     ("MAX_LENGTH", "chancekit.limits"): lambda: lambda: _dist("1+" * 1000 + "1"),
+    ("MAX_POWER_BITS", "chancekit.limits"): lambda: lambda: _dist_foundry("2**99999999"),
     ("MAX_DEPTH", "chancekit.limits"): lambda: lambda: _dist("(" * 101 + "1" + ")" * 101),
     ("MAX_ROLLED", "chancekit.limits"):
         lambda: lambda: importlib.import_module("chancekit.dice").roll(
@@ -156,15 +157,17 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
     ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((100, 100), ("d100", "d100"), method="joint"),
-    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2000, "1d2"),
+    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2001, "1d2"),
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
-    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(900, "1d2"),
+    ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(1000, "1d2"),
     # chancekit.anydice (a :s function with state: every sorted roll of 20d20 enumerated)
     ("MAX_ANYDICE_WORK", "chancekit.limits"): lambda: lambda: _anydice(
         "T: 0\nfunction: f S:s { T: T + 1 result: T }\noutput [f 20d20]"),
     ("MAX_FUNCTION_DEPTH", "chancekit.limits"):
         lambda: lambda: _anydice('set "maximum function depth" to 1001'),
+    ("MAX_CERTIFIED_BITS", "chancekit.limits"):
+        lambda: lambda: importlib.import_module("chancekit.dice.certified").precision(4096),
     ("MAX_SEQUENCE", "chancekit.limits"): lambda: lambda: _anydice("output #{1..1000001}"),
     ("MAX_OUTPUTS", "chancekit.limits"):
         lambda: lambda: _anydice("loop I over {1..1000000} { output I }"),
@@ -194,6 +197,12 @@ def _dist(text: str) -> Any:
     from chancekit.dice import dist
 
     return dist(text)
+
+
+def _dist_foundry(text: str) -> Any:
+    from chancekit.dice import dist
+
+    return dist(text, dialect="foundry")
 
 
 def _fair() -> Any:

@@ -308,3 +308,19 @@ def test_a_dynamic_die_past_32_draws_renormalises_the_same(monkeypatch) -> None:
     a, b = both(lambda: evaluate_montecarlo(DynamicDice(4, 0.05), 70, trials=200,
                                             rng=PCG32(5)).summary, monkeypatch)
     same_floats(a, b)
+
+
+# -- tune ------------------------------------------------------------------------------------
+def test_tune_picks_the_same_winners_with_the_same_figures(monkeypatch) -> None:
+    from chancekit.fair import tune
+
+    def run() -> Any:
+        r = tune(5, {6: 1.0, 12: 2.0}, 0.8, systems=("dice", "deck", "generalized-deck",
+                                                     "dynamic-dice"))
+        specs = {k: [c.spec for c in v] for k, v in r.winners.items()}
+        return specs, repr(r.winners), repr(r.tables)
+
+    fast, pure = both(run, monkeypatch)
+    assert fast[0] == pure[0] and fast[0]["dynamic-dice"]  # the same winners
+    if _libm_agrees():
+        assert fast == pure  # and the same figures, bit for bit

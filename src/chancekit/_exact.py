@@ -19,15 +19,35 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flint import fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_poly
+    from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_poly
 
-__all__ = ["fmpq", "fmpq_mat", "fmpq_poly", "fmpz", "fmpz_poly"]
+__all__ = ["arb", "fmpq", "fmpq_mat", "fmpq_poly", "fmpz", "fmpz_poly"]
 
 # What each name is (bound on first use, by __getattr__ below):
 #   fmpz_poly   integer polynomials: sums of dice are one power of the die's polynomial
 #   fmpq_poly   rational polynomials (the exponential generating functions of largest_set)
 #   fmpz, fmpq  arbitrary-size integers and rationals
 #   fmpq_mat    dense rational matrices (the exact solves of chancekit.markov)
+#   arb         real balls (midpoint +- radius) that contain the exact value: the
+#               certified probabilities of chancekit.dice.certified (see ball() below)
+
+
+def ball(lo: int, hi: int, shift: int) -> Any:
+    """The ``arb`` ball that contains every real of ``[lo, hi] / 2**shift`` (integers,
+    ``lo <= hi``): both ends exact at a working precision of their own bits (python-flint's
+    precision is process-wide; it is raised only for this and restored, and a ball stays
+    a true enclosure at any precision, only wider).
+
+    >>> ball(1, 3, 2).contains(__getattr__("arb")(0.5))
+    True
+    """
+    import flint
+
+    bits = max(abs(lo).bit_length(), abs(hi).bit_length(), 2) + 8
+    with flint.ctx.workprec(max(bits, flint.ctx.prec)):
+        scale = flint.arb(2) ** (-shift)
+        a = flint.arb(flint.fmpz(lo)) * scale
+        return a if lo == hi else a.union(flint.arb(flint.fmpz(hi)) * scale)
 
 
 def __getattr__(name: str) -> Any:

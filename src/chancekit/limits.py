@@ -68,6 +68,8 @@ MAX_OUTCOMES = 1_000_000
 MAX_WEIGHT_BITS = 2**31
 #: outcome pairs visited by one pairwise combination (``*``, ``/``, ``%``, max, ``==``...)
 MAX_PAIRS = 2_000_000
+#: bits of one result of a power (``**`` / ``pow`` in dice notation: ``2**99999999``)
+MAX_POWER_BITS = 100_000
 #: estimated work (units) of the exact moments of one distribution (``dice.stats.shape``:
 #: the CLI's summary line, the web's summary row), about half a second; past it they are
 #: certified floats instead (docs/limits.md, "Summary statistics"): not a refusal
@@ -104,6 +106,14 @@ MAX_SEQUENCE = 1_000_000
 #: hundred, one of 6000 saved programs 1,104; a loop of a million outputs is refused
 #: before it starts)
 MAX_OUTPUTS = 2_000
+
+# -- certified answers (chancekit.dice.certified; approx=True, issue #31)
+#: the most bits of fixed point a certified computation may use: it starts at 128 and
+#: tries 512 and 2048 while an output's error bound is past the one asked
+MAX_CERTIFIED_BITS = 2048
+#: the error bound per outcome a certified answer carries at most unless the caller asks
+#: for another (``max_error``): absolute, in probability
+CERTIFIED_ERROR = 1e-12
 
 # -- work units of the dice steps (about UNIT_NS each; benchmarks/bench_limits.py)
 #: one outcome of a distribution built in Python (a dict entry: about 100 ns)
@@ -241,6 +251,35 @@ def evaluation(*, limit: int, name: str,
     return _Evaluation(limit, name, refuse)
 
 
+class _Fresh(_Evaluation):
+    """The context manager :func:`fresh_evaluation` returns: a budget of its own."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Budget:
+        outer = _current.get()
+        limit = self.limit if outer is None else outer.limit
+        budget = Budget(limit, self.name if outer is None else outer.name, self.refuse)
+        self.token = _current.set(budget)
+        return budget
+
+
+def fresh_evaluation(*, limit: int, name: str,
+                     refuse: Callable[[str, int], LimitError] | None = None) -> _Evaluation:
+    """A budget of its own for a second try after a refusal (the certified answer of
+    ``approx=True``): the open budget's limit (``--max-work``), else ``limit``, with
+    nothing spent, restored on exit; what the first try spent does not count.
+
+    >>> with evaluation(limit=100, name="MAX_WORK"):
+    ...     charge(90, "the first try")
+    ...     with fresh_evaluation(limit=10, name="MAX_WORK") as second:
+    ...         charge(80, "the second try")
+    ...     second.limit, current().estimated
+    (100, 90)
+    """
+    return _Fresh(limit, name, refuse)
+
+
 def charge(units: int, what: str, *, limit: int | None = None, name: str | None = None) -> None:
     """Charge an up-front estimate to the open budget; with none open, check it alone
     against ``limit`` (named ``name``)."""
@@ -322,12 +361,16 @@ MAX_FAIR_WORK = 40_000_000
 
 # -- Markov chains (chancekit.markov)
 
-#: the most states one chain may reach from its start (counted as ``step`` is called)
-MAX_MARKOV_STATES = 20_000
-#: the most transitions (self-loops aside) of one explored chain (counted as it is explored)
-MAX_MARKOV_TRANSITIONS = 250_000
-#: the most states of one strongly connected component: each is one dense exact solve
-MAX_MARKOV_BLOCK = 1_000
+#: the most states one chain may reach from its start (counted as ``step`` is called): a
+#: memory ceiling (about 250 MB of states, index and successor lists), not lifted by
+#: ``max_work``; the work of exploring is priced (EXPLORE_STATE_WORK) and lifted with it
+MAX_MARKOV_STATES = 1_000_000
+#: the most transitions (self-loops aside) of one explored chain (counted as it is
+#: explored): a memory ceiling (about 50 bytes each), not lifted by ``max_work``
+MAX_MARKOV_TRANSITIONS = 10_000_000
+#: the most states of one strongly connected component: its dense exact matrix (k**2
+#: fractions, about 250 MB at 2 000) is a memory ceiling; its k**3 solve is priced as work
+MAX_MARKOV_BLOCK = 2_000
 #: the most steps one ``steps(upto=..., tail=...)`` call walks
 MAX_MARKOV_STEPS = 100_000
 #: the most estimated work units (about UNIT_NS each) of one chain's solve: about 3 s
@@ -339,6 +382,12 @@ MARKOV_MOMENT_WORK = 100
 #: work units of one transition in the integer passes of acyclic chains (plus one a
 #: 64-bit word of the common denominator)
 MARKOV_INT_WORK = 25
+#: work units of one state explored: a call of the user's ``step`` building its result
+#: (a ``Distribution.map`` over a die is several us), the state stored and indexed
+EXPLORE_STATE_WORK = 250
+#: work units of one transition explored: the step built it, the engine looks its state up
+#: (about 0.5 us with a dict built in Python; measured on the 100 v 100 HP race)
+EXPLORE_EDGE_WORK = 25
 
 # -- random streams (chancekit.rng)
 
@@ -375,6 +424,7 @@ MAX_BODY = 64 * 1024          #: bytes in a request body
 MAX_EXPRESSIONS = 12          #: expressions per /api/dist request
 MAX_EXPRESSION_CHARS = 1000   #: characters per expression
 MAX_LABEL_CHARS = 100
+MAX_VARIABLES = 100           #: names in the 'variables' of one /api/dist request
 MAX_LOOT_CHARS = 20_000
 MAX_SYSTEMS = 12
 MAX_SPEC_CHARS = 200

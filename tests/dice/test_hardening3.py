@@ -409,3 +409,46 @@ def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
             got = dist(text, dialect=dialect)
         assert bound.work <= budget.estimated, (text, bound.work, budget.estimated)
         assert bound.lo <= len(got), (text, bound.lo, len(got))
+
+
+# issue #31 item 5: pools the tree could not price (explosions, rerolls, ``ra``, ``cs``)
+# beside an expensive side were refused only after the other side ran (docs/fuzzing.md,
+# re-measured 2026-11-25: 1.6-2.4 s of CPU, 40-45 M units counted); the tree now builds
+# the pool's one die (as the evaluation does, which then reuses it) and prices its power
+FOUND_LATE_3 = [
+    ("79d20!+d962cs>2", "roll20", "MAX_WORK"),     # an explosion beside a count
+    ("1d284rr8+9d697!", "avrae", "MAX_WORK"),      # a reroll beside an explosion
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "limit"), FOUND_LATE_3)
+def test_pools_beside_an_expensive_side_are_refused_before_either_runs(
+        text: str, dialect: str, limit: str) -> None:
+    from chancekit import limits
+
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as info:
+            dist(text, dialect=dialect)
+    assert info.value.limit == limit, info.value
+    assert "priced before any step" in str(info.value)
+    assert budget.counted <= limits.MAX_WORK // 5, (text, budget.counted)
+
+
+def test_the_tree_bound_of_exploding_and_rerolled_pools_is_a_lower_bound() -> None:
+    """The power the tree prices for a pool of per-die operators (or then ``ra``) is the
+    one the evaluation charges: never more, and the outcomes it counts are there."""
+    from chancekit import limits
+    from chancekit.dice._estimate import lower_bound
+    from chancekit.dice._parse import parse
+
+    for text, dialect in (("7d87!", "avrae"), ("5d10!>=7", "avrae"), ("20d6rr1", "avrae"),
+                          ("30d10ra>=9", "avrae"), ("12d8ro<3ra8", "avrae"),
+                          ("6d12e>10mi3", "avrae"), ("9d20!cs>15", "roll20"),
+                          ("40d6cs>=5", "roll20"), ("4d{1,1,3,7}e7", "avrae"),
+                          ("3d6!p", "roll20"), ("-(8d10!)", "avrae"), ("2d20ra20*3", "avrae")):
+        bound = lower_bound(parse(text, dialect))
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            got = dist(text, dialect=dialect)
+        assert 0 < bound.work <= budget.estimated or "cs" in text, (text, bound.work)
+        assert bound.work <= budget.estimated, (text, bound.work, budget.estimated)
+        assert bound.lo <= len(got), (text, bound.lo, len(got))

@@ -71,6 +71,8 @@ CORPUS: dict[str, str] = {
     # sorting and crit / fumble marks change nothing in the total
     "4d6sd": "4d6sd", "4d6s": "4d6s", "1d20cs>19": "1d20cs>=19", "1d20cf<2": "1d20cf<=2",
     "4d6kh3sd": "4d6kh3sd",
+    # powers (issue #32: '**' in the roll20 and foundry dialects)
+    "1d6**2": "1d6**2", "2d4**2-1d6": "2d4**2-1d6", "2**1d4": "2**1d4",
 }
 
 

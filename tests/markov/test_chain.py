@@ -342,8 +342,11 @@ def test_solve_work_is_estimated_from_the_explored_chain():
 
 
 # --------------------------------------------------------------------------- up front
-def test_a_runaway_exploration_stops_at_the_state_limit():
-    from chancekit.limits import MAX_MARKOV_STATES
+def test_a_runaway_exploration_stops_at_its_work_budget():
+    """The step function is opaque: each state and transition is priced as it is
+    explored, so an endless chain stops when the budget is spent (counted, not timed),
+    and the refusal says how to lift it."""
+    from chancekit.limits import EXPLORE_EDGE_WORK, EXPLORE_STATE_WORK
 
     calls = []
 
@@ -352,10 +355,39 @@ def test_a_runaway_exploration_stops_at_the_state_limit():
         return s if s >= 10**6 else Distribution({s + 1: 1, 0: 1})
 
     with pytest.raises(LimitError) as e:
-        absorb(step, 0)
-    assert e.value.limit == "MAX_MARKOV_STATES" and "MAX_MARKOV_STATES" in str(e.value)
-    assert len(calls) <= MAX_MARKOV_STATES  # counted: it stops at the limit
-    assert MAX_MARKOV_STATES <= 20_000      # about 0.2 s of a small step function
+        absorb(step, 0, max_work=10**6)
+    assert e.value.limit == "MAX_MARKOV_WORK" and "max_work=4e6" in str(e.value)
+    assert "exploring the chain from 0" in str(e.value) and "usage_die" in str(e.value)
+    per_state = EXPLORE_STATE_WORK + 2 * EXPLORE_EDGE_WORK
+    assert 10**6 // per_state <= len(calls) <= 10**6 // per_state + 1
+    calls.clear()
+    with pytest.raises(LimitError) as e:  # lifted: it goes on, as far as it is told
+        steps(step, 0, max_work=4 * 10**6)
+    assert 4 * 10**6 // per_state <= len(calls) <= 4 * 10**6 // per_state + 1
+
+
+def test_the_memory_ceilings_are_not_lifted_by_max_work(monkeypatch):
+    from chancekit.markov import chain as engine
+
+    monkeypatch.setattr(engine, "MAX_MARKOV_STATES", 1000)
+    with pytest.raises(LimitError) as e:
+        absorb(lambda n: n + 1, 0, max_work=10**12)
+    assert e.value.limit == "MAX_MARKOV_STATES" and "memory ceiling" in str(e.value)
+    monkeypatch.setattr(engine, "MAX_MARKOV_TRANSITIONS", 1000)
+    with pytest.raises(LimitError) as e:
+        stationary(lambda n: Distribution({(n + k) % 900: 1 for k in range(1, 4)}), 0,
+                   max_work=10**12)
+    assert e.value.limit == "MAX_MARKOV_TRANSITIONS"
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, "1e9", True, float("inf"), 10**16])
+def test_max_work_must_be_a_whole_number_of_units(bad):
+    with pytest.raises(InvalidValueError, match="max_work"):
+        absorb(lambda n: n, 0, max_work=bad)
+
+
+def test_max_work_as_a_float_like_the_message_suggests():
+    assert absorb(lambda n: n if n == 0 else n - 1, 3, max_work=4e6).pmf() == {0: 1}
 
 
 def _bits(x: Fraction) -> int:
@@ -408,7 +440,9 @@ def test_a_big_cyclic_race_is_refused_before_any_pass(monkeypatch):
         with pytest.raises(LimitError) as e:
             hp_race((60, 60), ("1d6-1", "1d8-2"))
     assert e.value.limit == "MAX_MARKOV_WORK" and "60 x 60" in str(e.value)
-    assert budget.estimated < 10_000  # only the dice were read: no pass was charged
+    # only the exploration was charged (at most 3,603 states, 48 transitions each)
+    assert budget.estimated <= 3603 * (limits.EXPLORE_STATE_WORK
+                                       + 48 * limits.EXPLORE_EDGE_WORK)
 
 
 def test_a_long_walk_is_refused_before_its_first_step(monkeypatch):

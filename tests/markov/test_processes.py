@@ -294,7 +294,9 @@ def test_systems_without_a_finite_chain_are_refused_up_front():
             long_run(system)
     with pytest.raises(LimitError) as e:
         first_success(PityTimer(0.001, soft_start=10, ramp=1e-6))
-    assert e.value.limit == "MAX_MARKOV_STATES"
+    # up to 999,011 tries since a success: refused by its priced size, with the lift
+    assert e.value.limit == "MAX_MARKOV_WORK" and "999,011" in str(e.value)
+    assert "max_work=" in str(e.value)
 
 
 def test_long_run_rate_agrees_with_simulation():
@@ -346,7 +348,10 @@ def test_one_sided_races_and_usage_dice_are_refused_up_front(monkeypatch):
             builtin("race", args)
         assert e.value.limit == "MAX_MARKOV_STATES" and "has up to 1,000,0" in str(e.value)
     with pytest.raises(LimitError) as e:
-        hp_race((100_000, 30), ("1d6", "1d6"))  # independent sides: each counted up front
+        hp_race((100_000, 30), ("1d6", "1d6"))  # independent sides: each priced up front
+    assert e.value.limit == "MAX_MARKOV_WORK" and "100,000 HP needs" in str(e.value)
+    with pytest.raises(LimitError) as e:
+        hp_race((1_000_000, 30), ("1d6", "1d6"))  # past the memory ceiling
     assert e.value.limit == "MAX_MARKOV_STATES" and "has up to" in str(e.value)
     with pytest.raises(LimitError) as e:
         builtin("usage-die", ["d1000000"])
@@ -368,5 +373,7 @@ def test_healing_races_are_sized_up_front():
     assert e.value.limit == "MAX_MARKOV_BLOCK" and "has up to 5,000 states" in str(e.value)
     with pytest.raises(LimitError) as e:
         hp_race((40, 40), ("1d6-2", "1d8-2"))  # both heal: up to 1,600 in one component
-    assert e.value.limit == "MAX_MARKOV_BLOCK" and "has up to 1,600 states" in str(e.value)
+    # its dense solve (1,600**3 / 4 units) is priced up front, past the default budget
+    assert e.value.limit == "MAX_MARKOV_WORK" and "40 x 40 HP needs" in str(e.value)
+    assert "max_work=2e9" in str(e.value)
     assert hp_race(12, "1d6-3").rounds.mean > 0  # small ones are answered

@@ -1,12 +1,13 @@
 """The pages without numpy (issue #28, item 4): the static site runs chancekit in Pyodide,
 which has no numpy, so every web job must answer without it -- and answer the same.
 
-Every job of ``chancekit.web.compute.JOBS`` runs on the inputs of the pages' examples
-(``benchmarks/bench_pure.PAGE_EXAMPLES``) in two fresh processes: one as installed (numpy
-loaded: the vectorised paths) and one where a ``sys.meta_path`` finder refuses numpy and
-matplotlib before chancekit is imported (the pure-Python twins of ``chancekit._numpy``).
-The answers must be the same JSON (timings removed), Monte Carlo included (same seed, same
-words, same numbers).
+Every endpoint of ``chancekit.web.api`` (each job of ``chancekit.web.compute.JOBS``) answers
+the request bodies of the pages' examples (``benchmarks/bench_pure.PAGE_EXAMPLES``) through
+``chancekit.web.api.handle`` -- what the site's worker calls -- in two fresh processes: one
+as installed (numpy loaded: the vectorised paths) and one where a ``sys.meta_path`` finder
+refuses numpy and matplotlib before chancekit is imported (the pure-Python twins of
+``chancekit._numpy``). The answers must be the same JSON (timings removed), Monte Carlo
+included (same seed, same words, same numbers).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from bench_pure import PAGE_EXAMPLES, run_child
+from chancekit.web.api import ENDPOINTS
 from chancekit.web.compute import JOBS
 
 
@@ -63,10 +65,11 @@ def runs() -> tuple[dict[str, Any], dict[str, Any]]:
     return run_child(PAGE_EXAMPLES, block=False), run_child(PAGE_EXAMPLES, block=True)
 
 
-def test_the_examples_cover_every_job() -> None:
-    jobs = {kind for _, kind, _ in PAGE_EXAMPLES}
-    assert jobs == set(JOBS) - {"sleep"}  # sleep: a test hook, no page
-    methods = {req["method"] for _, kind, req in PAGE_EXAMPLES if kind == "fairness"}
+def test_the_examples_cover_every_endpoint_and_job() -> None:
+    paths = {path for _, path, _ in PAGE_EXAMPLES}
+    assert paths == set(ENDPOINTS)
+    assert {ENDPOINTS[p][0] for p in paths} == set(JOBS) - {"sleep"}  # sleep: a test hook
+    methods = {body["method"] for _, path, body in PAGE_EXAMPLES if path == "/api/fairness"}
     assert methods == {"exact", "montecarlo"}
 
 
@@ -84,7 +87,8 @@ def test_every_page_example_answers_the_same_without_numpy(runs: tuple[dict, dic
     for a, b in zip(fast["results"], pure["results"], strict=True):
         assert a["name"] == b["name"]
         # the examples succeed, but those named "(refused)" (past a work limit)
-        assert ("ok" in a["answer"]) != ("(refused)" in a["name"]), (a["name"], a["answer"])
+        assert (a["status"] == 200) != ("(refused)" in a["name"]), (a["name"], a["answer"])
+        assert a["status"] == b["status"], a["name"]
         diffs = _same(a["answer"], b["answer"], rel, a["name"])
         bad += diffs[:5]
     assert not bad, "\n".join(bad)

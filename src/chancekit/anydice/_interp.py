@@ -630,7 +630,7 @@ class Interpreter:
         """The body rewritten to read features of the roll, the feature variables and the
         feature vectors with weights (one face walk), or None (enumerate the rolls)."""
         p = _pools.plan(func, i, self._plans)
-        if (p is None or any(k in self.funcs for k in p.builtins)
+        if (p is None or V._cert.wide(pool.base) or any(k in self.funcs for k in p.builtins)
                 or _pools.operand_reads(p) & varying):
             return None
         queries: list[tuple[str, Any]] = []

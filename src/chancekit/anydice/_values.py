@@ -17,6 +17,7 @@ mappingproxy({0: 1, 1: 2, 2: 2, 3: 1})
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import operator
@@ -27,12 +28,32 @@ from typing import Any
 
 from chancekit import limits
 from chancekit.dice import Decided, Distribution, FaceRule, constant, evaluate_pool, keep_sum
+from chancekit.dice import certified as _cert
 from chancekit.errors import LimitError, quote
 
 __all__ = ["EMPTY", "Die", "as_die", "at", "binary", "dice", "make_die", "to_seq", "unary"]
 
 #: the integer AnyDice gives for 0 raised to a negative power
 NEG_POWER_SENTINEL = -(2**63)
+
+
+#: the widest exact weights (bits of a total) an operator of this run has met, when the
+#: run keeps count (``run_program`` does: a refusal for work then offers a certified
+#: answer only if huge weights were met, the only refusals that answer can avoid)
+WIDEST: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "chancekit_anydice_widest", default=None)
+
+
+def seen(*values: Any) -> None:
+    """Note the weights' width of every exact distribution in ``values`` (see WIDEST)."""
+    box = WIDEST.get()
+    if box is None:
+        return
+    for v in values:
+        if isinstance(v, Distribution):
+            b = v.total.bit_length()
+            if b > box[0]:
+                box[0] = b
 
 
 class Die:
@@ -62,7 +83,11 @@ class Die:
         """The collection summed (one die); only for a non-empty die."""
         if self._dist is None:
             assert self.base is not None
-            self._dist = self.base.repeat_sum(self.count) if self.count else constant(0)
+            base = self.base
+            seen(base)
+            if self.count > 1 and _cert.wide(base):  # (a certified run: no huge power)
+                base = _cert.certify(base)
+            self._dist = base.repeat_sum(self.count) if self.count else constant(0)
         return self._dist
 
     def __repr__(self) -> str:
@@ -188,7 +213,22 @@ RESULTS_KEPT = 2048
 CACHED_OUTCOMES = 4096
 
 
+def certified_pairwise(op: str, a: Any, b: Any) -> Any:
+    """``a op b`` the certified way (a certified run, an operand certified or with
+    weights past the threshold): exact operands rounded to intervals first."""
+    f = _OPS.get(op) or {"max": max, "min": min}[op]
+    cd = (Distribution, _cert.CertifiedDistribution)
+    if not isinstance(a, cd):
+        return _cert.certify(b).map(lambda y: f(a, y))
+    if not isinstance(b, cd):
+        return _cert.certify(a).map(lambda x: f(x, b))
+    return _cert.certify(a)._combine(_cert.certify(b), f, op)
+
+
 def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribution:
+    seen(a, b)
+    if _cert.threshold() is not None and (_cert.wide(a) or _cert.wide(b)):
+        return certified_pairwise(op, a, b)
     if ((isinstance(a, Distribution) and len(a) > CACHED_OUTCOMES)
             or (isinstance(b, Distribution) and len(b) > CACHED_OUTCOMES)):
         return _pairwise_new(op, a, b)
@@ -395,6 +435,11 @@ def dice(count: Any, faces: Any) -> Die:
                                                    top * one.total.bit_length()),
                                  f"rolling a die-valued count (up to {top}) of dice")
         one = die.dist
+        if _cert.wide(count.dist) or _cert.wide(one):  # a certified run: no huge weights
+            # (before _charge_counts: its exact estimate prices the huge weights)
+            parts = [dice(n, Die.single(one)).dist for n in count.dist.outcomes()]
+            weights = [w for _, w in count.dist.items()]
+            return Die.single(_cert.CertifiedDistribution.mixture(parts, weights))
         _charge_counts(count.dist, one)
         composed = _compose(count.dist, one)
         if composed is not None:
@@ -512,6 +557,18 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
     :func:`keep_sum`, else one face walk of :func:`evaluate_pool`."""
     if n == 1:
         return base.map(lambda x: x * ranks[1]) if ranks[1] != 1 else base
+    seen(base)
+    if _cert.wide(base):  # a certified run: the highest/lowest die, or all of them
+        c = _cert.certify(base)
+        if len(ranks) == n and all(v == 1 for v in ranks.values()):
+            return c.repeat_sum(n)
+        if dict(ranks) == {1: 1}:
+            return c.extreme(n, highest=True)
+        if dict(ranks) == {n: 1}:
+            return c.extreme(n, highest=False)
+        if len(ranks) == 1 and next(iter(ranks.values())) == 1:
+            return c.order_statistic(n, next(iter(ranks)))
+        raise _cert.no_path(f"positions {sorted(ranks)} of {n} dice")
     if all(v == 1 for v in ranks.values()):  # these price their own work, bits included
         k = len(ranks)
         if k == n:
@@ -700,6 +757,17 @@ def mix(results: list[tuple[Any, int]]) -> Die:
             dice[dist] = dice.get(dist, 0) + w
     parts: list[Distribution] = list(dice)
     weights: list[int] = list(dice.values())
+    seen(*parts)
+    if _cert.threshold() is not None and _mix_certified(parts, weights, numbers):
+        if not parts and len(numbers) == 1:
+            return Die.single(constant(next(iter(numbers))))
+        if len(parts) == 1 and not numbers:
+            return Die.single(parts[0])
+        if not parts and not numbers:
+            return EMPTY
+        cparts = parts + [constant(x) for x in numbers]
+        return Die.single(_cert.CertifiedDistribution.mixture(
+            cparts, weights + list(numbers.values())))
     if not parts:
         return Die.single(Distribution._raw(numbers)) if numbers else EMPTY
     if numbers:
@@ -709,6 +777,23 @@ def mix(results: list[tuple[Any, int]]) -> Die:
         return Die.single(parts[0])
     charge_mixture(parts, weights, "mixing the results of a function")
     return Die.single(Distribution.mixture(parts, weights))
+
+
+def _mix_certified(parts: list[Any], weights: list[Any], numbers: dict[int, Any]) -> bool:
+    """In a certified run: whether a mixture goes the certified way (a part or weight
+    is certified, or the exact weights would pass the threshold: the parts' distinct
+    totals multiplied, at most, and the widest weight)."""
+    if any(isinstance(w, _cert.Interval) for w in weights) or any(
+            isinstance(w, _cert.Interval) for w in numbers.values()):
+        return True
+    if any(_cert.wide(p) for p in parts):
+        return True
+    t = _cert.threshold()
+    assert t is not None
+    bits = sum(x.bit_length() for x in {p.total for p in parts})
+    bits += max((w.bit_length() for w in weights), default=0)
+    bits += max((w.bit_length() for w in numbers.values()), default=0)
+    return bits > t
 
 
 def charge_mixture(parts: list[Distribution], weights: list[int], what: str) -> None:

@@ -54,6 +54,8 @@ def _contains_fast(_: Any, args: list[Any]) -> Any:
         return NotImplemented
     if pool.empty:
         return V.EMPTY
+    if V._cert.wide(pool.base):  # a certified run: the expansion's own way
+        return NotImplemented
     base, n = pool.base, pool.count
     miss = (base.total - base.weights.get(x, 0)) ** n
     return V.Die.single(Distribution({1: base.total**n - miss, 0: miss}))
@@ -129,6 +131,8 @@ def _keep_of(which: str) -> Callable[..., Any]:
         if any(x.empty for x in dice):
             return V.EMPTY
         pool = [x.base for x in dice for _ in range(x.count)]
+        if any(V._cert.wide(b) for b in pool):
+            raise V._cert.no_path(f"the {which} {n} of several dice")
         k = min(max(n, 0), len(pool))
         if k == 0:
             return 0
@@ -151,6 +155,10 @@ def _extreme(which: str) -> Callable[..., Any]:
             return V.EMPTY
         da = a.dist if isinstance(a, V.Die) else constant(a)
         db = b.dist if isinstance(b, V.Die) else constant(b)
+        V.seen(da, db)
+        if V._cert.wide(da) or V._cert.wide(db):  # a certified run
+            return V.Die.single(V.certified_pairwise("max" if which == "highest" else "min",
+                                                     da, db))
         V.charge_bits(len(da) * len(db), da, db)
         return V.Die.single(da.max(b.dist if isinstance(b, V.Die) else b) if which == "highest"
                             else da.min(b.dist if isinstance(b, V.Die) else b))

@@ -49,6 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(one output: bars as `dist --plot`; several: one line each)")
     p.add_argument("--all", action="store_true", help="show every outcome (by default, past "
                    "100 outcomes, rows below 1e-6 are hidden, as in `dist`)")
+    p.add_argument("--approx", action="store_true", help="if the exact run is refused for its "
+                   "work (weights of millions of bits), run it again the certified way: "
+                   "outputs that need it print every probability as a proven interval, "
+                   "within 1e-12, never called exact")
     p.set_defaults(func=run_anydice)
 
 
@@ -116,8 +120,37 @@ def run_anydice(args: argparse.Namespace) -> int:
     from chancekit.cli._output import print_json
 
     text = read_program(args.file)
-    result = run_program(text)
+    approx = getattr(args, "approx", False)
+    result = run_program(text, approx=approx)
     outputs = list(result.outputs)
+    if approx:
+        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+
+        if any(is_certified(d) for _, d in outputs):
+            if args.json:
+                refuse_json()
+            if args.plot:
+                from chancekit.errors import InvalidValueError
+
+                raise InvalidValueError("--plot takes exact answers; a certified (--approx) "
+                                        "answer prints its table only")
+            from chancekit.errors import _CONTROL_PICTURES
+
+            table_args = argparse.Namespace(json=False, plot=None, all=args.all)
+            for i, (label, d) in enumerate(outputs):
+                if i:
+                    print()
+                title = str(label).translate(_CONTROL_PICTURES)
+                if is_certified(d):
+                    show_certified(d, title, table_args)
+                elif len(d):
+                    show_distribution(d, title, table_args, {}, "anydice")
+                else:
+                    print(f"{title}\n(empty: no outcomes, the empty die d{{}})")
+            for line in result.warnings:
+                print(f"chancekit anydice: warning: {str(line).translate(_CONTROL_PICTURES)}",
+                      file=sys.stderr)
+            return 0
     warnings = [str(w) for w in result.warnings]
     # an output of the empty die d{} has no outcomes (AnyDice prints an empty table)
     rows = [shown_rows(d, args.all) if len(d) else ([], 0) for _, d in outputs]

@@ -35,6 +35,31 @@ def add_dialect_option(p: argparse.ArgumentParser) -> None:
                    f"foundry (r rerolls once); or set {DIALECT_ENV} (docs/notation.md)")
 
 
+def add_var_option(p: argparse.ArgumentParser) -> None:
+    """``--var name=value`` (repeatable): the values of Foundry's ``@name`` and Roll20's
+    ``@{name}`` / ``?{name|...}`` placeholders."""
+    p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                   help="a value for @NAME (foundry), @{NAME} or ?{NAME|...} (roll20): a "
+                   "number or a formula, e.g. --var prof=3 --var 'dmg=1d8+2'; repeatable")
+
+
+def variables_of(args: argparse.Namespace) -> dict[str, object]:
+    """``--var`` as the ``variables`` of :func:`chancekit.dice.notation.dist`: whole
+    numbers as ints, anything else as formula text."""
+    from chancekit.errors import InvalidValueError
+
+    out: dict[str, object] = {}
+    for item in getattr(args, "var", None) or []:
+        name, eq, value = item.partition("=")
+        name = name.strip().removeprefix("@")
+        if not eq or not name or not value.strip():
+            raise InvalidValueError("--var", item, "NAME=VALUE, e.g. --var prof=3")
+        text = value.strip()
+        digits = text.removeprefix("-")
+        out[name] = int(text) if digits.isdigit() and len(digits) <= 4000 else text
+    return out
+
+
 def dialect_of(args: argparse.Namespace) -> str:
     """``--dialect``, else ``$CHANCEKIT_DIALECT``, else ``avrae``."""
     from chancekit.dice._dialects import DIALECTS
@@ -78,6 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("notation", nargs="+", metavar="notation",
                    help='dice expressions, e.g. "4d6kh3" "3d6" (quote each in the shell)')
     add_dialect_option(p)
+    add_var_option(p)
     view = p.add_mutually_exclusive_group()
     view.add_argument("--at-least", dest="view", action="store_const", const="at_least",
                       help="bars and --plot show the chance of at least each outcome")
@@ -89,6 +115,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output (exact "
                    "weights as decimal text, probabilities as floats)")
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
+    p.add_argument("--approx", action="store_true", help="if the exact answer is refused for "
+                   "its work (huge weights), print a certified one: every probability a "
+                   "proven interval, within 1e-12 (sums of dice, the highest/lowest die, "
+                   "arithmetic, comparisons); never called exact")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
                    f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden and "
                    f"at most {MAX_SHOWN_ROWS} shown, the most likely, in the table, --json and "
@@ -129,6 +159,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("notation", help='dice expression, e.g. "4d6kh3" (quote it in the shell)')
     add_dialect_option(r)
+    add_var_option(r)
     r.add_argument("-n", type=int, default=1, metavar="K", help="roll K times (default 1)")
     r.add_argument("--json", action="store_true", help="machine-readable output")
     add_rng_options(r)
@@ -155,18 +186,41 @@ def run_dist(args: argparse.Namespace) -> int:
     from chancekit.dice.notation import ambiguities, dist
 
     dialect = dialect_of(args)
+    variables = variables_of(args)
     texts = list(args.notation)
     # every expression is read (and refused) before anything is printed
-    dists = [dist(text, dialect=dialect) for text in texts]
+    approx = getattr(args, "approx", False)
+    dists = [dist(text, dialect=dialect, variables=variables, approx=approx)
+             for text in texts]
+    if approx:
+        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+
+        if any(is_certified(d) for d in dists):
+            if args.json:
+                refuse_json()
+            if args.compare is not None or args.plot:
+                from chancekit.errors import InvalidValueError
+
+                raise InvalidValueError("--compare and --plot take exact answers; a "
+                                        "certified (--approx) answer prints its table only")
+            for i, (text, d) in enumerate(zip(texts, dists, strict=True)):
+                if i:
+                    print()
+                if is_certified(d):
+                    show_certified(d, text, args)
+                else:
+                    show_distribution(d, text, args, {}, "dist")
+            return 0
     notes: list[str] = []
     for text in texts + ([args.compare] if args.compare is not None else []):
-        notes += [line for line in ambiguities(text, dialect) if line not in notes]
+        notes += [line for line in ambiguities(text, dialect, variables=variables)
+                  if line not in notes]
     from chancekit.dice.caps import note  # explosions that reached their depth cap
 
     notes += [line for text, d in zip(texts, dists, strict=True) for line in note(d, text)]
     other = None
     if args.compare is not None:
-        other = (args.compare, dist(args.compare, dialect=dialect))
+        other = (args.compare, dist(args.compare, dialect=dialect, variables=variables))
     code = show_distribution(dists[0], texts[0], args, {"notation": texts[0],
                                                         "dialect": dialect, "notes": notes},
                              "dist", compare=other, more=list(zip(texts[1:], dists[1:],
@@ -452,8 +506,10 @@ def run_roll(args: argparse.Namespace) -> int:
     n = require_int("-n", args.n, lo=1, hi=100_000)
     dialect = dialect_of(args)
     rng, seed = rng_from_args(args)
-    results = [roll(args.notation, rng=rng, dialect=dialect) for _ in range(n)]
-    notes = ambiguities(args.notation, dialect)
+    variables = variables_of(args)
+    results = [roll(args.notation, rng=rng, dialect=dialect, variables=variables)
+               for _ in range(n)]
+    notes = ambiguities(args.notation, dialect, variables=variables)
     if args.json:
         print_json("roll", {"notation": args.notation, "dialect": dialect, "notes": notes,
                             "seed": seed, "stream": stream_value(args.stream),

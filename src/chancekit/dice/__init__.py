@@ -25,6 +25,7 @@ from chancekit._lazy import front_door
 # loads neither cards nor symbols nor stats, and python-flint only when a calculation
 # needs it); one line per public name
 _LAZY: dict[str, str] = {
+    "CertifiedDistribution": "chancekit.dice.certified",
     "Deal": "chancekit.dice.cards",
     "Deck": "chancekit.dice.cards",
     "standard_deck": "chancekit.dice.cards",
@@ -73,6 +74,7 @@ __all__ = [
     "GENESYS",
     "MAX_DICE",
     "MAX_OUTCOMES",
+    "CertifiedDistribution",
     "Deal",
     "Decided",
     "Deck",

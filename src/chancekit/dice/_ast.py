@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from chancekit.dice.distribution import EXPLODE_DEPTH
-from chancekit.dice.selectors import Op, Selector, matches_every_face
+from chancekit.dice.selectors import (
+    Op,
+    Selector,
+    foundry_count,
+    match_count,
+    matches_every_face,
+)
 from chancekit.limits import (
     MAX_DICE,
     MAX_OUTCOMES,
@@ -44,6 +50,8 @@ __all__ = [
     "Selector",
     "Unary",
     "VarDice",
+    "foundry_count",
+    "match_count",
 ]
 
 Number = int | Fraction

@@ -45,15 +45,24 @@ from chancekit.dice.distribution import (
 )
 from chancekit.dice.pool import Pool
 from chancekit.errors import LimitError, NotationError, quote
-from chancekit.limits import ENTRY_WORK, MAP_WORK, MAX_OUTCOMES, MAX_WORK
+from chancekit.limits import (
+    ENTRY_WORK,
+    FRACTION_MAP_WORK,
+    MAP_WORK,
+    MAX_OUTCOMES,
+    MAX_POWER_BITS,
+    MAX_WORK,
+)
 
-__all__ = ["FUNCTIONS", "UNARY_FUNCTIONS", "call", "compile_tree"]
+__all__ = ["ARITY", "FOUNDRY_FUNCTIONS", "FUNCTIONS", "UNARY_FUNCTIONS",
+           "call", "compile_tree", "power", "price_power"]
 
 _BINARY: dict[str, Callable[[Distribution, Distribution], Distribution]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
     "==": Distribution.eq, "!=": Distribution.ne, "<": Distribution.lt,
     ">": Distribution.gt, "<=": Distribution.le, ">=": Distribution.ge,
+    "**": lambda a, b: a._combine(b, _guard(power, "**"), "**"),
 }
 
 
@@ -69,17 +78,204 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 UNARY_FUNCTIONS = ("floor", "ceil", "round", "abs")
 
 
+def _sign(x: Any) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _round_fast(x: Any) -> int:
+    """Foundry's ``Math.roundFast``: halves away from zero."""
+    return math.floor(x + Fraction(1, 2)) if x >= 0 else math.ceil(x - Fraction(1, 2))
+
+
+def _root(x: Any, n: int, name: str) -> Any:
+    """The exact ``n``-th root of a rational when it is rational, else the float
+    JavaScript's ``Math.sqrt`` / ``Math.cbrt`` gives."""
+    if type(x) is int and x >= 0:  # the common case, without Fractions
+        r = _iroot(x, n)
+        if r**n == x:
+            return r
+        return math.sqrt(x) if n == 2 else math.cbrt(x)
+    q = Fraction(x)
+    if q < 0 and n == 2:
+        raise ValueError(f"{name} of a negative number ({q}) is not a number")
+    sign = -1 if q < 0 else 1
+    a, b = abs(q.numerator), q.denominator
+    ra, rb = _iroot(a, n), _iroot(b, n)
+    if ra**n == a and rb**n == b:
+        return _plain(sign * Fraction(ra, rb))
+    return math.sqrt(q) if n == 2 else math.cbrt(q)
+
+
+def _iroot(a: int, n: int) -> int:
+    if n == 2:
+        return math.isqrt(a)
+    r = round(a ** (1 / 3)) if a < 2**53 else int(a ** (1 / 3))
+    while r**3 > a:
+        r -= 1
+    while (r + 1) ** 3 <= a:
+        r += 1
+    return r
+
+
+def _plain(x: Any) -> Any:
+    return int(x) if isinstance(x, Fraction) and x.denominator == 1 else x
+
+
+
+
+def power(a: Any, b: Any) -> Any:
+    """``a ** b`` exactly (Foundry's ``**`` and ``pow``): a whole exponent (negative:
+    a Fraction); a fractional exponent is refused (the result is irrational: use
+    ``sqrt``); results past :data:`MAX_POWER_BITS` bits are refused."""
+    b = _plain(b)
+    if not isinstance(b, int):
+        raise ValueError(f"a power with a fractional exponent ({b}) is not supported (the "
+                         "result is irrational): use sqrt() or cbrt()")
+    if type(a) is int and 0 <= b and abs(b) * a.bit_length() <= MAX_POWER_BITS:
+        return a**b  # the common case, without Fractions
+    q = Fraction(a)
+    if q == 0 and b < 0:
+        raise ZeroDivisionError("0 to a negative power")
+    size = abs(b) * max(abs(q.numerator).bit_length(), q.denominator.bit_length())
+    if size > MAX_POWER_BITS and abs(q) != 1:
+        raise LimitError(f"{a} ** {b} would have about {size:,} bits, past the limit "
+                         f"MAX_POWER_BITS = {MAX_POWER_BITS:,}; use a smaller exponent",
+                         limit="MAX_POWER_BITS", value=size)
+    return _plain(q**b)
+
+
+def _float_fn(f: Callable[[float], float], name: str) -> Callable[[Any], Any]:
+    def go(x: Any) -> Any:
+        try:
+            r = f(x)
+        except (ValueError, OverflowError):
+            raise ValueError(f"{name}({_plain(x)}) is not a finite number") from None
+        return _plain(Fraction(r)) if r == int(r) and abs(r) < 2**53 else r
+    return go
+
+
+def _round_decimals(x: Any, places: Any) -> Any:
+    p = _plain(places)
+    if not isinstance(p, int) or not 0 <= p <= 100:
+        raise ValueError(f"roundDecimals needs a whole number of places from 0 to 100, not "
+                         f"{p}")
+    scale = 10**p
+    return _plain(Fraction(math.floor(Fraction(x) * scale + Fraction(1, 2)), scale))
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> Any:
+    return min(hi, max(x, lo))
+
+
+#: the foundry dialect's functions beyond :data:`FUNCTIONS` (JavaScript's ``Math`` and
+#: Foundry's additions), each exact where its value is rational; ``sqrt cbrt exp log
+#: log2 log10 hypot`` give floats where the value is irrational, as Foundry computes them
+FOUNDRY_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "trunc": math.trunc, "sign": _sign, "roundFast": _round_fast,
+    "sqrt": lambda x: _root(x, 2, "sqrt"), "cbrt": lambda x: _root(x, 3, "cbrt"),
+    "exp": _float_fn(math.exp, "exp"), "log": _float_fn(math.log, "log"),
+    "log2": _float_fn(math.log2, "log2"), "log10": _float_fn(math.log10, "log10"),
+    "pow": power, "hypot": lambda *xs: _root(sum(Fraction(x) ** 2 for x in xs), 2, "hypot"),
+    "clamp": _clamp, "clamped": _clamp, "roundDecimals": _round_decimals,
+}
+FUNCTIONS.update(FOUNDRY_FUNCTIONS)
+#: how many arguments each function takes: a number, or ``None`` (one or more)
+ARITY: dict[str, int | None] = {
+    **{n: 1 for n in ("floor", "ceil", "round", "abs", "trunc", "sign", "roundFast", "sqrt",
+                      "cbrt", "exp", "log", "log2", "log10")},
+    "pow": 2, "roundDecimals": 2, "clamp": 3, "clamped": 3,
+    "max": None, "min": None, "hypot": None,
+}
+
+
+#: functions whose map costs a Fraction's rate an outcome (roots, logarithms)
+_HEAVY = ("sqrt", "cbrt", "exp", "log", "log2", "log10", "hypot", "roundDecimals")
+
+
+def _bits(x: Any) -> int:
+    q = x if isinstance(x, int) else Fraction(x)
+    if isinstance(q, int):
+        return max(1, abs(q).bit_length())
+    return max(1, abs(q.numerator).bit_length(), q.denominator.bit_length())
+
+
+def price_power(a: Distribution, b: Distribution, what: str) -> None:
+    """Refuse or charge ``a ** b`` before any power is taken: the largest result's bits
+    (:data:`MAX_POWER_BITS`), all results' bits together (``MAX_WEIGHT_BITS``), and
+    the pairs, each a product of that many bits. O(outcomes of a and b)."""
+    from chancekit.limits import MAX_WEIGHT_BITS, PAIR_WORK
+
+    exps = [_plain(e) for e in b.outcomes()]
+    if not all(isinstance(e, int) for e in exps):
+        return  # the power itself refuses a fractional exponent, with its message
+    top = max(abs(e) for e in exps)
+    base = max(_bits(x) for x in a.outcomes())
+    size = top * base
+    if size > MAX_POWER_BITS and any(abs(Fraction(x)) not in (0, 1) for x in a.outcomes()):
+        raise LimitError(f"{what} can be a number of about {size:,} bits, past the limit "
+                         f"MAX_POWER_BITS = {MAX_POWER_BITS:,}; use a smaller exponent",
+                         limit="MAX_POWER_BITS", value=size)
+    pairs = len(a) * len(b)
+    if pairs * size > MAX_WEIGHT_BITS:
+        raise LimitError(f"{what} would hold about {pairs * size:,} bits of outcomes, past the "
+                         f"limit MAX_WEIGHT_BITS = {MAX_WEIGHT_BITS:,}", limit="MAX_WEIGHT_BITS",
+                         value=pairs * size)
+    limits.charge(pairs * PAIR_WORK * (size // 64 + 1), what)
+
+
 def call(name: str, args: list[Distribution]) -> Distribution:
     """The exact distribution of ``name(*args)`` for independent ``args``: a map of the
-    one argument's outcomes (O(outcomes)), or max / min folded pairwise (O(pairs) each,
-    charged to the work budget by :meth:`Distribution.max`)."""
-    if name in UNARY_FUNCTIONS:
-        return unary(args[0].map(FUNCTIONS[name]), args[0], name)
+    one argument's outcomes (O(outcomes)), or the arguments combined pairwise (O(pairs)
+    each, charged to the work budget by :meth:`Distribution._combine`)."""
+    fn = FUNCTIONS[name]
+    if name in _HEAVY:
+        limits.charge(sum(len(a) for a in args) * (FRACTION_MAP_WORK - MAP_WORK),
+                      f"{name}() of every outcome")
+    if name == "pow":
+        price_power(args[0], args[1], "pow()")
+    if ARITY[name] == 1:
+        return unary(args[0].map(_guard(fn, name)), args[0], name)
+    if name in ("max", "min"):
+        out = args[0]
+        for a in args[1:]:
+            out = combine(Distribution.max(out, a) if name == "max"
+                          else Distribution.min(out, a), out, a, name)
+        return out
+    if name == "hypot":  # the root of a sum of squares, each argument independent
+        squares = [a.map(lambda x: Fraction(x) ** 2) for a in args]
+        total = squares[0]
+        for sq in squares[1:]:
+            total = total + sq
+        return unary(total.map(_guard(lambda x: _root(x, 2, "hypot"), name)), args[0], name)
     out = args[0]
-    for a in args[1:]:
-        out = combine(Distribution.max(out, a) if name == "max" else Distribution.min(out, a),
-                      out, a, name)
+    for i, a in enumerate(args[1:]):
+        if name in ("clamp", "clamped"):
+            step = Distribution.max if i == 0 else Distribution.min
+            out = combine(step(out, a), out, a, name)
+        else:  # pow, roundDecimals
+            out = combine(out._combine(a, _guard(fn, name), name), out, a, name)
     return out
+
+
+def _guard(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` with its ValueError / ZeroDivisionError turned into a NotationError-ready
+    message (raised by ``_eval`` with the column)."""
+    def go(*xs: Any) -> Any:
+        try:
+            return fn(*xs)
+        except ZeroDivisionError as e:
+            raise _FunctionError(f"{name}: division by zero ({e})") from None
+        except ValueError as e:
+            raise _FunctionError(f"{name}: {e}") from None
+    return go
+
+
+class _FunctionError(Exception):
+    """A function's value is undefined for an outcome (sqrt(-1), 0 ** -1)."""
+
+
+#: operators that only change the breakdown (marks, sorting, Roll20's matched dice)
+_BREAKDOWN = ("mark", "sort", "match")
 
 
 class _Ctx:
@@ -136,7 +332,7 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Dice):
         pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
         for op in node.ops:
-            if op.kind not in ("mark", "sort"):  # breakdown only
+            if op.kind not in _BREAKDOWN:  # breakdown only
                 pool = pool._with(op)
         ctx.col = node.col
         return pool.sum()
@@ -156,16 +352,25 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Call):
         args = [_eval(a, ctx) for a in node.args]
         ctx.col = node.col
-        return call(node.name, args)
+        try:
+            return call(node.name, args)
+        except _FunctionError as e:
+            raise NotationError(f"{e} (an outcome of the argument)", ctx.text,
+                                node.col) from None
     if isinstance(node, Binary):  # a side mapped by a number: looked ahead at
         a = _eval_then(node.left, ctx, MAP_WORK if isinstance(node.right, Num) else 0)
         b = _eval_then(node.right, ctx, MAP_WORK if isinstance(node.left, Num) else 0)
         ctx.col = node.col
+        if node.op == "**":
+            price_power(a, b, "'**'")
         if node.op in ("/", "//", "%") and 0 in b:
             raise NotationError(
                 f"division by zero: the right side of '{node.op}' can be 0", ctx.text, node.col)
         # explosion caps (dice.caps) carried whichever side has one
-        return combine(_BINARY[node.op](a, b), a, b, node.op)
+        try:
+            return combine(_BINARY[node.op](a, b), a, b, node.op)
+        except _FunctionError as e:
+            raise NotationError(f"{e} (the sides can give it)", ctx.text, node.col) from None
     raise AssertionError(node)  # pragma: no cover
 
 
@@ -175,7 +380,7 @@ def _eval_then(node: Node, ctx: _Ctx, rate: int) -> Distribution:
     map before the power starts (``9d730e>4/1`` powered for 1.3 s, then the map was
     refused)."""
     if not rate or not isinstance(node, Dice) or not node.ops or any(
-            op.kind not in ("e", "mark", "sort") for op in node.ops):
+            op.kind not in ("e", *_BREAKDOWN) for op in node.ops):
         return _eval(node, ctx)
     token = THEN_PER_OUTCOME.set(rate)
     try:
@@ -244,7 +449,7 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         for c, wc in zip(counts, cw, strict=True):
             pool = Pool(die, c, depth=EXPLODE_DEPTH)
             for op in node.ops:
-                if op.kind not in ("mark", "sort"):
+                if op.kind not in _BREAKDOWN:
                     pool = pool._with(op)
             ctx.col = node.col
             parts.append(pool.sum())

@@ -11,8 +11,12 @@ with a constant side (:data:`~chancekit.limits.MAP_WORK`, or
 pairs of a pairwise step. Outcome counts are bounded from below too (``NdX`` has exactly
 ``N(X - 1) + 1`` sums; ``|A + B| >= |A| + |B| - 1`` for sets of numbers; keeping the ``m``
 highest or lowest of ``N`` dice of ``X`` faces, rerolled once or not, still gives every sum
-of ``m`` faces: at least ``m(X - 1) + 1``). Steps it cannot read (other pool operators,
-rolled counts) count as free and as one outcome.
+of ``m`` faces: at least ``m(X - 1) + 1``). A pool whose operators act on each die alone
+(explosions, rerolls, clamps, counts ``cs``), or such operators then ``ra``, is priced by
+building its one die first (as the evaluation will, which reuses it): the power of ``n``
+of them is then known exactly (``79d20!+d962cs>2`` exploded and summed 79 dice for 1.6 s,
+then was refused). Steps it cannot read (other pool operators, rolled counts) count as
+free and as one outcome.
 
 A pairwise step (``*``, ``/``, ``//``, ``%``, a comparison, or ``+``/``-`` of fractions)
 whose sides have at least ``MAX_PAIRS`` pairs of outcomes between them is refused by
@@ -41,8 +45,9 @@ from dataclasses import dataclass
 from typing import cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
-from chancekit.dice.distribution import Distribution
+from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
 from chancekit.dice.facewalk import extreme_work, face_walk_work
+from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
@@ -86,7 +91,9 @@ class Bound:
 
 _UNKNOWN = Bound(1, False, False, False, 0)
 #: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
-_ONE_ARG = ("floor", "ceil", "round", "abs")
+_ONE_ARG = ("floor", "ceil", "round", "abs", "trunc", "roundFast")
+#: Foundry's functions of one argument charged a Fraction's rate an outcome
+_HEAVY_ONE = ("sqrt", "cbrt", "exp", "log", "log2", "log10")
 
 
 def lower_bound(node: Node) -> Bound:
@@ -109,6 +116,12 @@ def lower_bound(node: Node) -> Bound:
                      inner.work + inner.lo * rate, inner.tbits)
     if isinstance(node, Binary):
         return _binary(node)
+    if isinstance(node, Call) and node.name in _HEAVY_ONE and len(node.args) == 1:
+        # roots and logarithms: one map at a Fraction's rate (``call`` charges it)
+        inner = lower_bound(node.args[0])
+        if inner.const:
+            return inner
+        return Bound(1, False, False, False, inner.work + inner.lo * FRACTION_MAP_WORK)
     if isinstance(node, Call) and node.name in _ONE_ARG and len(node.args) == 1:
         # one map of the argument's outcomes (``call``); whole numbers with no gap stay
         # themselves under floor/ceil/round (abs folds them at most in two)
@@ -138,7 +151,7 @@ def _kept(node: Dice) -> int | None:
     kept = n
     keeps = 0
     for op in node.ops:
-        if op.kind in ("mark", "sort", "ro"):
+        if op.kind in ("mark", "sort", "match", "ro"):
             continue
         if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
             keeps += 1
@@ -151,6 +164,10 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
+    if node.ops:
+        pooled = _pool(node)
+        if pooled is not None:
+            return pooled
     if node.ops:  # the m dice kept: at least m(k - 1) + 1 sums
         m = _kept(node)
         if m is None:
@@ -199,6 +216,83 @@ def _keep(node: Dice, m: int) -> Bound:
     return Bound(m * (k - 1) + 1, False, False, consecutive, work)
 
 
+#: the most faces of a die whose pool :func:`_pool` prices by building one die of it
+#: (``evaluate.per_die`` keeps those for the evaluation)
+_UNIT_FACES = 5_000
+
+
+def _pool(node: Dice) -> Bound | None:
+    """The bound of a pool whose every operator acts on each die alone (explosions ``e``
+    ``!``, rerolls ``rr`` ``ro``, clamps, keep/drop by value, counts ``cs``), or of such
+    operators then ``ra``: the one die the evaluator builds (``evaluate.per_die``) is
+    built here, so the power of ``n`` of them is priced exactly as ``repeat_sum`` will
+    charge it (and refused now when it will refuse it); ``ra`` is priced by its two
+    powers (every die, and the dice that do not match). The die is built as the
+    evaluation would build it, charged to its budget (its own estimate first), and kept
+    for it (``evaluate.per_die``). None for other pools, dice over :data:`_UNIT_FACES`
+    faces, or a die that cannot be built (the evaluation then says why)."""
+    from chancekit.dice.evaluate import _is_per_die, per_die
+
+    ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort"))
+    if not ops:
+        return None
+    per = all(_is_per_die(op) for op in ops)
+    ra = ops[-1].kind == "ra" and all(op.kind in ("rr", "ro", "mi", "ma") for op in ops[:-1])
+    if not (per or ra):
+        return None
+    f = node.faces
+    head = ops if per else ops[:-1]
+    n = node.count
+    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2:
+        # ``NdX ra...`` on a plain die: its power is known without building the die
+        return Bound(1, False, False, False,
+                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col))
+    if len(f) > _UNIT_FACES:
+        return None
+    try:  # built and charged as the evaluation would: it reads the die built here
+        die = d(len(f)) if isinstance(f, range) and f.start == 1 else faces(list(f))
+        unit = per_die(die, head, EXPLODE_DEPTH) if head else die
+    except LimitError as e:  # the evaluation would refuse it too: now, with the column
+        raise Refused(str(e), node.col, e.limit or "MAX_WORK", e.value or 0) from None
+    except ChancekitError:  # the evaluation will say it: priced as free
+        return None
+    outs = unit.outcomes()
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in outs):
+        return None
+    if n == 0 or (per and len(outs) == 1):
+        return Bound(1, True, False, True, 0)
+    if per:
+        work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
+        return Bound(n * (len(outs) - 1) + 1, False, False, outs[-1] - outs[0] + 1 == len(outs),
+                     work, n * (unit.total.bit_length() - 1) + 1)
+    miss = [v for v in outs if not ops[-1].matches(v)]
+    work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
+    if len(miss) >= 2:
+        weights = unit.weights
+        work += _power(len(miss), miss[0], miss[-1], sum(weights[v] for v in miss), n,
+                       node.col)
+    return Bound(n * (len(miss) - 1) + 1 if miss else 1, False, False, False, work)
+
+
+def _power(length: int, lo: int, hi: int, total: int, n: int, col: int) -> int:
+    """What :meth:`Distribution.repeat_sum` charges for ``n`` copies of a die of
+    ``length`` integer outcomes from ``lo`` to ``hi`` of total weight ``total``; raises
+    :class:`Refused` where it refuses (the same limit)."""
+    if n < 2 or length < 2:
+        return 0
+    span = n * (hi - lo) + 1
+    tbits = total.bit_length()
+    if span > MAX_OUTCOMES or span * n * tbits > MAX_WEIGHT_BITS:
+        bits = span * max(1, n * math.log2(max(2, total)))
+        if span > MAX_OUTCOMES or bits > MAX_WEIGHT_BITS:
+            raise Refused(f"{n} dice with outcomes {lo}..{hi} would give {span:,} outcomes "
+                          f"with weights of about {bits / 8 / 2**20:.0f} MiB, past "
+                          f"MAX_OUTCOMES = {MAX_OUTCOMES:,} / MAX_WEIGHT_BITS = "
+                          f"{MAX_WEIGHT_BITS:,}; use fewer dice or the mean and variance",
+                          col, "MAX_WEIGHT_BITS", int(bits))
+    return power_work(hi - lo + 1, span, n * tbits)
+
+
 class _Shape:
     """What the work estimates of the face walk read of a die: its number of faces and
     its total weight (a ``dN`` not built)."""
@@ -230,6 +324,8 @@ def _binary(node: Binary) -> Bound:
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
+        if op == "**":  # priced per outcome before the map (price_power)
+            work += many.lo * PAIR_WORK
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1

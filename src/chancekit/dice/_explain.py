@@ -54,6 +54,16 @@ def _op(op: Op) -> str:
     if k in ("mi", "ma"):
         return f"raises each die to at least {s[-1].num}" if k == "mi" else (
             f"lowers each die to at most {s[-1].num}")
+    if k == "cnt" and op.steps:
+        return "scores each die as Foundry's count modifiers do: " + ", then ".join(
+            _STEP[name].format(_sel(sel) if sel is not None else "(a die a count before did "
+                               "not count; the 1s if none)") for name, sel in op.steps)
+    if k == "mt":
+        extra = f" {_sels(s)}" if s else ""
+        return (f"counts the values{extra} shown by at least {op.steps[0]} dice (matching "
+                "total)")
+    if k == "match":
+        return "marks matching dice (no change to the total)"
     if k == "cnt":
         text = f"counts the dice {_sels(s)}"
         if op.fails:
@@ -64,6 +74,9 @@ def _op(op: Op) -> str:
     return "sorts the dice"
 
 
+_STEP = {"cs": "1 if {}, else 0", "cf": "1 (a failure) if {}, else 0",
+         "even": "1 if even, else 0", "odd": "1 if odd, else 0",
+         "df": "-1 if a failure {}", "sf": "minus its value if a failure {}"}
 _CALL = {"floor": "rounds {} down", "ceil": "rounds {} up",
          "round": "rounds {} to the nearest whole number (halves up)",
          "abs": "is the absolute value of {}", "max": "is the largest of {}",
@@ -72,7 +85,15 @@ _CALL = {"floor": "rounds {} down", "ceil": "rounds {} up",
 
 def _node(n: Node) -> str:
     if isinstance(n, Call):
-        return _CALL[n.name].format(", ".join(_short(a) for a in n.args))
+        return _CALL.get(n.name, f"is {n.name}({{}})").format(
+            ", ".join(_short(a) for a in n.args))
+    if isinstance(n, Binary) and n.op == "-" and any(
+            isinstance(x, Dice | VarDice) and "ms" in x.spelled for x in (n.left, n.right)):
+        if isinstance(n.right, Num):
+            return f"is the margin of success: the dice's total minus {n.right.spelled}"
+        return f"is the margin of success: {_short(n.left)} minus the dice's total"
+    if isinstance(n, Binary) and n.op == "**":
+        return f"is {_short(n.left)} to the power {_short(n.right)}"
     if isinstance(n, Binary) and n.op in _CMP:
         return f"is 1 if {_short(n.left)} is {_CMP[n.op]} {_short(n.right)}, else 0"
     if isinstance(n, Dice | VarDice):

@@ -29,6 +29,13 @@ operators after dice differently (:meth:`_Parser.dialect_operators`; docs/notati
 (foundry), ``!! !p`` (roll20), ``x xo`` (foundry), ``k``/``d`` = highest / lowest, compare
 points ``>=5``, inclusive ``>``/``<`` in roll20.
 
+Issue #32 adds, outside avrae: ``**`` (``power := atom ["**" unary]``), ``@name`` /
+``@{name}`` placeholders filled from ``variables``, Roll20's ``[[...]]`` inline rolls and
+``?{Question|default}`` queries, Foundry's ``cs cf df sf even odd`` as Foundry's ``Die``
+applies them (``cnt`` with ``steps``), ``ms`` (a margin, applied to the term's total),
+``dc`` coins, Roll20's ``m``/``mt`` matching, Foundry's ``Math`` functions; other
+dialects' modifiers are refused by name (``_FOREIGN``).
+
 Every failure raises :class:`~chancekit.errors.NotationError` (problem, text, column) or,
 for sizes past a documented limit, :class:`~chancekit.errors.LimitError`; nothing else
 escapes (the parser never recurses more than :data:`MAX_DEPTH` levels).
@@ -39,6 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from chancekit.dice._ast import (
     MAX_DICE,
@@ -53,33 +61,131 @@ from chancekit.dice._ast import (
     Selector,
     Unary,
     VarDice,
+    foundry_count,
 )
 from chancekit.dice._dialects import DIALECTS
 from chancekit.errors import InvalidTypeError, LimitError, NotationError
 from chancekit.limits import MAX_DEPTH, MAX_LENGTH
 
-__all__ = ["DIALECTS", "MAX_DEPTH", "MAX_LENGTH", "parse"]
+__all__ = ["DIALECTS", "MAX_DEPTH", "MAX_LENGTH", "check_variables", "parse",
+           "parse_with_remarks"]
 
 
 _WS = " \t\r\n"
 _COMPARISONS = ("==", "!=", "<=", ">=", "<", ">")
 _DICE_OPS = ("rr", "ro", "ra", "mi", "ma", "r", "k", "p", "e", "d", "!")
 _SET_OPS = ("k", "p", "d")
-_R20_OPS = ("!!", "!p", "!", "ro", "rr", "r", "min", "max", "mi", "ma", "kh", "kl", "k",
-            "dh", "dl", "d", "cs", "cf", "sd", "sa", "s", "f", ">", "<", "=")
-_FVTT_OPS = ("xo", "x", "rr", "r", "min", "max", "kh", "kl", "k", "dh", "dl", "df", "d",
-             "cs", "cf")
+_R20_OPS = ("!!", "!p", "!", "ro", "rr", "r", "min", "max", "mi", "ma", "mt", "m", "kh",
+            "kl", "k", "dh", "dl", "d", "cs", "cf", "sd", "sa", "s", "f", ">", "<", "=")
+_FVTT_OPS = ("xo", "x", "rr", "r", "min", "max", "ms", "kh", "kl", "k", "dh", "dl", "df",
+             "d", "cs", "cf", "sf", "even", "odd")
 _R20_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d", "f", ">", "<", "=")
 _FVTT_SET_OPS = ("kh", "kl", "k", "dh", "dl", "df", "d", "cs", "cf")
 _PAREN_SET_OPS = ("kh", "kl", "k", "dh", "dl", "d")
 _AVRAE_BRACE_OPS = ("cs", "cf", "df", "k", "p", "d")
 #: the avrae dialect's count operators (success counting; docs/notation.md, "Dialects")
 _COUNT_OPS = ("cs", "cf", "df")
-_SIDES_START = "0123456789%F{("
+_SIDES_START = "0123456789%F{(@"
 #: math functions of the roll20 and foundry dialects (docs/notation.md)
 _FUNCTIONS = ("floor", "ceil", "round", "abs", "max", "min")
 _ONE_ARGUMENT = ("floor", "ceil", "round", "abs")
-_R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7}
+#: the foundry dialect's functions: JavaScript's Math functions with a meaning on whole
+#: numbers, and Foundry's own additions (docs/notation.md)
+_FOUNDRY_FUNCTIONS = ("floor", "ceil", "round", "abs", "max", "min", "trunc", "sign", "sqrt",
+                      "cbrt", "pow", "exp", "log", "log2", "log10", "hypot", "clamp",
+                      "clamped", "roundDecimals", "roundFast")
+#: JavaScript's other Math functions, which Foundry's formulas accept (refused by name)
+_JS_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+            "asinh", "acosh", "atanh", "random", "fround", "imul", "clz32", "expm1", "log1p",
+            "toDegrees", "toRadians", "normalizeDegrees", "normalizeRadians")
+#: arguments of each function (None: one or more)
+_ARITY = {**{n: 1 for n in ("floor", "ceil", "round", "abs", "trunc", "sign", "sqrt", "cbrt",
+                            "exp", "log", "log2", "log10", "roundFast")},
+          "pow": 2, "roundDecimals": 2, "clamp": 3, "clamped": 3}
+_WORDS = {1: "one", 2: "two", 3: "three"}
+_R20_ORDER = {"mi": 1, "ma": 2, "e": 3, "ce": 3, "pe": 3, "rr": 4, "ro": 4, "k": 6, "p": 7,
+              "mt": 8}
+#: each dialect's own dice modifiers, as its documentation lists them (named in errors)
+_DOCUMENTED = {
+    "avrae": ("k", "p", "rr", "ro", "ra", "e", "mi", "ma", "cs", "cf", "df"),
+    "roll20": ("! !! !p", "r ro", "k kh kl d dh dl", "min max", "> < = f", "cs cf", "m mt",
+               "s sa sd"),
+    "foundry": ("r rr", "x xo", "k kh kl d dh dl", "min max", "cs cf df sf", "even odd",
+                "ms"),
+}
+#: letters after dice that spell another dialect's modifier, per dialect read: the message
+_FOREIGN = {
+    "roll20": {
+        "xo": "Foundry's explode-once modifier '{}' is not supported in roll20 (no Roll20 "
+              "spelling; use --dialect foundry)",
+        "x": "Foundry's explode modifier '{}' is not roll20 notation: Roll20 writes '!' "
+             "(3d6!), or use --dialect foundry",
+        "ms": "Foundry's margin-of-success modifier '{}' is not supported in roll20 (use "
+              "--dialect foundry, or subtract: 2d6-8)",
+        "sf": "Foundry's subtract-failures modifier '{}' is not supported in roll20 (use "
+              "--dialect foundry)",
+        "df": "Foundry's deduct-failures modifier '{}' is not roll20 notation: Roll20 writes "
+              "'f' (10d10>=8f1), or use --dialect foundry",
+        "even": "Foundry's even-count modifier '{}' is not supported in roll20 (use "
+                "--dialect foundry)",
+        "odd": "Foundry's odd-count modifier '{}' is not supported in roll20 (use "
+               "--dialect foundry)",
+        "ra": "avrae's reroll-and-add '{}' is not supported in roll20 (use --dialect avrae)",
+        "e": "avrae's explode '{}' is not roll20 notation: Roll20 writes '!' (3d6!)",
+        "p": "avrae's drop '{}' is not roll20 notation: Roll20 writes 'd' / 'dl' (4d6dl1)",
+    },
+    "foundry": {
+        "!!": "Roll20's compounding explosion '{}' is not supported in foundry (use "
+              "--dialect roll20)",
+        "!p": "Roll20's penetrating explosion '{}' is not supported in foundry (use "
+              "--dialect roll20)",
+        "!": "Roll20's explode '{}' is not foundry notation: Foundry writes 'x' (3d6x), or "
+             "use --dialect roll20",
+        "ro": "Roll20's reroll-once '{}' is not foundry notation: in Foundry 'r' rerolls "
+              "once (1d10r1)",
+        "ra": "avrae's reroll-and-add '{}' is not supported in foundry (use --dialect avrae)",
+        "mt": "Roll20's matching total '{}' is not supported in foundry (use --dialect "
+              "roll20)",
+        "mi": "avrae's minimum '{}' is spelled 'min' in Foundry (4d6min2)",
+        "ma": "avrae's maximum '{}' is spelled 'max' in Foundry (4d6max5)",
+        "m": "Roll20's matching '{}' is not supported in foundry (use --dialect roll20)",
+        "sd": "Roll20's sort '{}' is not foundry notation (Foundry does not sort; drop it)",
+        "sa": "Roll20's sort '{}' is not foundry notation (Foundry does not sort; drop it)",
+        "s": "Roll20's sort '{}' is not foundry notation (Foundry does not sort; drop it)",
+        "f": "Roll20's failures '{}' are not foundry notation: Foundry writes 'df' "
+             "(10d10cs>=8df=1), or use --dialect roll20",
+        "e": "avrae's explode '{}' is not foundry notation: Foundry writes 'x' (3d6x)",
+        "p": "avrae's drop '{}' is not foundry notation: Foundry writes 'd' / 'dl' (4d6dl1)",
+        "c": "Foundry's coin call '{}' (dc then c) is not supported",
+        "ms": "Foundry's margin of success '{}' applies to dice (2d6ms>=8), not to a pool",
+    },
+}
+
+
+def _clamped(v: int, clamps: Sequence[Op]) -> int:
+    """``v`` through the ``mi``/``ma`` operators ``clamps``, in order."""
+    for c in clamps:
+        n = c.sels[-1].num
+        v = max(v, n) if c.kind == "mi" else min(v, n)
+    return v
+
+
+def _face_sample(faces: Sequence[int], ops: Sequence[Op] = ()) -> list[int]:
+    """The faces worth checking to compare two per-die scorings that only change at the
+    ops' compare points (or are linear between them): every face of a small die, else
+    both ends and two faces either side of every compare point. O(faces) at most 256."""
+    if not isinstance(faces, range):
+        faces = sorted(set(faces))
+    if len(faces) <= 256:
+        return list(faces)
+    lo, hi = faces[0], faces[-1]
+    nums: set[int] = set()
+    for op in ops:
+        for s in op.sels + op.fails + tuple(x[1] for x in op.steps
+                                            if isinstance(x, tuple) and x[1] is not None):
+            nums.update(range(s.num - 2, s.num + 3))
+    picked = set(faces[:64]) | set(faces[-64:]) | {n for n in nums if lo <= n <= hi}
+    return sorted(picked)
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
 
 
@@ -133,11 +239,18 @@ def _show(ch: str) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str, dialect: str = "avrae") -> None:
+    def __init__(self, text: str, dialect: str = "avrae",
+                 variables: dict[str, Any] | None = None) -> None:
         self.text = text
         self.pos = 0
         self.depth = 0
         self.dialect = dialect
+        self.variables = variables or {}
+        self.margin: tuple[bool, int, int] | None = None  # foundry 'ms' of the dice read
+        self.faces_now: Sequence[int] | None = None  # the faces of the dice read
+        self.remarks: list[str] = []  # notes on how the text was read (Roll20 queries)
+        self.expanding: tuple[str, ...] = ()  # variables being read (no self reference)
+        self.expanded = [0]  # characters of variables read, shared with the sub-parsers
 
     # ---- helpers ----
     def fail(self, problem: str, pos: int | None = None) -> NotationError:
@@ -176,6 +289,11 @@ class _Parser:
         node = self.comparison()
         self.skip_ws()
         if self.pos != len(self.text):
+            if self.dialect != "avrae" and self.text.startswith(("&{", "%{"), self.pos):
+                what = ("a roll option such as &{tracker}" if self.peek() == "&" else
+                        "an ability call %{...}")
+                raise self.fail(f"Roll20's {what} is not a dice formula: remove it "
+                                "(chancekit computes the formula itself)")
             if self.peek() == ",":
                 raise self.fail("unexpected ',' (a set needs parentheses: '(1d6, 2d4)kh1')")
             raise self.unexpected()
@@ -218,6 +336,10 @@ class _Parser:
             self.skip_ws()
             if self.text.startswith("//", self.pos):
                 op = "//"
+            elif self.text.startswith("**", self.pos):
+                raise self.fail("'**' (a power) is roll20 and foundry notation, not avrae: use "
+                                "dialect foundry (--dialect foundry), or write the product "
+                                "(1d6*1d6 is not 1d6**2: one die squared is (1d6)**2 there)")
             elif self.peek() in ("*", "/", "%") and self.peek():
                 op = self.peek()
             else:
@@ -239,13 +361,42 @@ class _Parser:
             operand = self.unary()
             self.depth -= 1
             return Unary(ch, operand, col)
-        return self.atom()
+        return self.power()
+
+    def power(self) -> Node:
+        """``atom ["**" unary]`` (roll20 / foundry): right-associative, tighter than
+        ``*`` and than a unary minus on its left (``-2**2`` is -4, as in mathematics and
+        Python; JavaScript refuses it)."""
+        base = self.atom()
+        if self.dialect == "avrae":
+            return base
+        self.skip_ws()
+        if not self.text.startswith("**", self.pos):
+            return base
+        col = self.pos + 1
+        self.pos += 2
+        self.enter()
+        exponent = self.unary()
+        self.depth -= 1
+        return Binary("**", base, exponent, col)
 
     def atom(self) -> Node:
         self.skip_ws()
         ch = self.peek()
         node: Node
-        if ch == "(":
+        if self.dialect != "avrae" and self.text.startswith("[[", self.pos):
+            node = self.inline_roll()
+        elif self.dialect != "avrae" and ch == "@":
+            node = self.variable()
+        elif self.dialect == "roll20" and self.text.startswith("?{", self.pos):
+            node = self.query()
+        elif ch in ("&", "%") and self.dialect != "avrae" and self.text.startswith(
+                ("&{", "%{"), self.pos):
+            what = ("a roll option such as &{tracker}" if ch == "&" else
+                    "an ability call %{...}")
+            raise self.fail(f"Roll20's {what} is not a dice formula: remove it (chancekit "
+                            "computes the formula itself)")
+        elif ch == "(":
             node = self.group()
         elif ch == "{":
             node = self.group(brace=True)
@@ -261,18 +412,144 @@ class _Parser:
             node = _with_notes(node, notes)
         return node
 
+    def inline_roll(self) -> Node:
+        """Roll20's inline roll ``[[...]]``: its total, like parentheses (also a count,
+        ``[[1d4]]d6``)."""
+        col = self.pos + 1
+        self.pos += 2
+        self.enter()
+        inner = self.comparison()
+        self.skip_ws()
+        if not self.text.startswith("]]", self.pos):
+            raise self.unexpected(expected="']]' closing the inline roll '[['")
+        self.pos += 2
+        self.depth -= 1
+        if self.peek() in ("d", "D") and self.peek() and (
+                self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
+            return self.dice(col - 1, inner)
+        return Group((inner,), (), False, col)
+
+    def variable(self) -> Node:
+        """``@name`` (Foundry) or ``@{name}`` (Roll20 attribute): the value given in
+        ``variables`` -- a number, or a formula read in this dialect as if in
+        parentheses."""
+        start = self.pos
+        if self.text.startswith("@{", self.pos):
+            end = self.text.find("}", self.pos)
+            if end < 0:
+                raise self.fail("unclosed attribute '@{' (close it with '}')")
+            name = self.text[self.pos + 2:end]
+            self.pos = end + 1
+        else:
+            m = _NAME.match(self.text, self.pos)
+            if not m:
+                raise self.unexpected(expected="a name after '@' (e.g. '@prof')")
+            name = m[1]
+            self.pos = m.end()
+        return self.substitute(name, self.text[start:self.pos], start)
+
+    def substitute(self, name: str, spelled: str, start: int) -> Node:
+        if name not in self.variables:
+            given = ", ".join(sorted(self.variables)) or "none"
+            raise self.fail(f"'{spelled}' has no value: give it with --var {name}=VALUE "
+                            f"(variables={{{name!r}: ...}} in Python; given: {given})", start)
+        if name in self.expanding:
+            raise self.fail(f"'{spelled}' refers to itself (through "
+                            f"{' -> '.join(self.expanding)})", start)
+        return self.value_node(self.variables[name], f"the value of '{spelled}'", start,
+                               spelled, name)
+
+    def value_node(self, value: Any, what: str, start: int, spelled: str,
+                   name: str = "") -> Node:
+        """A variable's or query's value: a number as itself, text read as a formula."""
+        if isinstance(value, bool) or not isinstance(value, int | Fraction | str):
+            raise self.fail(f"{what} must be a number or a formula, not "
+                            f"{type(value).__name__}", start)
+        if not isinstance(value, str):
+            return Num(value, start + 1, spelled)
+        self.expanded[0] += len(value)
+        if self.expanded[0] > 10 * MAX_LENGTH:
+            raise LimitError(f"the variables of this expression expand to more than "
+                             f"{10 * MAX_LENGTH} characters (10 x MAX_LENGTH) at {spelled!r}",
+                             limit="MAX_LENGTH", value=self.expanded[0])
+        sub = _Parser(strip_comment(value), self.dialect, self.variables)
+        sub.expanded = self.expanded
+        sub.depth = self.depth + 1
+        sub.expanding = (*self.expanding, name) if name else self.expanding
+        try:
+            node = sub.parse()
+        except NotationError as e:
+            raise self.fail(f"{what} ({value!r}) is not a formula: {e.problem} at its "
+                            f"column {e.column}", start) from None
+        self.remarks.extend(sub.remarks)
+        return Group((node,), (), False, start + 1)
+
+    def query(self) -> Node:
+        """Roll20's roll query ``?{Question|default}`` (or ``?{Question|label,value|...}``:
+        the first option): read as its default, or as ``variables[Question]`` when given;
+        a note says so (:func:`~chancekit.dice.notation.ambiguities`)."""
+        start = self.pos
+        depth, i = 0, self.pos + 1
+        while i < len(self.text):
+            if self.text[i] == "{":
+                depth += 1
+            elif self.text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        else:
+            raise self.fail("unclosed roll query '?{' (close it with '}')")
+        body = self.text[self.pos + 2:i]
+        self.pos = i + 1
+        parts, level, cur = [], 0, ""
+        for ch in body:
+            if ch == "|" and level == 0:
+                parts.append(cur)
+                cur = ""
+                continue
+            level += (ch == "{") - (ch == "}")
+            cur += ch
+        parts.append(cur)
+        name = parts[0]
+        spelled = self.text[start:self.pos]
+        if name in self.variables:
+            self.remarks.append(f"the roll query `{spelled}` is read as {name}="
+                                f"{self.variables[name]} (given)")
+            return self.value_node(self.variables[name], f"the answer to '{spelled}'",
+                                   start, spelled)
+        if len(parts) < 2 or not parts[1].strip():
+            raise self.fail(f"Roll20's roll query '{spelled}' has no default to read: give "
+                            f"one ('?{{{name}|0}}') or the answer with --var '{name}=VALUE'",
+                            start)
+        default = parts[1] if len(parts) == 2 else parts[1].split(",", 1)[-1]
+        self.remarks.append(f"the roll query `{spelled}` is read as its default "
+                            f"{default.strip()} (give another answer with --var "
+                            f"'{name}=VALUE')")
+        return self.value_node(default, f"the default of '{spelled}'", start, spelled)
+
     def call(self) -> Call:
         """``floor(x)``, ``ceil(x)``, ``round(x)``, ``abs(x)``, ``max(a, b, ...)``,
         ``min(a, b, ...)``: the roll20 and foundry dialects' math functions."""
         start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos].isascii() and (
-                self.text[self.pos].isalpha()):
-            self.pos += 1
-        name = self.text[start:self.pos]
-        if name not in _FUNCTIONS:
+        m = re.compile(r"[A-Za-z][A-Za-z0-9]*").match(self.text, self.pos)
+        assert m is not None
+        self.pos = m.end()
+        name = m[0]
+        if self.dialect == "roll20" and name == "t" and self.peek() == "[":
+            raise self.fail("Roll20's rollable tables ('1t[name]') are not supported: "
+                            "chancekit has no tables to roll on", start)
+        funcs = _FUNCTIONS if self.dialect != "foundry" else _FOUNDRY_FUNCTIONS
+        if name not in funcs:
+            if self.dialect == "foundry" and name in _JS_MATH:
+                raise self.fail(f"Foundry's Math.{name}() is not supported (chancekit takes "
+                                f"{', '.join(funcs)})", start)
+            if self.dialect == "roll20" and name in _FOUNDRY_FUNCTIONS:
+                raise self.fail(f"'{name}()' is a Foundry function, not Roll20's (Roll20 has "
+                                f"{', '.join(_FUNCTIONS)}): use --dialect foundry", start)
             raise self.fail(f"unknown name {name!r} (expected a number, dice or '('; the "
-                            f"roll20 and foundry dialects have the functions "
-                            f"{', '.join(_FUNCTIONS)})", start)
+                            f"{self.dialect if self.dialect != 'avrae' else 'roll20'} "
+                            f"dialect has the functions {', '.join(funcs)})", start)
         if self.dialect == "avrae":
             instead = {"floor": ", or in avrae '//' to round down (8d6//2)",
                        "max": ", or in avrae a set: (1d20, 10)kh1",
@@ -296,8 +573,10 @@ class _Parser:
                 break
             raise self.unexpected(expected=f"',' or ')' in {name}(...)")
         self.depth -= 1
-        if name in _ONE_ARGUMENT and len(args) != 1:
-            raise self.fail(f"{name}() takes one argument, not {len(args)}", start)
+        want = _ARITY.get(name)
+        if want is not None and len(args) != want:
+            raise self.fail(f"{name}() takes {_WORDS.get(want, want)} argument"
+                            f"{'s' if want > 1 else ''}, not {len(args)}", start)
         return Call(name, tuple(args), start + 1)
 
     def annotations(self) -> tuple[str, ...]:
@@ -328,6 +607,9 @@ class _Parser:
             return Num(Fraction(spelled if whole else "0" + spelled), start + 1, spelled)
         if self.peek() in ("d", "D") and self.peek():
             return self.dice(start, _number(whole) if whole else 1)
+        if self.dialect == "roll20" and self.text.startswith(("t[", "T["), self.pos):
+            raise self.fail("Roll20's rollable tables ('1t[name]') are not supported: "
+                            "chancekit has no tables to roll on", start)
         return Num(_number(whole), start + 1, whole)
 
     def dice(self, start: int, count: int | Node) -> Dice | VarDice:
@@ -348,9 +630,14 @@ class _Parser:
                                     sides.col - 1)
                 sides = sides.items[0]
             return self.var_dice(start, count, sides, None)
+        if ch == "@" and self.dialect != "avrae":
+            return self.var_dice(start, count, self.variable(), None)
         if ch == "%":
             self.pos += 1
             faces = range(1, 101)
+        elif ch in ("c", "C") and ch and self.dialect == "foundry":
+            self.pos += 1  # Foundry's coin: 1 for heads, 0 for tails
+            faces = (0, 1)
         elif ch in ("F", "f") and ch:
             self.pos += 1
             faces = (-1, 0, 1)
@@ -370,16 +657,30 @@ class _Parser:
             raise self.unexpected(expected="the number of sides, '%', 'F' or '{faces}'")
         if not isinstance(count, int):
             return self.var_dice(start, count, None, faces)
+        self.faces_now, self.margin = faces, None
         ops = self.operators(dice=True, top=faces[-1] if isinstance(faces, range) else max(faces))
         spelled = self.text[start:self.pos]
-        return Dice(count, faces, ops, start + 1, spelled)
+        return self.with_margin(Dice(count, faces, ops, start + 1, spelled))
 
     def var_dice(self, start: int, count: int | Node, sides: Node | None,
-                 faces: Sequence[int] | None) -> VarDice:
+                 faces: Sequence[int] | None) -> Node:
         top = None if faces is None else (faces[-1] if isinstance(faces, range)
                                           else max(faces))
+        self.faces_now, self.margin = faces, None
         ops = self.operators(dice=True, top=top)
-        return VarDice(count, sides, faces, ops, start + 1, self.text[start:self.pos])
+        return self.with_margin(VarDice(count, sides, faces, ops, start + 1,
+                                        self.text[start:self.pos]))
+
+    def with_margin(self, node: Dice | VarDice) -> Node:
+        """Foundry's margin of success ``ms``: the term's total minus the target
+        (``ms>=10``, ``ms>10``, ``ms=10``, ``ms10``), or the target minus the total
+        (``ms<10``, ``ms<=10``); a target of 0 changes nothing (as in Foundry)."""
+        margin, self.margin, self.faces_now = self.margin, None, None
+        if margin is None or margin[1] == 0:
+            return node
+        below, target, col = margin
+        num = Num(target, col, str(target))
+        return Binary("-", num, node, node.col) if below else Binary("-", node, num, node.col)
 
     def faces(self) -> tuple[int, ...]:
         self.pos += 1  # "{"
@@ -490,19 +791,23 @@ class _Parser:
     def dialect_operators(self, *, dice: bool, top: int | None, brace: bool) -> tuple[Op, ...]:
         """Operators in the roll20 / foundry dialects (and after ``{...}`` in any dialect).
         Target numbers and failures gather into one ``cnt`` operator, applied last; marks
-        and sorting (breakdown only) come after it."""
+        and sorting (breakdown only) come after it. Foundry's count modifiers (``cs cf df
+        sf even odd``) are one ``cnt`` whose ``steps`` apply them in the order written
+        (:func:`~chancekit.dice.selectors.foundry_count`); ``ms`` is kept in
+        ``self.margin`` for :meth:`dice` to apply to the total."""
         r20 = self.dialect == "roll20"
+        fvtt = self.dialect == "foundry"
         if dice:
             names = _R20_OPS if r20 else _FVTT_OPS
         elif brace:
-            names = (_R20_SET_OPS if r20 else _FVTT_SET_OPS if self.dialect == "foundry"
-                     else _AVRAE_BRACE_OPS)
+            names = (_R20_SET_OPS if r20 else _FVTT_SET_OPS if fvtt else _AVRAE_BRACE_OPS)
         else:
             names = _PAREN_SET_OPS
         ops: list[Op] = []
         succ: list[Selector] = []
         fails: list[Selector] = []
-        counted: list[str] = []  # foundry: "cs" or "cf"
+        counted: list[str] = []  # avrae after '{...}': "cs" or "cf"
+        steps: list[tuple[str, Selector | None]] = []  # foundry's count modifiers
         cnt_col, cnt_text = 0, ""
         marks: list[Op] = []
         match = _OP_MATCH[names]
@@ -512,6 +817,8 @@ class _Parser:
             name = m[0] if m else None
             if name is None or (name == "!" and t.startswith("!=", p)) or (
                     name == "=" and t.startswith("==", p)):
+                if name is None:
+                    self.refuse_modifier(dice=dice, brace=brace)
                 break
             if name == "d" and self.dialect == "avrae":  # avrae sets after '{...}'
                 if not t.startswith(("dh", "dl"), p):
@@ -519,6 +826,11 @@ class _Parser:
                 name = t[p:p + 2]
             col = p + 1
             self.pos += len(name)
+            if fvtt and steps and name in ("r", "rr", "x", "xo", "min", "max"):
+                raise self.fail(f"Foundry's '{name}' after a count modifier "
+                                f"('{cnt_text}') is not supported (Foundry would give its "
+                                "new dice their face value among the counted dice's "
+                                "scores); write the count modifiers last", p)
             if name in ("k", "kh", "kl", "d", "dh", "dl", "p"):
                 if name == "k" and self.dialect == "avrae":
                     sel = self.selector("k", only_hl=False)
@@ -533,10 +845,16 @@ class _Parser:
                 ops.append(Op("k" if name[0] == "k" else "p", (sel,), col, t[p:self.pos]))
             elif name in ("r", "rr", "ro"):
                 once = name == "ro" or (name == "r" and not r20)
-                ops.append(Op("ro" if once else "rr", (self.compare(name),), col,
-                              t[p:self.pos]))
+                got = self.compare(name, optional=fvtt)
+                if got is None:  # Foundry: 'r' alone rerolls the 1s
+                    got = Selector(None, 1, col)
+                if fvtt:
+                    self.refuse_limited(name, p)
+                ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos]))
             elif name in ("!", "x", "!!", "!p", "xo"):
                 sel = self.compare(name, optional=True)
+                if fvtt:
+                    self.refuse_limited(name, p)
                 if sel is None:
                     if top is None:
                         raise self.fail(f"'{name}' on dice with rolled sides needs the face "
@@ -552,6 +870,45 @@ class _Parser:
                     raise self.unexpected(expected=f"a number for '{name}' (e.g. '{name}2')")
                 ops.append(Op(name[:2], (Selector(None, sign * _number(num), col),), col,
                               t[p:self.pos]))
+            elif fvtt and name in ("cs", "cf", "df", "sf", "even", "odd"):
+                got = None
+                if name in ("cs", "cf", "df", "sf"):
+                    got = self.compare(name, optional=True)
+                    if got is None and name in ("cs", "cf"):
+                        if name == "cs" and top is None:
+                            where = "dice with rolled sides" if dice else "a pool"
+                            raise self.fail(f"'cs' with no target on {where} needs one "
+                                            "(e.g. 'cs>=5')", p)
+                        # Foundry: cs alone counts the top face, cf alone the 1s
+                        got = Selector(None, top if name == "cs" else 1, col)
+                steps.append((name, got))
+                cnt_col = cnt_col or col
+                cnt_text += t[p:self.pos]
+            elif name == "ms":
+                if self.margin is not None:
+                    raise self.fail("one margin of success ('ms') per dice term", p)
+                cat = next((c for c in (">=", "<=", ">", "<", "=") if t.startswith(c, self.pos)),
+                           None)
+                self.pos += len(cat or "")
+                num = self.digits()
+                if not num or len(num) > 18:
+                    raise self.unexpected(expected="a target number for 'ms' (e.g. 'ms>=10': "
+                                          "the total minus 10)")
+                self.margin = (cat in ("<", "<="), _number(num), col)
+            elif name in ("mt", "m"):
+                size_text = self.digits()
+                size = _number(size_text) if size_text else 2
+                if size_text and (size < 1 or len(size_text) > 18):
+                    raise self.fail(f"'{name}{size_text}': a match needs at least one die", p)
+                sel = None
+                if self.peek() in ("<", ">", "=") and self.peek():
+                    sel = self.compare(name)
+                if name == "mt":
+                    ops.append(Op("mt", (sel,) if sel else (), col, t[p:self.pos],
+                                  steps=(size,)))
+                else:
+                    marks.append(Op("match", (sel,) if sel else (), col, t[p:self.pos],
+                                    steps=(size,)))
             elif name in (">", "<", "=") or (name in ("cs", "cf") and not r20):
                 if name in (">", "<", "="):
                     self.pos = p
@@ -590,16 +947,104 @@ class _Parser:
         if fails and not succ:
             raise self.fail("failures need a target number too (e.g. '10d10>=8f1': count "
                             "the dice at 8 or more, minus the 1s)", cnt_col - 1)
+        if any(o.kind == "mt" for o in ops):
+            if succ or len([o for o in ops if o.kind == "mt"]) > 1:
+                raise self.fail("Roll20's matching total 'mt' with target numbers (or a "
+                                "second 'mt') is not supported: count one or the other",
+                                cnt_col - 1 if succ else self.pos)
+            ops.sort(key=lambda o: o.kind == "mt")  # last: it reads the kept dice
         if succ:
             ops.append(Op("cnt", tuple(succ), cnt_col, cnt_text, tuple(fails)))
+        if steps:
+            ops.append(self.foundry_count(tuple(steps), cnt_col, cnt_text, dice))
         if marks:
             ms = [m for m in marks if m.kind == "mark"]
             if ms:
                 ops.append(Op("mark", tuple(s for m in ms for s in m.sels), ms[0].col,
                               "".join(m.spelled for m in ms),
                               tuple(s for m in ms for s in m.fails)))
-            ops.extend(m for m in marks if m.kind == "sort")
+            ops.extend(m for m in marks if m.kind in ("sort", "match"))
+        if fvtt and dice:
+            self.check_clamps(ops)
         return tuple(ops)
+
+    def foundry_count(self, steps: tuple[tuple[str, Selector | None], ...], col: int,
+                      text: str, dice: bool) -> Op:
+        """Foundry's count modifiers as one ``cnt``: the plain form (``sels``, ``fails``,
+        as avrae spells the same count) where it scores every face alike, else ``steps``."""
+        exact = Op("cnt", (), col, text, steps=steps)
+        names = [n for n, _ in steps]
+        plain: Op | None = None
+        if names[0] in ("cs", "cf") and all(n == "df" for n in names[1:]) and all(
+                s is not None for _, s in steps) and (dice or len(steps) == 1):
+            plain = Op("cnt", (steps[0][1],), col, text,  # type: ignore[arg-type]
+                       tuple(s for _, s in steps[1:]))  # type: ignore[misc]
+        faces = self.faces_now
+        if plain is not None and (len(steps) == 1 or (faces is not None and all(
+                plain.score(f) == exact.score(f) for f in _face_sample(faces, [exact])))):
+            return plain
+        return exact
+
+    def check_clamps(self, ops: list[Op]) -> None:
+        """Foundry's ``min``/``max`` set a die's count but leave its rolled result, which
+        later modifiers read: refuse the orders where that differs from clamping first."""
+        faces = self.faces_now
+        first = next((i for i, o in enumerate(ops) if o.kind in ("mi", "ma")), None)
+        if first is None:
+            return
+        for j in range(first + 1, len(ops)):
+            o = ops[j]
+            if o.kind not in ("rr", "ro", "e", "eo", "cnt"):
+                continue
+            clamps = tuple(c for c in ops[:j] if c.kind in ("mi", "ma"))
+            bad = faces is None
+            for f in (() if faces is None else _face_sample(faces, ops)):
+                low = _clamped(f, clamps)
+                if o.kind == "cnt":
+                    got = foundry_count(o.steps, f) if o.steps else o.score(f)
+                    bad = (low if got is None else got) != o.score(low)
+                else:
+                    bad = o.matches(f) != o.matches(low)
+                if bad:
+                    break
+            if bad:
+                raise self.fail(
+                    f"Foundry's '{clamps[0].spelled}' changes what a die counts, but "
+                    f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
+                    "that order here; write min/max after the other modifiers", o.col - 1)
+
+    def refuse_limited(self, name: str, p: int) -> None:
+        """Foundry's ``r2<3`` / ``x2>=8``: a number then a compare point limits how many
+        dice reroll or explode (not supported, refused by name)."""
+        if self.peek() in ("<", ">", "=") and self.peek():
+            raise self.fail(f"Foundry's limited {'explosions' if 'x' in name else 'rerolls'} "
+                            f"('{self.text[p:self.pos]}' followed by a compare point: at most "
+                            f"that many dice) are not supported", p)
+
+    def refuse_modifier(self, *, dice: bool, brace: bool) -> None:
+        """After dice or a group, letters that are no modifier of this dialect: name the
+        construct (another dialect's spelling, or an unknown modifier)."""
+        t, p = self.text, self.pos
+        word = re.match(r"[A-Za-z!]+", t[p:])
+        if not word or not (dice or brace):
+            return
+        w = word[0]
+        if t.startswith("!=", p):
+            return
+        own = {"roll20": _R20_OPS, "foundry": _FVTT_OPS}.get(self.dialect, ())
+        if not dice and any(w.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
+            name = max((o for o in own if w.startswith(o)), key=len)
+            raise self.fail(f"{self.dialect}'s '{name}' applies to dice, not to a group "
+                            f"'{{...}}' (a group takes keep/drop and target numbers)", p)
+        table = _FOREIGN.get(self.dialect, {})
+        for key in sorted(table, key=len, reverse=True):
+            if w.startswith(key):
+                raise self.fail(table[key].format(key), p)
+        if not w[0].isalpha():
+            return
+        known = " ".join(_DOCUMENTED[self.dialect])
+        raise self.fail(f"'{w}' is not a {self.dialect} dice modifier ({self.dialect}'s "
+                        f"modifiers: {known})", p)
 
     def compare(self, name: str, *, optional: bool = False) -> Selector | None:
         """A compare point: ``=N``, ``>N``, ``<N``, ``>=N``, ``<=N`` or a bare ``N``
@@ -727,6 +1172,10 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
                        node.notes + notes)
     if isinstance(node, Call):
         return Call(node.name, node.args, node.col, node.notes + notes)
+    if isinstance(node, Binary):  # Foundry's margin of success: the dice carry the notes
+        if isinstance(node.left, Dice | VarDice):
+            return Binary(node.op, _with_notes(node.left, notes), node.right, node.col)
+        return Binary(node.op, node.left, _with_notes(node.right, notes), node.col)
     raise AssertionError(node)  # pragma: no cover
 
 
@@ -743,15 +1192,23 @@ def strip_comment(text: str) -> str:
     return text
 
 
-def parse(text: str, dialect: str = "avrae") -> Node:
+def parse(text: str, dialect: str = "avrae", variables: dict[str, Any] | None = None) -> Node:
     """Parse ``text`` into a syntax tree in ``dialect`` (:data:`DIALECTS`); O(len(text)).
-    A ``#`` starts a comment (to the end).
+    A ``#`` starts a comment (to the end). ``variables`` fill Foundry's ``@name`` and
+    Roll20's ``@{name}`` / ``?{name|...}`` (numbers, or formulas read in ``dialect``).
 
     >>> parse("4d6kh3").count
     4
     >>> parse("4d6k3", "roll20").ops[0].sels
     (Selector(cat='h', num=3, col=4),)
     """
+    return parse_with_remarks(text, dialect, variables)[0]
+
+
+def parse_with_remarks(text: str, dialect: str = "avrae",
+                       variables: dict[str, Any] | None = None) -> tuple[Node, list[str]]:
+    """:func:`parse`, and the remarks on how the text was read (a Roll20 query read as
+    its default): the notes :func:`~chancekit.dice.notation.ambiguities` prints."""
     if not isinstance(text, str):
         raise InvalidTypeError("notation", text, "a str such as '4d6kh3'")
     if len(text) > MAX_LENGTH:
@@ -762,4 +1219,44 @@ def parse(text: str, dialect: str = "avrae") -> Node:
         from chancekit.errors import InvalidValueError
 
         raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
-    return _Parser(strip_comment(text), dialect).parse()
+    variables = check_variables(variables)
+    remarks: list[str] = []
+    command = _CHAT_COMMAND.match(text) if dialect != "avrae" else None
+    if command:  # '/r 1d20' pasted from the chat: the command is blanked (columns stay)
+        remarks.append(f"the chat command `{command[1]}` is left out: this is the formula "
+                       "it rolls")
+        text = " " * command.end() + text[command.end():]
+    parser = _Parser(strip_comment(text), dialect, variables)
+    return parser.parse(), remarks + parser.remarks
+
+
+#: Foundry's ``@name``: letters, digits, ``_``, ``.`` and ``-``, ending in a letter/digit/_
+_NAME = re.compile(r"@([\w.\-]*\w)")
+#: a chat command pasted before a formula (Roll20's and Foundry's /roll family)
+_CHAT_COMMAND = re.compile(r"\s*(/(?:roll|r|gmroll|gmr|blindroll|br|selfroll|sr|publicroll|pr))"
+                           r"(?:\s+|$)")
+
+
+def check_variables(variables: Any) -> dict[str, Any]:
+    """``variables`` checked: a mapping of names to numbers (int, Fraction) or formula
+    text (at most :data:`MAX_LENGTH` characters each)."""
+    from collections.abc import Mapping
+
+    from chancekit.errors import InvalidValueError
+
+    if variables is None:
+        return {}
+    if not isinstance(variables, Mapping):
+        raise InvalidTypeError("variables", variables, "a dict of name -> number or formula")
+    out: dict[str, Any] = {}
+    for k, v in variables.items():
+        if not isinstance(k, str) or not k or len(k) > 200:
+            raise InvalidValueError("variables", k, "names of 1 to 200 characters")
+        if isinstance(v, bool) or not isinstance(v, int | Fraction | str):
+            raise InvalidTypeError(f"variables[{k!r}]", v, "a number or a formula (str)")
+        if isinstance(v, str) and len(v) > MAX_LENGTH:
+            raise LimitError(f"the value of variable {k!r} has {len(v)} characters, past the "
+                             f"limit of {MAX_LENGTH} (MAX_LENGTH)", limit="MAX_LENGTH",
+                             value=len(v))
+        out[k] = v
+    return out

@@ -25,6 +25,7 @@ from chancekit.dice._ast import (
     Op,
     Unary,
     VarDice,
+    match_count,
     walk,
 )
 from chancekit.errors import LimitError, NotationError
@@ -122,7 +123,11 @@ class _Roller:
             from chancekit.dice._compile import FUNCTIONS
 
             parts = [self.eval(a) for a in node.args]
-            v = FUNCTIONS[node.name](*(p[0] for p in parts))
+            try:
+                v = FUNCTIONS[node.name](*(p[0] for p in parts))
+            except (ValueError, ZeroDivisionError) as e:
+                raise NotationError(f"{node.name}: {e} (as rolled)", self.text,
+                                    node.col) from None
             return _clean(v), (f"{node.name}({', '.join(p[1] for p in parts)})"
                                f"{_notes(node.notes)}")
         raise AssertionError(node)  # pragma: no cover
@@ -134,7 +139,10 @@ class _Roller:
         if op in ("/", "//", "%") and b == 0:
             raise NotationError(f"division by zero: the right side of '{op}' rolled 0",
                                 self.text, node.col)
-        v = _BINARY[op](a, b)
+        try:
+            v = _BINARY[op](a, b)
+        except (ValueError, ZeroDivisionError) as e:
+            raise NotationError(f"{op}: {e} (as rolled)", self.text, node.col) from None
         return _clean(v), f"{ta} {op} {tb}"
 
     def var_dice(self, node: VarDice) -> tuple[Any, str]:
@@ -173,6 +181,10 @@ class _Roller:
         for op in node.ops:
             if op.kind == "cnt":
                 total = sum(op.score(d.value) for d in dice if d.kept)
+            elif op.kind == "mt":
+                total = match_count([d.value for d in dice if d.kept], op)
+            elif op.kind == "match":
+                continue  # Roll20's 'm': highlights matched dice, no change to the total
             elif op.kind == "mark":
                 for d in dice:
                     if any(s.matches(d.value) for s in op.sels):
@@ -313,7 +325,14 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
     "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
     "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+    "**": lambda a, b: _power(a, b),
 }
+
+
+def _power(a: Any, b: Any) -> Any:
+    from chancekit.dice._compile import power
+
+    return power(a, b)
 
 
 def count_dice(node: Node) -> int:

@@ -29,7 +29,7 @@ from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.facewalk import face_walk_work, keep_sum
-from chancekit.dice.selectors import Op, matching_faces
+from chancekit.dice.selectors import Op, match_count, matching_faces
 from chancekit.errors import LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -68,7 +68,35 @@ def _is_per_die(op: Op) -> bool:
         op.kind in ("k", "p") and all(s.by_value for s in op.sels))
 
 
+#: the dice :func:`per_die` built last, by (die, operators, depth): the tree estimate
+#: (dice/_estimate.py) builds a pool's die to price its power, and the evaluation then
+#: reads it here instead of building (and charging) it again
+_UNITS: dict[tuple[Distribution, tuple[Op, ...], int], Distribution] = {}
+#: how many dice :data:`_UNITS` keeps, the most outcomes of one it keeps, and the most
+#: faces of a die looked up (the tree estimate builds no bigger one)
+_UNITS_KEPT, _UNIT_OUTCOMES, _CACHED_FACES = 8, 100_000, 5_000
+
+
 def per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
+    """What one die contributes when every operator acts on it alone (built once: the
+    last :data:`_UNITS_KEPT` are kept, so the tree estimate's build is reused)."""
+    if len(die) > _CACHED_FACES:  # (hashing a big die costs more than it saves)
+        return _per_die(die, ops, depth)
+    key = (die, tuple(ops), depth)
+    got = _UNITS.get(key)
+    if got is None:
+        got = _per_die(die, key[1], depth)
+        if len(got) <= _UNIT_OUTCOMES:
+            if len(_UNITS) >= _UNITS_KEPT:
+                try:  # the oldest (another thread may be changing the dict: then any)
+                    _UNITS.pop(next(iter(_UNITS)), None)
+                except (RuntimeError, StopIteration):
+                    _UNITS.clear()
+            _UNITS[key] = got
+    return got
+
+
+def _per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
     """What one die contributes when every operator acts on it alone.
 
     ``through(i, x)`` is the contribution of a die whose value, entering operator ``i``,
@@ -263,6 +291,10 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     ops = tuple(ops)
     if not ops:
         return die.repeat_sum(n)
+    if ops[-1].kind == "mt" and len(ops) == 1:  # Roll20's matching total, face by face
+        from chancekit.dice.facewalk import evaluate_pool
+
+        return evaluate_pool(_matches_rule(ops[-1]), n * [die])
     if all(_is_per_die(op) for op in ops):
         _check_span_ahead(die, n, ops)
         return per_die(die, ops, depth).repeat_sum(n)
@@ -280,7 +312,7 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     while j < len(ops) and ops[j].kind in _ONE_TO_ONE:
         j += 1
     if any(op.kind == "ce" for op in ops[:j]) and all(
-            op.kind in ("k", "p", "mi", "ma", "cnt") for op in ops[j:]):
+            op.kind in ("k", "p", "mi", "ma", "cnt", "mt") for op in ops[j:]):
         return pool_sum(per_die(die, ops[:j], depth), n, ops[j:], depth)
     # a keep of highest/lowest that covers every die (``2d20kh1kl1``) keeps them all
     for i, op in enumerate(ops):
@@ -734,6 +766,20 @@ def _map_item(it: Distribution, ops: Sequence[Op]) -> Distribution:
     return Distribution._raw(out)
 
 
+# ---------------------------------------------------------------- Roll20's matching
+def _matches_rule(op: Op) -> Any:
+    """:func:`~chancekit.dice.selectors.match_count` as a face rule (plain dice: face by
+    face, O(F x n^2))."""
+    from chancekit.dice.facewalk import FaceRule
+
+    size = op.steps[0]
+
+    def step(state: int, face: Any, counts: tuple[int, ...]) -> int:
+        return state + (counts[0] >= size and (not op.sels or op.matches(face)))
+
+    return FaceRule(step, initial=0)
+
+
 # ---------------------------------------------------------------- the general engine
 class _Budget:
     """Work of the general engine, in tuple elements: each step charges its estimate
@@ -955,6 +1001,10 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     if kind == "cnt":
         for tup, w in states.items():
             put(tuple(sorted(op.score(v) for v in tup)), w)
+        return out
+    if kind == "mt":  # the number of matched sets, as a one-element tuple
+        for tup, w in states.items():
+            put((match_count(tup, op),), w)
         return out
     if kind in ("k", "p", "mi", "ma"):
         for tup, w in states.items():

@@ -100,7 +100,8 @@ class Estimate:
 
 
 def estimate(notation: str, samples: int = 10_000, *, rng: Any,
-             dialect: str = "avrae", seconds: float | None = None) -> Estimate:
+             dialect: str = "avrae", seconds: float | None = None,
+             variables: dict[str, Any] | None = None) -> Estimate:
     """Roll ``notation`` ``samples`` times with ``rng`` and count the totals.
 
     ``rng``: a bit source (``PCG32(seed)``, ``Streams(seed)["name"]``); ``None`` uses the
@@ -128,7 +129,7 @@ def estimate(notation: str, samples: int = 10_000, *, rng: Any,
     start = time.perf_counter()
     n = 0
     while n < want:
-        x = roll(notation, rng=rng, dialect=dialect).total
+        x = roll(notation, rng=rng, dialect=dialect, variables=variables).total
         counts[x] = counts.get(x, 0) + 1
         total += x
         total2 += x * x

@@ -45,12 +45,14 @@ from chancekit.dice._ast import Dice, Node, walk
 from chancekit.dice._compile import check_dice_ops, compile_tree
 from chancekit.dice._parse import DIALECTS, parse
 from chancekit.dice._roll import roll_tree
+from chancekit.errors import LimitError
 
 __all__ = ["DIALECTS", "RollResult", "ambiguities", "dist", "readings", "roll", "weights"]
 
 
-def _compile(notation: str, dialect: str = "avrae") -> Node:
-    tree = parse(notation, dialect)
+def _compile(notation: str, dialect: str = "avrae",
+             variables: dict[str, Any] | None = None) -> Node:
+    tree = parse(notation, dialect, variables)
     for n in walk(tree):
         if isinstance(n, Dice):
             check_dice_ops(n, notation)
@@ -85,10 +87,12 @@ def readings(notation: str) -> dict[str, str]:
     return out
 
 
-def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
+def ambiguities(notation: str, dialect: str = "avrae", *,
+                variables: dict[str, Any] | None = None) -> list[str]:
     """One line per other dialect in which ``notation`` means something else than in
     ``dialect`` (empty when every dialect reads it alike) -- what the command line prints
-    under a result. Invalid text gives no lines.
+    under a result -- and one per remark on how ``dialect`` read it (a Roll20 query read
+    as its default). Invalid text gives no lines.
 
     >>> ambiguities("4d6kh3")
     []
@@ -103,28 +107,33 @@ def ambiguities(notation: str, dialect: str = "avrae") -> list[str]:
         from chancekit.errors import InvalidValueError
 
         raise InvalidValueError("dialect", dialect, f"one of {', '.join(DIALECTS)}")
+    from chancekit.dice._parse import parse_with_remarks
+
+    lines: list[str] = []
     try:
-        mine: Node | None = parse(notation, dialect)
+        mine, remarks = parse_with_remarks(notation, dialect, variables)
+        lines.extend(f"note: {r}" for r in remarks)
     except ChancekitError:
         mine = None
-    lines: list[str] = []
     for other in DIALECTS:
         if other == dialect:
             continue
         try:
-            theirs = parse(notation, other)
+            theirs = parse(notation, other, variables)
         except ChancekitError:
             continue
         if theirs == mine:
             continue
         if mine is None:
             lines.append(f"note: `{notation.strip()}` is not {dialect} notation; in {other} it "
-                         f"{describe(theirs)}{_mean(notation, other)} -- use --dialect {other}"
+                         f"{describe(theirs)}{_mean(notation, other, variables)} -- use "
+                         f"--dialect {other}"
                          f"{_count_hint(theirs, dialect)}")
             continue
         a, b = describe(theirs, mine), describe(mine, theirs)
-        lines.append(f"note: in {other}, `{notation.strip()}` {a}{_mean(notation, other)}; "
-                     f"here ({dialect}) it {b}{_mean(notation, dialect)} -- use "
+        lines.append(f"note: in {other}, `{notation.strip()}` {a}"
+                     f"{_mean(notation, other, variables)}; here ({dialect}) it {b}"
+                     f"{_mean(notation, dialect, variables)} -- use "
                      f"--dialect {other}{_count_hint(theirs, dialect)}")
     return lines
 
@@ -151,11 +160,11 @@ def _count_hint(theirs: Node, dialect: str) -> str:
     return f", or write `{text}` to count the dice in {dialect}"
 
 
-def _mean(notation: str, dialect: str) -> str:
+def _mean(notation: str, dialect: str, variables: dict[str, Any] | None = None) -> str:
     from chancekit.errors import ChancekitError
 
     try:
-        m = dist(notation, dialect=dialect).mean()
+        m = dist(notation, dialect=dialect, variables=variables).mean()
     except (ChancekitError, TypeError):
         return ""
     if m is None:
@@ -163,18 +172,33 @@ def _mean(notation: str, dialect: str) -> str:
     return f" (mean {float(m):.4g})"
 
 
-def weights(notation: str, *, dialect: str = "avrae") -> dict[Any, int]:
+def weights(notation: str, *, dialect: str = "avrae",
+            variables: dict[str, Any] | None = None) -> dict[Any, int]:
     """The exact distribution of ``notation`` as coprime integer weights
     (outcome -> weight), without building a :class:`Distribution`.
 
     >>> weights("2d2")
     {2: 1, 3: 2, 4: 1}
     """
-    return dict(dist(notation, dialect=dialect).weights)
+    return dict(dist(notation, dialect=dialect, variables=variables).weights)
 
 
-def dist(notation: str, *, dialect: str = "avrae") -> Any:
+#: the limits whose refusals the certified path may answer (``approx=True``)
+APPROX_LIMITS = frozenset({"MAX_WORK", "MAX_WEIGHT_BITS"})
+
+
+def dist(notation: str, *, dialect: str = "avrae",
+         variables: dict[str, Any] | None = None, approx: bool = False,
+         max_error: float = 1e-12) -> Any:  # (1e-12: chancekit.limits.CERTIFIED_ERROR)
     """The exact distribution of a dice expression.
+
+    ``approx=True``: if the exact evaluation is refused for its work (huge weights:
+    ``MAX_WORK``, ``MAX_WEIGHT_BITS``) and the expression has a certified path (sums of
+    dice, the highest or lowest die of a group, arithmetic and comparisons on them:
+    :mod:`chancekit.dice._approx`), the answer is a
+    :class:`~chancekit.dice.certified.CertifiedDistribution`: every probability a proven
+    interval, at most ``max_error`` from its midpoint; priced against the same budget.
+    Never used unless asked; the exact refusal offers it.
 
     Cost: sums of N dice go through polynomial powering, O(N * range) big-integer
     coefficients (``1000d6`` in milliseconds); keep/drop highest/lowest uses the
@@ -188,8 +212,63 @@ def dist(notation: str, *, dialect: str = "avrae") -> Any:
     Fraction(553, 40)
     >>> dist("5d10>7", dialect="roll20").mean()
     Fraction(2, 1)
+
+    ``variables`` fill Foundry's ``@name`` and Roll20's ``@{name}`` and ``?{name|...}``
+    (a number, or a formula read in the same dialect as if in parentheses):
+
+    >>> dist("1d20 + @prof", dialect="foundry", variables={"prof": 3}).mean()
+    Fraction(27, 2)
     """
-    return compile_tree(_compile(notation, dialect), notation)
+    tree = _compile(notation, dialect, variables)
+    try:
+        return compile_tree(tree, notation)
+    except LimitError as e:
+        if e.limit not in APPROX_LIMITS:
+            raise
+        from chancekit.dice import _approx
+
+        bad = _approx.supported(tree)
+        if not approx:
+            if bad is not None:
+                raise
+            out = LimitError(f"{e}; approx=True (--approx) may answer it with proven "
+                             "error bounds", limit=e.limit, value=e.value)
+            out.approx = True  # type: ignore[attr-defined]
+            raise out from None
+        if bad is not None:
+            raise LimitError(f"{e}; and no certified path: the part at column {bad.col} "
+                             "(only sums of dice, the highest or lowest die of a group, "
+                             "arithmetic, comparisons, abs/floor/ceil/round and max/min have "
+                             "one)", limit=e.limit, value=e.value) from None
+        return _certified(tree, notation, max_error, e)
+
+
+def _certified(tree: Node, notation: str, max_error: float, refusal: LimitError) -> Any:
+    from chancekit import limits
+    from chancekit.dice import _approx, certified
+    from chancekit.errors import InvalidValueError
+
+    if not (isinstance(max_error, float | int) and 0 < max_error < 1):
+        raise InvalidValueError("max_error", max_error, "a number between 0 and 1")
+    widest = 0.0
+    # a budget of its own (the same size as the exact try's, --max-work included)
+    with limits.fresh_evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        for bits in certified.PRECISIONS:
+            with certified.precision(bits):
+                try:
+                    out = _approx.evaluate(tree, notation)
+                except certified.PrecisionLost:
+                    continue
+                except LimitError as e:
+                    raise LimitError(f"{refusal}; and the certified way: {e}",
+                                     limit=e.limit, value=e.value) from None
+            widest = out.max_error
+            if widest <= max_error:
+                return out
+    raise LimitError(f"{refusal}; the certified answer's error bound ({widest:.2g}) stays "
+                     f"past max_error = {max_error:g} at the limit MAX_CERTIFIED_BITS = "
+                     f"{certified.PRECISIONS[-1]} bits", limit="MAX_CERTIFIED_BITS",
+                     value=widest)
 
 
 @dataclass(frozen=True)
@@ -221,7 +300,8 @@ class RollResult:
                 "text": str(self), "dice_rolled": self.dice_rolled, "dice": list(self.dice)}
 
 
-def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResult:
+def roll(notation: str, rng: Any = None, *, dialect: str = "avrae",
+         variables: dict[str, Any] | None = None) -> RollResult:
     """Roll a dice expression once.
 
     ``rng``: ``None`` (the process-wide generator, seeded from the operating system: not
@@ -241,7 +321,7 @@ def roll(notation: str, rng: Any = None, *, dialect: str = "avrae") -> RollResul
     """
     from chancekit.rng._resolve import resolve_rng
 
-    tree = _compile(notation, dialect)
+    tree = _compile(notation, dialect, variables)
     total, breakdown, drawn = roll_tree(tree, resolve_rng(rng), notation)
     return RollResult(notation, total, breakdown, len(drawn), tuple(drawn))
 

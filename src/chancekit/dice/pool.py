@@ -148,10 +148,10 @@ class Pool(MultisetExpression):
         if self._die is None and op.kind not in ("k", "p", "cnt"):
             raise InvalidValueError(f"a pool of items can only keep, drop or count, not "
                                     f"{op.kind!r}")
-        if any(o.kind == "cnt" for o in self._ops):
+        if any(o.kind in ("cnt", "mt") for o in self._ops):
             raise InvalidValueError("count() must be the last operator of a pool")
         if not all(isinstance(s, Selector) for s in op.sels + op.fails) or not (
-                op.sels or op.fails):
+                op.sels or op.fails or op.steps):
             raise InvalidTypeError("selectors", op.sels,
                                    "one or more Selector (highest(3), equal(1), ...)")
         if op.kind in ("rr", "e", "ra", "ro", "mi", "ma", "ce", "pe", "eo", "cnt") and not all(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 __all__ = [
     "Op",
@@ -23,8 +24,10 @@ __all__ = [
     "at_most",
     "below",
     "equal",
+    "foundry_count",
     "highest",
     "lowest",
+    "match_count",
     "matches_every_face",
     "matching_faces",
 ]
@@ -73,16 +76,24 @@ class Op:
     """An operator of a pool: ``kind`` is one of ``k p rr ro ra e mi ma``, or ``ce``
     (compounding explosion, ``!!``), ``pe`` (penetrating, ``!p``), ``eo`` (explode once,
     Foundry ``xo``), ``cnt`` (count: +1 per die matching ``sels``, -1 per die matching
-    ``fails``; always last), ``mark``/``sort`` (breakdown only: crit/fumble marks, sorted
-    dice); ``sels`` are merged selectors (``kh1kl1`` is one ``k`` with two selectors, as in
-    d20). ``col`` and ``spelled`` are the notation column and source text (``!``, ``dl1``
-    ... are kept for the breakdown); both are empty from Python."""
+    ``fails``; always last), ``mark``/``sort``/``match`` (breakdown only: crit/fumble
+    marks, sorted dice, Roll20's matched dice), ``mt`` (Roll20's matching total: the number
+    of values shown by at least ``steps[0]`` kept dice, among the values matching ``sels``
+    if any; last); ``sels`` are merged selectors (``kh1kl1`` is one ``k`` with two
+    selectors, as in d20). ``col`` and ``spelled`` are the notation column and source text
+    (``!``, ``dl1`` ... are kept for the breakdown); both are empty from Python.
+
+    A ``cnt`` with ``steps`` is Foundry's chain of count modifiers, applied in order to
+    each die as Foundry's ``Die`` does (:func:`foundry_count`): ``("cs", sel)``,
+    ``("cf", sel)``, ``("even", None)``, ``("odd", None)``, ``("df", sel or None)``,
+    ``("sf", sel or None)``."""
 
     kind: str
     sels: tuple[Selector, ...]
     col: int = field(default=0, compare=False)
     spelled: str = field(default="", compare=False)
     fails: tuple[Selector, ...] = ()
+    steps: tuple[Any, ...] = ()
 
     def matches(self, value: Number) -> bool:
         for s in self.sels:  # a loop, not any(): this runs once per face and per die
@@ -90,14 +101,76 @@ class Op:
                 return True
         return False
 
-    def score(self, value: Number) -> int:
+    def score(self, value: Number) -> Number:
         """A ``cnt`` operator's score of one die: 1 for a success, -1 for a failure (a
-        die can be both: 0)."""
+        die can be both: 0); with ``steps``, Foundry's count (:func:`foundry_count`)."""
+        if self.steps:
+            got = foundry_count(self.steps, value)
+            return value if got is None else got
         score = 1 if self.matches(value) else 0
         for s in self.fails:
             if s.matches(value):
                 return score - 1
         return score
+
+
+def foundry_count(steps: tuple[Any, ...], value: Number) -> Number | None:
+    """What Foundry VTT's count modifiers make of one die showing ``value``, applied in
+    order as its ``Die`` class does: ``cs``/``cf``/``even``/``odd`` set the die's count to
+    1 or 0 and flag it a success / failure; ``df`` (``sf``) flags the dice matching its
+    compare point as failures -- without one, the dice a ``cs`` did not count, or the 1s
+    when nothing was counted before (Foundry's documented ``6d6df``) -- and counts each
+    failure -1 (minus its value). ``None``: no count was set (the die counts its value).
+    O(steps).
+
+    >>> foundry_count((("cs", at_least(5)), ("df", None)), 2)
+    -1
+    >>> foundry_count((("sf", below(3)),), 2), foundry_count((("even", None),), 3)
+    (-2, 0)
+    """
+    count: Number | None = None
+    success: bool | None = None
+    failure: bool | None = None
+    for name, sel in steps:
+        if name in ("cs", "even", "odd"):
+            if name == "cs":
+                success = sel.matches(value)
+            else:
+                success = (value % 2 == 0) == (name == "even")
+            if success:
+                failure = None
+            count = 1 if success else 0
+        elif name == "cf":
+            failure = sel.matches(value)
+            if failure:
+                success = None
+            count = 1 if failure else 0
+        else:  # "df", "sf"
+            if sel is not None:
+                hit = sel.matches(value)
+            elif success is not None or failure is not None:
+                hit = success is False
+            else:
+                hit = value == 1
+            if hit:
+                failure, success = True, None
+            if failure:
+                count = -1 if name == "df" else -value
+    return count
+
+
+def match_count(values: Sequence[Any], op: Op) -> int:
+    """Roll20's matching total ``mt``: how many values are shown by at least
+    ``op.steps[0]`` of ``values`` (and match ``op.sels``, when given). O(len(values)).
+
+    >>> match_count([3, 3, 5, 5, 5, 1], Op("mt", (), steps=(2,)))
+    2
+    """
+    size = op.steps[0]
+    seen: dict[Any, int] = {}
+    for v in values:
+        seen[v] = seen.get(v, 0) + 1
+    return sum(1 for v, c in seen.items() if c >= size and (not op.sels or op.matches(v)))
 
 
 def highest(n: int) -> Selector:

@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import reduce
 from itertools import accumulate
-from operator import add
+from operator import add, and_, eq
 from typing import TYPE_CHECKING, Any
 
 from chancekit._numpy import numpy as _numpy
@@ -532,32 +532,36 @@ def _figures_py(draws: list[list[int]], ent: list[list[float]], guess: list[list
     drought: list[int] = []
     repeats: list[int] = []
     triples: list[int] = []
-    tbs = [[(t + 1) * x for x in target] for t in range(N)]
-    memo: dict[tuple[int, ...], tuple[float, float]] = {}
+    base = N + 1  # the counts after t draws, as one integer: sum of count_j * base**j
+    pw = [base**j for j in range(n)]
+
+    class Memo(dict):  # type: ignore[type-arg]
+        """code -> (mean squared deviation, largest deviation) of those counts."""
+
+        def __missing__(self, code: int) -> tuple[float, float]:
+            counts = [(code // w) % base for w in pw]
+            t = reduce(add, counts)  # the draws so far
+            dev = [c - t * g for c, g in zip(counts, target, strict=True)]
+            got = self[code] = (reduce(add, [d * d for d in dev]) / n, max(map(abs, dev)))
+            return got
+
+    memo = Memo()
+    at = memo.__getitem__
     for row in draws:
-        counts = [0] * n
+        vd = list(map(at, accumulate(map(pw.__getitem__, row))))
+        var_t.append([v for v, _ in vd])
+        disc_t.append([d for _, d in vd])
         last = [-1] * n  # where each value was last drawn
         longest = 0  # the longest run without some value, so far
-        vs, ds = [], []
         for t, x in enumerate(row):
-            counts[x] += 1
-            key = tuple(counts)  # the counts add up to t + 1: they give the draw too
-            got = memo.get(key)
-            if got is None:  # var and discrepancy depend on the counts only
-                tb = tbs[t]
-                dev = [counts[j] - tb[j] for j in range(n)]
-                got = memo[key] = (reduce(add, [d * d for d in dev]) / n,
-                                   max(map(abs, dev)))
-            vs.append(got[0])
-            ds.append(got[1])
-            longest = max(longest, t - 1 - last[x])
+            gap = t - 1 - last[x]
+            if gap > longest:
+                longest = gap
             last[x] = t
-        var_t.append(vs)
-        disc_t.append(ds)
         drought.append(max(longest, N - 1 - min(last)))
-        rep = [row[t + 1] == row[t] for t in range(N - 1)]
+        rep = list(map(eq, row[1:], row[:-1]))
         repeats.append(sum(rep))
-        triples.append(sum(1 for t in range(N - 2) if rep[t] and rep[t + 1]))
+        triples.append(sum(map(and_, rep[1:], rep[:-1])))
     ent_mean, ent_se = _col_mean_sd(zip(*ent, strict=True), T)
     var_mean, var_se = _col_mean_sd(zip(*var_t, strict=True), T)
     return {"ent_row": [_seqsum(r) / N for r in ent],

@@ -30,6 +30,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Sequence
+from functools import reduce
+from operator import add
 from typing import Any
 
 from chancekit import _state
@@ -56,6 +58,12 @@ _TWO53 = float(1 << 53)
 #: the saved-state format name (:meth:`System.to_dict`)
 SYSTEM_FORMAT = "chancekit.fair-system"
 
+
+
+def _seqsum(xs: Any) -> Any:
+    """Floats added left to right: what ``sum()`` gave before Python 3.12, which compensates
+    (so the figures are the same on 3.11 and in the browser's 3.14)."""
+    return reduce(add, xs)
 
 def _check_prob(name: str, value: Any, *, open_low: bool = True, open_high: bool = True,
                 ) -> float:
@@ -370,7 +378,7 @@ class _WeightedCountSystem(_CountSystem):
         return len(set(self.weights)) == 1
 
     def target(self) -> tuple[float, ...]:
-        tot = sum(self.weights)
+        tot = _seqsum(self.weights)
         return tuple(w / tot for w in self.weights)
 
 
@@ -527,7 +535,7 @@ class DynamicDice(_WeightedCountSystem):
         lo = min(self._counts)
         w = [wi * self.decrease ** (c - lo) for wi, c in zip(self.weights, self._counts,
                                                               strict=True)]
-        tot = sum(w)
+        tot = _seqsum(w)
         return tuple(x / tot for x in w)
 
 

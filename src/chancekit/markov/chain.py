@@ -23,14 +23,17 @@ exact operation per transition; larger components by one dense ``fmpq_mat`` inve
 out (flint puts each column over one denominator: a gcd per state and exit, not per
 transition).
 
-Cost: exploring calls ``step`` once per state (counted, at most
-:data:`~chancekit.limits.MAX_MARKOV_STATES` states and
-:data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions); the solve is estimated from
+Cost: exploring calls ``step`` once per state, counted as it runs
+(:data:`~chancekit.limits.EXPLORE_STATE_WORK` units a state,
+:data:`~chancekit.limits.EXPLORE_EDGE_WORK` a transition); the solve is estimated from
 the explored graph before it starts — about :data:`~chancekit.limits.MARKOV_EDGE_WORK`
 units a transition plus k**3 / 4 a dense component of k states, with the big numbers
-priced at their estimated size (:meth:`Chain.bits`) — and refused past
-:data:`~chancekit.limits.MAX_MARKOV_WORK`, or when a component has more than
-:data:`~chancekit.limits.MAX_MARKOV_BLOCK` states.
+priced at their estimated size (:meth:`Chain.bits`). Both are charged to one budget of
+``max_work`` units (default :data:`~chancekit.limits.MAX_MARKOV_WORK`, about 3 s), refused
+past it with the ``max_work=N`` (``--max-work N``) that would lift it. Memory ceilings,
+not lifted: :data:`~chancekit.limits.MAX_MARKOV_STATES` states,
+:data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions, and
+:data:`~chancekit.limits.MAX_MARKOV_BLOCK` states in one component (its dense matrix).
 
 >>> from chancekit.markov import absorb, steps
 >>> from chancekit import constant, d
@@ -56,6 +59,8 @@ from chancekit import limits
 from chancekit.dice.distribution import Distribution
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import (
+    EXPLORE_EDGE_WORK,
+    EXPLORE_STATE_WORK,
     MARKOV_EDGE_WORK,
     MARKOV_INT_WORK,
     MARKOV_MOMENT_WORK,
@@ -64,6 +69,7 @@ from chancekit.limits import (
     MAX_MARKOV_STEPS,
     MAX_MARKOV_TRANSITIONS,
     MAX_MARKOV_WORK,
+    MAX_WORK_OPTION,
 )
 
 __all__ = ["Chain", "Steps", "absorb", "explore", "stationary", "steps", "upfront"]
@@ -76,6 +82,13 @@ def _weights(value: Any, state: Any, cache: dict[str, Distribution]
     """A step's result as ``(next state -> int weight, total)``: a dict of plain
     positive ints is taken as it is (no sorting, no gcd), anything else through
     :func:`_coerce`."""
+    if type(value) in _CERTAIN:  # a next state for certain (an int, a tuple of ints...)
+        try:
+            hash(value)
+        except TypeError:  # a tuple holding a list: _coerce names it
+            pass
+        else:
+            return {value: 1}, 1
     if type(value) is dict and value:
         total = 0
         for w in value.values():
@@ -86,6 +99,10 @@ def _weights(value: Any, state: Any, cache: dict[str, Distribution]
             return value, total
     d = _coerce(value, state, cache)
     return d._w, d._total
+
+
+#: the types of a step's result read at once as the next state for certain
+_CERTAIN = frozenset({int, tuple, frozenset, float, bool, type(None)})
 
 
 def _coerce(value: Any, state: Any, cache: dict[str, Distribution]) -> Distribution:
@@ -242,9 +259,11 @@ class Chain:
             if k > MAX_MARKOV_BLOCK:
                 raise LimitError(
                     f"the chain has {k:,} states that all reach each other (one "
-                    f"strongly connected component); the dense exact solve takes at most "
-                    f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,}: merge states (keep only "
-                    "what the next step depends on)", limit="MAX_MARKOV_BLOCK", value=k)
+                    f"strongly connected component); its dense exact solve holds a "
+                    f"{k:,} x {k:,} matrix of fractions, past the memory ceiling "
+                    f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} states (max_work does not "
+                    "lift it): merge states (keep only what the next step depends on)",
+                    limit="MAX_MARKOV_BLOCK", value=k)
             big = bits is not None and not (growth == "forward" and self.closed()[c])
             # (a closed class's own solve is on its small probabilities: stationary)
             units += self.component_work(comp, edge_work, solves, bits[c] if big else None)
@@ -259,8 +278,9 @@ class Chain:
         per = edge_work if bits is None else _grow(edge_work, bits)
         if k == 1:
             return edges * per
-        # a block: its matrix on small numbers (a transition each, one inverse), the
-        # big numbers only in a product with it and once per state and exit
+        # a block: its matrix on small numbers (a transition each, an exact solve per
+        # column: flint's fraction-free LU, k**3 / 4), the big numbers in the column
+        # solved (k**2 x their words) and once per state and exit
         units = edges * edge_work + solves * (k**3 // 4 + k * k * 50)
         if bits is not None:
             exits = len({j for i in comp for j in self.succ[i]}) - k
@@ -333,13 +353,17 @@ def _topological(succ: list[tuple[int, ...]]) -> list[int] | None:
     return order if len(order) == n else None
 
 
-def explore(step: Step, start: Hashable) -> Chain:
+def explore(step: Step, start: Hashable, *, max_work: int | float | None = None) -> Chain:
     """Explore the chain from ``start``: call ``step`` once per reachable state.
 
-    The step function is opaque, so its work is counted as it runs: past
-    :data:`~chancekit.limits.MAX_MARKOV_STATES` states or
-    :data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions a
-    :class:`~chancekit.errors.LimitError` stops it. Equal states (``1 == 1.0``) are one.
+    The step function is opaque, so its work is counted as it runs, priced
+    :data:`~chancekit.limits.EXPLORE_STATE_WORK` units a state and
+    :data:`~chancekit.limits.EXPLORE_EDGE_WORK` a transition, and charged to the query's
+    work budget (``max_work`` units, :data:`~chancekit.limits.MAX_MARKOV_WORK` by
+    default): past it a :class:`~chancekit.errors.LimitError` stops the exploration and
+    says how to lift it. :data:`~chancekit.limits.MAX_MARKOV_STATES` states and
+    :data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions are memory ceilings.
+    Equal states (``1 == 1.0``) are one.
 
     >>> chain = explore(lambda n: n if n == 0 else n - 1, 3)
     >>> chain.states, chain.transitions
@@ -352,6 +376,11 @@ def explore(step: Step, start: Hashable) -> Chain:
         hash(start)
     except TypeError:
         raise InvalidTypeError("start", start, "a hashable state") from None
+    with _budget(max_work, start) as budget:
+        return _explore(step, start, budget)
+
+
+def _explore(step: Step, start: Hashable, budget: limits.Budget) -> Chain:
     chain = Chain()
     states, index = chain.states, chain.index
     states.append(start)
@@ -367,6 +396,13 @@ def explore(step: Step, start: Hashable) -> Chain:
             if not isinstance(e, InvalidTypeError | InvalidValueError):
                 e.add_note(f"(in step({quote(s, limit=80)}) of a chancekit.markov chain)")
             raise
+        units = EXPLORE_STATE_WORK + EXPLORE_EDGE_WORK * len(weights)
+        if budget.estimated + units > budget.limit:  # the message is built only here
+            budget.charge(units, f"exploring the chain from {quote(start, limit=40)} (stopped "
+                          f"at {len(states):,} states and {edges:,} transitions found; the "
+                          "chain may be larger)")
+        budget.estimated += units  # charged as counted: the step is opaque
+        budget.counted += units
         loop = 0
         ss: list[int] = []
         ww: list[int] = []
@@ -376,9 +412,11 @@ def explore(step: Step, start: Hashable) -> Chain:
                 j = len(states)
                 if j >= MAX_MARKOV_STATES:
                     raise LimitError(
-                        f"the chain from {quote(start)} reaches more than MAX_MARKOV_STATES "
-                        f"= {MAX_MARKOV_STATES:,} states; keep in the state only what the "
-                        "next step depends on (cap counters, merge equivalent states)",
+                        f"the chain from {quote(start, limit=40)} reaches more than "
+                        f"MAX_MARKOV_STATES = {MAX_MARKOV_STATES:,} states, the memory "
+                        "ceiling of one chain (max_work does not lift it); keep in the "
+                        "state only what the next step depends on (cap counters, merge "
+                        f"equivalent states){_builders(start)}",
                         limit="MAX_MARKOV_STATES", value=j + 1)
                 index[x] = j
                 states.append(x)
@@ -390,9 +428,10 @@ def explore(step: Step, start: Hashable) -> Chain:
         edges += len(ss)
         if edges > MAX_MARKOV_TRANSITIONS:
             raise LimitError(
-                f"the chain from {quote(start)} has more than MAX_MARKOV_TRANSITIONS = "
-                f"{MAX_MARKOV_TRANSITIONS:,} transitions; merge states or outcomes "
-                "(group a step's outcomes by the state they lead to)",
+                f"the chain from {quote(start, limit=40)} has more than "
+                f"MAX_MARKOV_TRANSITIONS = {MAX_MARKOV_TRANSITIONS:,} transitions, the "
+                "memory ceiling of one chain (max_work does not lift it); merge states or "
+                f"outcomes (group a step's outcomes by the state they lead to){_builders(start)}",
                 limit="MAX_MARKOV_TRANSITIONS", value=edges)
         chain.succ.append(tuple(ss))
         chain.weight.append(tuple(ww))
@@ -402,48 +441,143 @@ def explore(step: Step, start: Hashable) -> Chain:
     return chain
 
 
-def _refuse(what: str, units: int) -> LimitError:
-    return LimitError(
-        f"{what} needs too much work: about {units:,} units in all is past the limit "
-        f"MAX_MARKOV_WORK = {MAX_MARKOV_WORK:,} (one unit is about {limits.UNIT_NS} ns); "
-        "keep in the state only what the next step depends on, or ask for less (a "
-        "smaller upto, a larger tail)", limit="MAX_MARKOV_WORK", value=units)
+def _builders(start: Any) -> str:
+    """The builders of :mod:`chancekit.markov.processes` that may answer a chain started
+    at ``start`` with fewer states, for a refusal's advice."""
+    def number(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if isinstance(start, tuple) and len(start) == 2 and all(map(number, start)):
+        return ("; a race of two HP totals is hp_race((hp_a, hp_b), (damage_a, damage_b)) "
+                "(chancekit.markov), which reads it from each side's time to go down: 100 v "
+                "100 HP in about 25 ms")
+    if number(start):
+        return ("; HP going down is hp_race(hp, damage), a usage die usage_die([...]) "
+                "(chancekit.markov builders, far fewer states)")
+    return ("; chancekit.markov's builders (hp_race, usage_die, roll_until, draw_until, "
+            "first_success, board) answer their processes with fewer states")
 
 
-def _budget() -> Any:
-    """The work budget of one chain query (joins an outer evaluation if one is open)."""
-    return limits.evaluation(limit=MAX_MARKOV_WORK, name="MAX_MARKOV_WORK", refuse=_refuse)
+def _max_work(value: Any) -> int | None:
+    """``max_work``: None (the default budget) or a whole number of units from 1 to
+    :data:`~chancekit.limits.MAX_WORK_OPTION` (an int, or a float like ``4e8``)."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            1 <= value <= MAX_WORK_OPTION):
+        raise InvalidValueError("max_work", value, f"a whole number of work units from 1 to "
+                                f"{MAX_WORK_OPTION:.0e} (about 20 ns each; e.g. 4e8 for about "
+                                "8 s), or None for MAX_MARKOV_WORK")
+    return value
 
 
-def upfront(what: str, states: int, transitions: int, block: int = 0) -> None:
+def _short(units: int) -> str:
+    """A round number of units at least ``units``, as Python accepts it (``4e8``)."""
+    digits = len(str(max(units, 1))) - 1
+    lead = -(-units // 10**digits)
+    if lead >= 10:
+        lead, digits = 1, digits + 1
+    return f"{lead}e{digits}"
+
+
+class _Refusal:
+    """The refusal of a chain query past its work budget: says how much, how to lift it
+    (``max_work=N``, ``--max-work N``) and which builder may answer the chain instead."""
+
+    __slots__ = ("budget", "hint")
+
+    def __init__(self, budget: limits.Budget, hint: str) -> None:
+        self.budget, self.hint = budget, hint
+
+    def __call__(self, what: str, units: int) -> LimitError:
+        limit, name = self.budget.limit, self.budget.name
+        exploring = what.startswith("exploring")
+        lift = _short(max(4 * limit, units) if exploring else max(units * 5 // 4, limit + 1))
+        told = (f"the limit max_work = {limit:,}" if name == "MAX_MARKOV_WORK"
+                and limit != MAX_MARKOV_WORK else f"the limit {name} = {limit:,}")
+        return LimitError(
+            f"{what} needs too much work: about {units:,} units in all is past {told} "
+            f"(one unit is about {limits.UNIT_NS} ns); lift it with max_work={lift} "
+            f"(every chancekit.markov query takes it; --max-work {lift} on the command "
+            "line), or keep in the state only what the next step depends on"
+            f"{'' if exploring else ', or ask for less (a smaller upto, a larger tail)'}"
+            f"{self.hint}", limit=name, value=units)
+
+
+class _budget:  # (lower case: used as a function, ``with _budget():``)
+    """The work budget of one chain query: a new one of ``max_work`` units
+    (:data:`~chancekit.limits.MAX_MARKOV_WORK` by default), or the evaluation already
+    open (the command line's ``--max-work``, an outer query), which the query joins; its
+    refusals are the chain's (:class:`_Refusal`), naming the builders that fit ``start``."""
+
+    __slots__ = ("evaluation", "hint", "limit", "saved")
+
+    def __init__(self, max_work: Any = None, start: Any = None) -> None:
+        self.limit = _max_work(max_work)
+        self.hint = "" if start is None else _builders(start)
+        self.evaluation: Any = None
+        self.saved: Any = None
+
+    def __enter__(self) -> limits.Budget:
+        budget = limits.current()
+        if budget is None:
+            self.evaluation = limits.evaluation(
+                limit=MAX_MARKOV_WORK if self.limit is None else self.limit,
+                name="MAX_MARKOV_WORK")
+            budget = self.evaluation.__enter__()
+        self.saved = budget.refuse
+        if budget.refuse is None:  # (an outer query's refusal stays: its advice fits)
+            budget.refuse = _Refusal(budget, self.hint)
+        return budget
+
+    def __exit__(self, *exc: object) -> None:
+        budget = limits.current()
+        if budget is not None:
+            budget.refuse = self.saved
+        if self.evaluation is not None:
+            self.evaluation.__exit__(*exc)
+
+
+def upfront(what: str, states: int, transitions: int, block: int = 0, work: int = 0
+            ) -> None:
     """Refuse a chain whose size is known before it is explored (a process that can
     count its states): at most ``states`` states, ``transitions`` transitions and a
-    strongly connected component of ``block`` states. Raises the
-    :class:`~chancekit.errors.LimitError` of the first limit passed.
+    strongly connected component of ``block`` states, and ``work`` more units the
+    process knows it will charge (a walk). Raises the
+    :class:`~chancekit.errors.LimitError` of the first memory ceiling passed, or of the
+    work budget (the open one, else :data:`~chancekit.limits.MAX_MARKOV_WORK`) when the
+    exploration and the solve (a transition each, k**3 / 4 the component) pass it.
 
-    >>> upfront("a race of 1000 x 1000 HP", 10**6, 10**8)
+    >>> upfront("a race of 1000 x 1000 HP", 10**6 + 3, 10**8)
     Traceback (most recent call last):
     ...
-    chancekit.errors.LimitError: a race of 1000 x 1000 HP has up to 1,000,000 states, ...
+    chancekit.errors.LimitError: a race of 1000 x 1000 HP has up to 1,000,003 states, ...
     """
     if states > MAX_MARKOV_STATES:
         raise LimitError(
             f"{what} has up to {states:,} states, more than MAX_MARKOV_STATES = "
-            f"{MAX_MARKOV_STATES:,}; keep in the state only what the next step depends on",
-            limit="MAX_MARKOV_STATES", value=states)
+            f"{MAX_MARKOV_STATES:,} (the memory ceiling of one chain); keep in the state "
+            "only what the next step depends on", limit="MAX_MARKOV_STATES", value=states)
     if transitions > MAX_MARKOV_TRANSITIONS:
         raise LimitError(
             f"{what} has up to {transitions:,} transitions, more than "
-            f"MAX_MARKOV_TRANSITIONS = {MAX_MARKOV_TRANSITIONS:,}; group outcomes first",
-            limit="MAX_MARKOV_TRANSITIONS", value=transitions)
+            f"MAX_MARKOV_TRANSITIONS = {MAX_MARKOV_TRANSITIONS:,} (the memory ceiling of one "
+            "chain); group outcomes first", limit="MAX_MARKOV_TRANSITIONS", value=transitions)
     if block > MAX_MARKOV_BLOCK:
         raise LimitError(
             f"{what} has up to {block:,} states that reach each other, more than "
-            f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} (one dense exact solve)",
-            limit="MAX_MARKOV_BLOCK", value=block)
-    units = transitions * MARKOV_EDGE_WORK + block**3 // 4
-    if units > MAX_MARKOV_WORK:
-        raise _refuse(what, units)
+            f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} (one dense exact solve: its matrix "
+            "is the memory ceiling)", limit="MAX_MARKOV_BLOCK", value=block)
+    units = (states * EXPLORE_STATE_WORK + transitions * (EXPLORE_EDGE_WORK + MARKOV_EDGE_WORK)
+             + block**3 // 4 + work)
+    budget = limits.current()
+    if budget is None:
+        budget = limits.Budget(MAX_MARKOV_WORK, "MAX_MARKOV_WORK")
+    if budget.estimated + units > budget.limit:
+        refuse = budget.refuse if isinstance(budget.refuse, _Refusal) else _Refusal(budget, "")
+        raise refuse(what, budget.estimated + units)
 
 
 def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK,
@@ -536,9 +670,11 @@ def _block_visits(chain: Chain, comp: list[int], comp_of: list[int], c: int,
         for j, q in zip(chain.succ[i], chain.weight[i], strict=True):
             if comp_of[j] == c:
                 rows[local[j]][a] -= flint.fmpq(q, t)
-    # the matrix has small entries, the masses entering are big: invert the small
-    # matrix (k**3 on small numbers), then one product with the big column
-    x = _dense(rows).inv() * _dense([[e] for e in entering])
+    # the matrix has small entries, the masses entering are big: one exact solve with
+    # the big column (flint clears its denominators, which share their factors: the
+    # leaving weights'); inverting first costs k**3 x the inverse's entries' size, which
+    # grows with k (a 400-state block: 17 s inverted, 0.3 s solved)
+    x = _dense(rows).solve(_dense([[e] for e in entering]))
     return [x[a, 0] for a in range(k)]
 
 
@@ -622,12 +758,15 @@ def _moments_int(chain: Chain, lcm: int, scale: int) -> tuple[int, int]:
     return x1[0], x2[0]
 
 
-def absorb(step: Step, start: Hashable) -> Distribution:
+def absorb(step: Step, start: Hashable, *, max_work: int | float | None = None
+           ) -> Distribution:
     """The exact distribution of the absorbing state the chain reaches from ``start``.
 
     Refused (:class:`~chancekit.errors.InvalidValueError`) when some reachable states
     only lead to each other without an absorbing one (the chain may never absorb).
-    Cost: see the module docstring (one exact operation a transition on acyclic chains).
+    Cost: see the module docstring (one exact operation a transition on acyclic chains);
+    exploring and solving share one budget of ``max_work`` units (default
+    :data:`~chancekit.limits.MAX_MARKOV_WORK`, about 3 s; a refusal says what to ask).
 
     >>> from chancekit import d
     >>> def duel(hp):                # (mine, theirs): I hit first, d6 each
@@ -638,7 +777,8 @@ def absorb(step: Step, start: Hashable) -> Distribution:
     >>> absorb(duel, (6, 7)).map(lambda s: s[0] > 0).probability(True)
     Fraction(7, 12)
     """
-    return _absorb(explore(step, start))
+    with _budget(max_work, start):
+        return _absorb(explore(step, start))
 
 
 def _absorb_work(chain: Chain, acyclic: tuple[int, int, int] | None) -> int:
@@ -725,13 +865,12 @@ def _moments(chain: Chain) -> tuple[list[Any], list[Any]]:
             got = _dense(exits) * _dense([[m1[j], m2[j]] for j in far])
             r1 = [1 + got[a, 0] for a in range(k)]
             r2 = [got[a, 1] for a in range(k)]
-        mat = _dense(rows)
-        inv = mat.inv()  # small entries: invert once, then products with the big columns
-        x1 = inv * _dense([[e] for e in r1])
+        mat = _dense(rows)  # small entries: two solves with the big columns (not an
+        x1 = mat.solve(_dense([[e] for e in r1]))  # inverse: see _block_visits)
         v1 = [x1[a, 0] for a in range(k)]
         # E[T^2] = 1 + 2 E[T' | i] + E[T'^2 | i] and E[T' | i] = E[T | i] - 1, so the
         # right side is 2 E[T] - 1 plus what flows in from outside: no sum inside
-        x2 = inv * _dense([[2 * v1[a] - 1 + r2[a]] for a in range(k)])
+        x2 = mat.solve(_dense([[2 * v1[a] - 1 + r2[a]] for a in range(k)]))
         for a, i in enumerate(comp):
             m1[i] = v1[a]
             m2[i] = x2[a, 0]
@@ -897,7 +1036,8 @@ def _acyclic_depth(chain: Chain) -> int | None:
 
 
 def steps(step: Step, start: Hashable, *, upto: int | None = None,
-          tail: Fraction | float | None = None) -> Steps:
+          tail: Fraction | float | None = None, max_work: int | float | None = None
+          ) -> Steps:
     """The number of steps from ``start`` to an absorbing state: exact mean and variance
     (the fundamental matrix, solved exactly), and its distribution.
 
@@ -906,7 +1046,8 @@ def steps(step: Step, start: Hashable, *, upto: int | None = None,
     With neither, it is given in full when the step count is bounded (an acyclic chain
     without self-loops), else left empty. The mean and variance cost one exact operation
     a transition (or a dense solve a component); each walked step costs one a
-    transition, charged before the step.
+    transition, charged before the step. Exploring, solving and walking share one
+    budget of ``max_work`` units (default :data:`~chancekit.limits.MAX_MARKOV_WORK`).
 
     >>> s = steps(lambda n: n if n >= 3 else Distribution({n: 1, n + 1: 1}), 0)
     >>> s.mean, s.variance                # three geometric waits: mean 2, variance 2
@@ -927,7 +1068,8 @@ def steps(step: Step, start: Hashable, *, upto: int | None = None,
                 0 <= tail < 1):
             raise InvalidValueError("tail", tail, "a probability 0 <= tail < 1")
         tail = Fraction(tail)
-    return _steps(explore(step, start), upto, tail)
+    with _budget(max_work, start):
+        return _steps(explore(step, start), upto, tail)
 
 
 def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
@@ -1064,21 +1206,24 @@ def _pmf_acyclic(chain: Chain, depth: int, acyclic: tuple[int, int, int]) -> lis
     return out + [Fraction(0)] * (depth + 1 - len(out))
 
 
-def stationary(step: Step, start: Hashable) -> Distribution:
+def stationary(step: Step, start: Hashable, *, max_work: int | float | None = None
+               ) -> Distribution:
     """The exact long-run distribution of the chain from ``start``: the share of time
     spent in each state over a long run (the Cesàro limit, so periodic chains have one
     too). Transient states get 0 and are left out; when several closed classes can be
     reached, each is weighted by the probability of ending in it.
 
     Cost: one exact operation a transient transition, plus one dense ``fmpq_mat`` solve
-    per closed class (k**3 for k states).
+    per closed class (k**3 for k states); exploring and solving share one budget of
+    ``max_work`` units (default :data:`~chancekit.limits.MAX_MARKOV_WORK`).
 
     >>> from chancekit import constant
     >>> flip = lambda s: Distribution({"sun": 3, "rain": 1}) if s == "sun" else constant("sun")
     >>> stationary(flip, "sun").pmf()
     {'rain': Fraction(1, 5), 'sun': Fraction(4, 5)}
     """
-    return _stationary(explore(step, start))
+    with _budget(max_work, start):
+        return _stationary(explore(step, start))
 
 
 def _stationary(chain: Chain) -> Distribution:

@@ -3,7 +3,9 @@ condition on the last rolls, drawing from a deck until a condition, the first su
 a fairness system (and its long-run shares), and Monopoly-style boards.
 
 Each is one small ``step`` function handed to :mod:`chancekit.markov.chain`, so the
-answers are exact and the limits are the engine's.
+answers are exact and the limits are the engine's: each takes ``max_work=N`` (units of
+work, default :data:`~chancekit.limits.MAX_MARKOV_WORK`) for its sizes known up front, its
+exploration and its solves together.
 
 >>> from chancekit import d
 >>> roll_until(d(6), lambda last: last == (6, 6), 2).mean      # two 6s in a row
@@ -15,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +51,18 @@ __all__ = ["BUILTINS", "Race", "board", "builtin", "draw_until", "first_success"
            "long_run", "monopoly", "roll_until", "usage_die"]
 
 
+def _lifted(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A builder run inside one chain budget of ``max_work`` units (its keyword; default
+    :data:`~chancekit.limits.MAX_MARKOV_WORK`): its up-front sizes, exploration and
+    solves all charge it."""
+    @functools.wraps(build)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with _budget(kwargs.get("max_work")):
+            return build(*args, **kwargs)
+
+    return run
+
+
 def _die(value: Any, what: str) -> Distribution:
     """A die argument: a Distribution, dice notation, or an int number of sides."""
     if isinstance(value, Distribution):
@@ -66,8 +81,10 @@ def _ints(die: Distribution, what: str) -> None:
 
 
 # --------------------------------------------------------------------------- usage die
+@_lifted
 def usage_die(ladder: Sequence[Any], *, down: Iterable[int] = (1, 2),
-              upto: int | None = None, tail: Fraction | float | None = None) -> Steps:
+              upto: int | None = None, tail: Fraction | float | None = None,
+              max_work: int | float | None = None) -> Steps:
     """Uses of a usage die: roll the first die of ``ladder`` each use; on a face in
     ``down`` it steps down to the next die, after the last it is spent. Exact mean and
     variance (a die of s sides with down {1, 2} lasts s/2 uses on average); the count has
@@ -119,13 +136,19 @@ def _upfront_side(hp: int, dmg: Distribution) -> None:
     """One side's chain is known before it is explored: HP from ``hp`` down to below 0
     (at most ``hp + max damage`` values), each with at most one transition an outcome."""
     states = hp + max(max(dmg.outcomes()), 0) + 1
-    heals = min(dmg.outcomes()) < 0  # then the HP line reaches back up: one component
-    upfront(f"a race of {hp:,} HP", states, states * len(dmg), hp if heals else 0)
+    low = min(dmg.outcomes())
+    heals = low < 0  # then the HP line reaches back up: one component
+    walk = 0
+    if low >= 1:  # the full distribution of the time to go down: at most hp / low hits
+        walk = (states * (len(dmg) + 1) * limits.MARKOV_EDGE_WORK
+                * (1 + -(-hp // low) // 4))  # what steps() charges, small numbers
+    upfront(f"a race of {hp:,} HP", states, states * len(dmg), hp if heals else 0, walk)
 
 
+@_lifted
 def hp_race(hp: int | Sequence[int], damage: Any | Sequence[Any], *,
             order: str = "simultaneous", method: str = "auto", upto: int | None = None,
-            tail: Fraction | float | None = None) -> Race:
+            tail: Fraction | float | None = None, max_work: int | float | None = None) -> Race:
     """Rounds until hit points run out, and who wins a race of two.
 
     One side: ``hp_race(30, "2d6")``, the rounds until 30 HP are gone at 2d6 a round.
@@ -260,8 +283,10 @@ def _joint(a: int, b: int, da: Distribution, db: Distribution, order: str,
 
 
 # --------------------------------------------------------------------------- roll until
+@_lifted
 def roll_until(die: Any, condition: Callable[[tuple[Any, ...]], bool], k: int, *,
-               upto: int | None = None, tail: Fraction | float | None = None) -> Steps:
+               upto: int | None = None, tail: Fraction | float | None = None,
+               max_work: int | float | None = None) -> Steps:
     """Rolls of ``die`` until ``condition(last)`` holds, ``last`` the tuple of the last
     ``k`` rolls (fewer before ``k`` rolls). States are the possible ``last`` tuples (up to
     outcomes**k): map the die first (``d(6).map(lambda x: x == 6)``) to keep them few.
@@ -303,7 +328,9 @@ def roll_until(die: Any, condition: Callable[[tuple[Any, ...]], bool], k: int, *
 
 
 # --------------------------------------------------------------------------- draw until
-def draw_until(deck: Deck, condition: Callable[[Deck], bool]) -> Distribution:
+@_lifted
+def draw_until(deck: Deck, condition: Callable[[Deck], bool], *,
+               max_work: int | float | None = None) -> Distribution:
     """Cards drawn (without replacement) until ``condition(drawn)`` holds, ``drawn`` the
     cards so far as a :class:`~chancekit.dice.Deck`; outcome ``None`` when the deck runs
     out first. Exact; states are the multisets of drawn cards before the condition holds
@@ -419,8 +446,10 @@ def _state_chain(system: System) -> tuple[Callable[[Any], Any], Any, Callable[[A
     return canon, canon(sysc.getstate()), probs
 
 
+@_lifted
 def first_success(system: System, value: Any = True, *, upto: int | None = None,
-                  tail: Fraction | float | None = None) -> Steps:
+                  tail: Fraction | float | None = None, max_work: int | float | None = None
+                  ) -> Steps:
     """Draws of a fairness system (from its current state) until it draws ``value``
     (``True`` for the two-value systems; ``"featured"`` for :class:`GachaPity`: pulls
     until the featured item, the 50/50 guarantee included). Exact; the system's float
@@ -458,7 +487,8 @@ def first_success(system: System, value: Any = True, *, upto: int | None = None,
     return steps(step, start, upto=upto, tail=tail)
 
 
-def long_run(system: System) -> Distribution:
+@_lifted
+def long_run(system: System, *, max_work: int | float | None = None) -> Distribution:
     """The exact long-run share of each value of a system (from its current state): the
     stationary distribution of its state chain, then each state's chances. This is
     what :meth:`System.target` should return.
@@ -494,10 +524,11 @@ def long_run(system: System) -> Distribution:
 Card = Any  # None (stay), an int (go to that square), or a function square -> square
 
 
+@_lifted
 def board(squares: int, dice: Any = "2d6", *, doubles: int | None = 3,
           jail: int | None = None, go_to: Mapping[int, int] | None = None,
           cards: Mapping[int, Sequence[Card]] | None = None, sides: int | None = None,
-          jail_ends_run: bool = True) -> Distribution:
+          jail_ends_run: bool = True, max_work: int | float | None = None) -> Distribution:
     """The long-run share of rolls that end on each square of a race-track board.
 
     ``squares`` squares (0 = start); each roll moves by ``dice`` (or, with ``sides``, by
@@ -589,7 +620,8 @@ def board(squares: int, dice: Any = "2d6", *, doubles: int | None = 3,
     return share.map(lambda s: s[0])
 
 
-def monopoly(sides: int = 6) -> Distribution:
+@_lifted
+def monopoly(sides: int = 6, *, max_work: int | float | None = None) -> Distribution:
     """The Monopoly board as Project Euler 84 states it: two dice of ``sides`` sides,
     three doubles in a row to jail, Go To Jail at 30, Community Chest (2 of 16 cards
     move: GO, JAIL) at 2, 17, 33 and Chance (10 of 16 move: GO, JAIL, C1, E3, H2, R1, next

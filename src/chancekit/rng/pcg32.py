@@ -451,9 +451,9 @@ class _Generator:
         >>> PCG32(42, 54).u32_array(3).tolist() == [0xA15C02B7, 0x7B47F409, 0xBA1D3330]
         True
         """
+        n = self._bulk_n(n)  # refused before numpy is imported
         np = _require_numpy(_WHAT)
-
-        out = np.empty(self._bulk_n(n), dtype=np.uint32)
+        out = np.empty(n, dtype=np.uint32)
         self._fill_u32(out)  # type: ignore[attr-defined]
         return out
 
@@ -466,9 +466,9 @@ class _Generator:
         >>> a.random_array(3).tolist() == [b.random() for _ in range(3)]
         True
         """
+        n = self._bulk_n(n)  # refused before numpy is imported
         np = _require_numpy(_WHAT)
-
-        out = np.empty(self._bulk_n(n), dtype=np.float64)
+        out = np.empty(n, dtype=np.float64)
         self._fill_random(out)  # type: ignore[attr-defined]
         return out
 
@@ -482,8 +482,6 @@ class _Generator:
         >>> a.getstate() == b.getstate()
         True
         """
-        np = _require_numpy(_WHAT)
-
         bound = require_int("bound", bound, lo=1)
         n = self._bulk_n(n)
         if bound > 1 << 32:
@@ -491,6 +489,7 @@ class _Generator:
                 "bound", bound, "an integer from 1 to 2**32 for randbelow_array "
                 "(use randbelow() for larger bounds)"
             )
+        np = _require_numpy(_WHAT)  # after the checks: a refusal imports nothing
         out = np.empty(n, dtype=np.uint32)
         self._fill_randbelow(bound, out)  # type: ignore[attr-defined]
         return out

@@ -38,6 +38,7 @@ from chancekit.limits import (
     MAX_SPEC_CHARS,
     MAX_STREAMS,
     MAX_SYSTEMS,
+    MAX_VARIABLES,
     MAX_WORK_OPTION,
 )
 from chancekit.web.markov import KINDS as MARKOV_KINDS
@@ -260,7 +261,46 @@ def parse_dist(data: dict[str, Any]) -> dict[str, Any]:
             exc.body["index"] = i
             raise
         exprs.append({"label": label, "text": text})
-    return {"expressions": exprs, "dialect": get_dialect(data)}
+    req = {"expressions": exprs, "dialect": get_dialect(data),
+           "variables": get_variables(data)}
+    if get_bool(data, "approx"):  # a certified answer where the exact one is refused
+        req["approx"] = True
+    return req
+
+
+
+def get_variables(data: dict[str, Any]) -> dict[str, int | str]:
+    """``variables``: an object of name -> a whole number or a formula (text), filling
+    Foundry's ``@name`` and Roll20's ``@{name}`` / ``?{name|...}`` (issue #32); ``{}``
+    when left out. At most :data:`MAX_VARIABLES` names of 200 characters, formulas of
+    ``MAX_EXPRESSION_CHARS``."""
+    v = data.get("variables")
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise ApiError(400, f"'variables' must be an object of name -> number or formula, "
+                       f"not {_json_type(v)}", field="variables")
+    if len(v) > MAX_VARIABLES:
+        raise ApiError(400, f"'variables' has {len(v)} names; at most {MAX_VARIABLES}",
+                       field="variables")
+    out: dict[str, int | str] = {}
+    for name, value in v.items():
+        if not name or len(name) > 200:
+            raise ApiError(400, "'variables': a name must have 1 to 200 characters",
+                           field="variables")
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ApiError(400, f"'variables'[{name[:40]!r}] must be a whole number or a "
+                           f"formula (text), not {_json_type(value)}", field="variables")
+        if isinstance(value, str) and len(value) > MAX_EXPRESSION_CHARS:
+            raise ApiError(400, f"'variables'[{name[:40]!r}] is longer than "
+                           f"{MAX_EXPRESSION_CHARS} characters", field="variables")
+        if isinstance(value, int) and abs(value) >= 10**100:
+            raise ApiError(400, f"'variables'[{name[:40]!r}] must have at most 100 digits",
+                           field="variables")
+        out[name] = value
+    return out
 
 
 def parse_estimate(data: dict[str, Any]) -> dict[str, Any]:
@@ -376,7 +416,10 @@ def parse_anydice(data: dict[str, Any]) -> dict[str, Any]:
     if "\0" in program:
         raise ApiError(400, "'program' holds a NUL character: give an AnyDice program as "
                        "text", field="program")
-    return {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
+    req = {"program": program.replace("\r\n", "\n").replace("\r", "\n")}
+    if get_bool(data, "approx"):  # a certified answer where the exact one is refused
+        req["approx"] = True
+    return req
 
 
 def parse_markov(data: dict[str, Any]) -> dict[str, Any]:

@@ -59,6 +59,8 @@ def error_body(exc: BaseException, **extra: Any) -> dict[str, Any]:
         body["column"] = getattr(exc, "column", None)
     if isinstance(exc, LimitError):
         body["limit"] = getattr(exc, "limit", None)
+        if getattr(exc, "approx", False):  # a certified answer may be possible (approx)
+            body["approx"] = True
     body.update(extra)
     return body
 
@@ -85,6 +87,8 @@ _PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "the Dice page gives the exact distribution instead"),
         (r",? prune small states \(prune=[^)]*\),? or raise max_states", ""),
         (r"chancekit\.roll\(\.\.\.\)", "random rolls (Estimate)"),
+        (r"approx=True \(--approx\) may answer it", "the Certified approximation button "
+         "may answer it"),
     ))
 _LEFT_OVER = re.compile(r" ?\([^()]*(?:--[a-z]|chancekit\.|\w=)[^()]*\)|--(?=[a-z])")
 
@@ -103,12 +107,12 @@ def page_words(message: str) -> str:
     return _LEFT_OVER.sub("", message)
 
 
-def notes(text: str, dialect: str) -> list[str]:
+def notes(text: str, dialect: str, variables: dict[str, Any] | None = None) -> list[str]:
     """The notes the CLI prints under a result when other dialects read ``text``
     differently (:func:`chancekit.dice.notation.ambiguities`), in the pages' words."""
     from chancekit.dice.notation import ambiguities
 
-    return [page_words(line) for line in ambiguities(text, dialect)]
+    return [page_words(line) for line in ambiguities(text, dialect, variables=variables)]
 
 
 # -- JSON helpers ---------------------------------------------------------------------------
@@ -153,6 +157,7 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     from chancekit.dice.caps import note as cap_note
 
     dialect = req.get("dialect") or "avrae"
+    variables = req.get("variables") or None  # Foundry's @name, Roll20's @{name} ?{name}
     series = []
     dists: list[Any] = []
     exprs = req["expressions"]
@@ -161,17 +166,20 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         try:
             if e["text"] == "_sleep_" and os.environ.get(TEST_HOOKS) == "1":
                 sleep_job({"seconds": 60}, progress)  # test hook: outlasts any time limit
-            d = chancekit.dist(e["text"], dialect=dialect)
-            s = describe(d)
+            d = chancekit.dist(e["text"], dialect=dialect, variables=variables,
+                               approx=req.get("approx", False))
+            s = describe_certified(d) if _certified(d) else describe(d)
         except ChancekitError as exc:
             body = error_body(exc, index=i, label=e.get("label", ""), expression=e["text"],
-                              notes=notes(e["text"], dialect))
+                              notes=notes(e["text"], dialect, variables))
             if series:  # the lines before it finished: the page still shows them
                 body["partial"] = [{"index": j, "series": s} for j, s in enumerate(series)]
             raise JobError(422, body) from None
+        certified = _certified(d)
         s.update(label=e.get("label") or e["text"], text=e["text"],
-                 notes=notes(e["text"], dialect) + cap_note(d, e["text"]),
-                 caps=cap_fields(d),  # explosions that reached their depth cap
+                 notes=notes(e["text"], dialect, variables) + (
+                     s.pop("certified_note") if certified else cap_note(d, e["text"])),
+                 caps=None if certified else cap_fields(d),  # explosions at their depth cap
                  elapsed_ms=round(1000 * (time.perf_counter() - t0), 3))
         series.append(s)
         dists.append(d)
@@ -182,8 +190,8 @@ def dist_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         else:
             progress(i + 1, len(exprs))
     return {"series": series, "dialect": dialect,
-            "comparisons": [compare(dists[0], d, 0, i)
-                            for i, d in enumerate(dists) if i]}
+            "comparisons": [compare(dists[0], d, 0, i) for i, d in enumerate(dists)
+                            if i and not _certified(d) and not _certified(dists[0])]}
 
 
 def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -196,6 +204,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     from chancekit.dice.montecarlo import estimate
 
     seed, want, dialect = req["seed"], req["samples"], req.get("dialect") or "avrae"
+    variables = req.get("variables") or None
     exprs = req["expressions"]
     per_line = float(req.get("budget_s", 5.0)) / len(exprs)
     series = []
@@ -203,7 +212,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         t0 = time.perf_counter()
         try:
             est = estimate(e["text"], want, rng=chancekit.PCG32(seed, i), dialect=dialect,
-                           seconds=per_line)
+                           seconds=per_line, variables=variables)
         except ChancekitError as exc:
             raise JobError(422, error_body(exc, index=i, label=e.get("label", ""),
                                            expression=e["text"])) from None
@@ -222,7 +231,7 @@ def estimate_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
             "mean_lo": finite(mean_lo), "mean_hi": finite(mean_hi), "sd": finite(est.sd),
             "min": rows[0]["label"], "max": rows[-1]["label"],
             "quantiles": {f"{q:g}": outcome_value(est.quantile(q))[1] for q in QUANTILES},
-            "notes": notes(e["text"], dialect),
+            "notes": notes(e["text"], dialect, variables),
             "elapsed_ms": round(1000 * (time.perf_counter() - t0), 3)})
         progress(i + 1, len(exprs))
     return {"series": series, "dialect": dialect, "seed": seed, "estimate": True,
@@ -380,6 +389,54 @@ def describe(d: Any) -> dict[str, Any]:
         rows.append(row)
     return {"rows": rows, "outcomes": n, "hidden": n - len(rows),
             "total_weight_bits": total.bit_length(), "exact": exact, **summary(d)}
+
+
+def _certified(d: Any) -> bool:
+    from chancekit.dice.certified import CertifiedDistribution
+
+    return isinstance(d, CertifiedDistribution)
+
+
+def describe_certified(d: Any) -> dict[str, Any]:
+    """A certified answer (``approx``) as the API sends it: the rows of :func:`describe`
+    with the interval's midpoint as ``p`` (``ge``/``le`` summed from the midpoints), no
+    exact fractions, and ``p_low``/``p_high`` (the proven bounds, as floats) and
+    ``error`` per row; the series says ``certified: true``, ``exact: false``,
+    ``max_error``, and a note that it is certified, not exact. The mean is the
+    midpoint of its proven interval (``mean_low``/``mean_high``); the other statistics
+    are left out (None)."""
+    rows_in = d.rows()
+    n = len(rows_in)
+    total = sum(r[1] for r in rows_in)
+    hide = n > MANY_ROWS
+    below = min(HIDE_BELOW, max(r[1] for r in rows_in)) if hide else 0.0
+    rows, acc = [], 0.0
+    errors = d.errors()
+    for x, p, lo, hi in rows_in:
+        acc += p
+        if p < below:
+            continue
+        value, label, pos = outcome_value(x)
+        rows.append({"outcome": value, "label": label, "x": pos, "p": p,
+                     "ge": min(total - acc + p, 1.0), "le": min(acc, 1.0), "p_exact": None,
+                     "ge_exact": None, "le_exact": None, "p_low": lo, "p_high": hi,
+                     "error": errors[x]})
+    rows = rows[:MAX_ROWS]
+    lo_m, hi_m = d.mean_bounds()
+    out: dict[str, Any] = {"mean": None, "mean_float": finite((lo_m + hi_m) / 2),
+                           "mean_low": finite(lo_m), "mean_high": finite(hi_m), "sd": None,
+                           "skewness": None, "kurtosis": None, "kurtosis_exact": None,
+                           "min": None, "max": None, "quantiles": {}}
+    outs = d.outcomes()
+    if outs:
+        out["min"] = outcome_value(outs[0])[1]
+        out["max"] = outcome_value(outs[-1])[1]
+    note = (f"certified, not exact: every probability within ±{d.max_error:.2g} of the "
+            f"value shown ({d.bits}-bit interval arithmetic); the mean lies in "
+            f"[{float(lo_m):.12g}, {float(hi_m):.12g}]")
+    return {"rows": rows, "outcomes": n, "hidden": n - len(rows), "total_weight_bits": None,
+            "exact": False, "certified": True, "max_error": d.max_error,
+            "certified_note": [note], **out}
 
 
 def summary(d: Any) -> dict[str, Any]:
@@ -616,21 +673,26 @@ def anydice_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
     program = req["program"]
     t0 = time.perf_counter()
     try:
-        result = run_program(program)
+        result = run_program(program, approx=req.get("approx", False))
         outputs = list(result.outputs)
         series = []
+        certified_notes = []
         for i, (label, d) in enumerate(outputs):
-            s = describe(d) if len(d) else dict(_EMPTY_SERIES)
+            s = (describe_certified(d) if _certified(d) else describe(d) if len(d)
+                 else dict(_EMPTY_SERIES))
+            certified_notes += [f"{label}: {t}" for t in s.pop("certified_note", [])]
             s.update(label=str(label), text=str(label), index=i)
             series.append(s)
             progress(i + 1, len(outputs))
         first = outputs[0][1] if outputs and len(outputs[0][1]) else None
         comparisons = [compare(first, d, 0, i) for i, (_, d) in enumerate(outputs)
-                       if i and first is not None and len(d)]
+                       if i and first is not None and len(d) and not _certified(d)
+                       and not _certified(first)]
     except ChancekitError as exc:
         raise JobError(422, error_body(exc, **_program_place(exc, program))) from None
     return {"series": series, "comparisons": comparisons,
-            "warnings": [str(w) for w in result.warnings], "outputs": len(series),
+            "warnings": certified_notes + [str(w) for w in result.warnings],
+            "outputs": len(series),
             "run_ms": round(1000 * (time.perf_counter() - t0), 3)}
 
 

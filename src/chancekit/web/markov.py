@@ -49,6 +49,9 @@ Progress = Callable[..., None]
 
 #: the library's advice for Python callers, as this page says it
 _WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    # (the page sets no work budget: the lift a Python caller is told of does not apply)
+    (r"; lift it with max_work=\S+ \(every chancekit\.markov query takes it; --max-work "
+     r"\S+ on the command line\), or ", "; "),
     (r"^(a race of .*?); keep in the state only what the next step depends on, or ask for "
      r"less \(a smaller upto, a larger tail\)", r"\1; use fewer hit points"),
     (r"\b(?:absorb|stationary)\(\) needs (.*?); keep in the state only what the next step "

@@ -40,6 +40,15 @@ def _post(summary: str, description: str, example: dict[str, Any],
         "responses": {"200": {"description": "the result (JSON)"}, **_ERRORS}}}
 
 
+#: the ``approx`` flag of /api/dist and /api/anydice (issue #31, item 7)
+APPROX: dict[str, Any] = {
+    "type": "boolean",
+    "description": "true: where the exact answer is refused for its work (huge weights; "
+    "the refusal then carries \"approx\": true), answer with proven bounds: the series "
+    "says \"certified\": true, \"exact\": false and \"max_error\" (1e-12 at most), "
+    "each row adds p_low, p_high and error (chancekit.dice.certified)"}
+
+
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document."""
     s, i, n = {"type": "string"}, {"type": "integer"}, {"type": "number"}
@@ -62,12 +71,16 @@ def openapi_document() -> dict[str, Any]:
                 "'dialect' (avrae, roll20 or foundry; avrae when left out) says how the "
                 "notation is read; each series' 'notes' say when another dialect reads it "
                 "differently (chancekit.dice.notation.ambiguities). Errors carry 'index' "
-                "(which expression).",
+                "(which expression). 'variables' (an object of name -> whole number or "
+                "formula) fills Foundry's @name and Roll20's @{name} and ?{name|...}.",
                 {"expressions": [{"label": "attack", "text": "1d20+5"}, {"text": "4d6kh3"}]},
                 {"expressions": {"type": "array", "maxItems": 12, "items": {"anyOf": [s, {
                     "type": "object", "properties": {"label": s, "text": s},
                     "required": ["text"]}]}},
-                 "dialect": D}, ["expressions"]),
+                 "dialect": D, "approx": APPROX,
+                 "variables": {"type": "object", "maxProperties": 100,
+                               "additionalProperties": {"anyOf": [{"type": "integer"}, s]}}},
+                ["expressions"]),
             "/api/anydice": _post(
                 "run an AnyDice program",
                 "Runs a program in AnyDice's language (chancekit.anydice.run_program, "
@@ -79,7 +92,8 @@ def openapi_document() -> dict[str, Any]:
                 "is a 422 whose error adds 'line', 'column' (1-based), 'token' and 'source' "
                 "(the text of that line); work past a limit is a 422 LimitError.",
                 {"program": "output [highest 3 of 4d6] named \"stats\""},
-                {"program": {"type": "string", "maxLength": 60000}}, ["program"]),
+                {"program": {"type": "string", "maxLength": 60000}, "approx": APPROX},
+                ["program"]),
             "/api/markov": _post(
                 "processes that run until something happens (exact Markov chains)",
                 "chancekit.markov's built-in processes, exactly: 'kind' usage-die ('ladder' "

@@ -54,7 +54,13 @@
   }
 
   const runs = CK.runner({ hasResult: () => !!result, onError: (r) => {
-    showError(r.data.error || { message: "error" });
+    const err = r.data.error || { message: "error" };
+    showError(err);
+    if (err.type === "LimitError" && err.approx)   // refused for huge weights
+      $("#error").firstChild.append(el("div", {}, el("button", { id: "approx", class: "primary",
+        type: "button", onclick: (ev) => { ev.stopPropagation(); runs.go("/api/anydice", { program: $("#program").value, approx: true }); } },
+        "Certified approximation"),
+        " an answer with proven error bounds instead (every probability within 1e-12; not exact)"));
     return false;
   }, onDone: (r) => {
     result = r.data;

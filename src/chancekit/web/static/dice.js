@@ -33,6 +33,11 @@
     const box = errorBox(err, { where });
     if (partial.length) box.append(el("div", { class: "muted" },
       `The ${partial.length === 1 ? "line" : `${partial.length} lines`} before it finished and ${partial.length === 1 ? "is" : "are"} shown below.`));
+    if (err.type === "LimitError" && err.approx && expressions.length)   // huge weights
+      box.append(el("div", {}, el("button", { id: "approx", class: "primary", type: "button",
+        onclick: () => runs.go("/api/dist", { expressions, dialect: $("#dialect").value, approx: true }) },
+        "Certified approximation"),
+        " an answer with proven error bounds instead (every probability within 1e-12; not exact)"));
     if (err.type === "LimitError" && expressions[err.index])
       box.append(el("div", {}, el("button", { id: "estimate", class: "primary", type: "button",
         onclick: () => estimate([expressions[err.index]]) }, "Estimate"),
