@@ -101,6 +101,11 @@ PAGE_EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     *[(f"markov first success {s}", "/api/markov",
        {"kind": "first-success", "system": s, "value": ""}) for s in _MARKOV_CHIPS],
     ("markov until 6,6", "/api/markov", {"kind": "until", "die": "1d6", "sequence": "6,6"}),
+    ("gacha 3 copies", "/api/gacha", {"system": "gacha:0.006,74,0.06,90", "copies": 3,
+                                      "pity": 37, "guaranteed": True, "pulls": 160,
+                                      "price": 160, "budget": 28800}),
+    ("gacha weapon banner", "/api/gacha", {"system": "gacha:0.007,63,0.07,80,0.75,fate=1,"
+                                           "chosen=0.5", "copies": 2}),
     ("table 3d6", "/api/table", {**_TABLE, "source": "notation"}),
     ("table 3d6 two stages", "/api/table", {**_TABLE, "source": "notation",
                                             "two_stage": True}),

@@ -73,6 +73,12 @@ CASES: list[list[str]] = [
     ["markov", "race", "10", "1d4-1"],     # a count with no bound: walked to a tail
     ["markov", "pity", "gacha:0.006,74,0.06,90", "--upto", "5"],
     ["markov", "until", "1d6", "--sequence", "6,6"],
+    ["gacha", "gacha:0.006,74,0.06,90", "--copies", "2", "--pity", "37", "--guaranteed",
+     "--pulls", "160", "--price", "160", "--budget", "28800"],
+    ["gacha", "pity:0.2", "--copies", "2"],              # no bound: most is null
+    ["audit", str(DATA / "audit" / "counts.csv"), "--rates", "5-star=0.006,4-star=0.051,"
+     "3-star=0.943"],
+    ["audit", str(DATA / "audit" / "log.json"), "--system", "gacha:0.006,74,0.06,90"],
     ["simulate", "deck", "--values", "4", "-n", "6", "--seed", "1"],
     ["simulate", "gdeck:1,6+no-repeat", "-n", "5", "--seed", "12345", "--stream", "level-1"],
     ["simulate", "prd:0.3", "-n", "5", "--seed", "9", "--stream", "2"],

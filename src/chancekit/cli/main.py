@@ -33,6 +33,8 @@ _COMMAND_MODULES = (
     "chancekit.cli._sampling",
     "chancekit.cli._fair",
     "chancekit.cli._markov",
+    "chancekit.cli._gacha",
+    "chancekit.cli._audit",
     "chancekit.cli._stream",
     "chancekit.cli._schema",
     "chancekit.cli._serve",

@@ -239,6 +239,23 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "upto": _INT, "tail": _FRACTION, "tail_float": _PROB,
         "winner": _null(_array(_obj({"outcome": _STR, "probability": _PROB,
                                      "exact": _null(_FRACTION)})))}),
+    "gacha": _obj({
+        **_head("gacha"), "spec": _STR, "value": _STR, "state": _null(_array(_VALUE)),
+        "pulls": _null(_NAT), "price": _null(_NUM), "refund": _NUM, "budget": _null(_NUM),
+        "affordable": _null(_INT),
+        "rows": _array(_obj({
+            "copies": _NAT, "mean": _NUM, "mean_exact": _null(_FRACTION), "sd": _NUM,
+            "median": _NAT, "p90": _NAT, "p99": _NAT, "most": _null(_NAT),
+            "within_pulls": _null(_PROB), "within_budget": _null(_PROB),
+            "mean_cost": _null(_NUM)}))}),
+    "audit": _obj({
+        **_head("audit"), "file": _STR, "system": _null(_STR), "test": _STR,
+        "verdict": _STR, "level": _PROB, "pulls": _NAT,
+        "p_value": _obj({"float": _PROB, "exact": _FRACTION}),
+        "observed": _map(_NAT), "expected": _map(_NUM),
+        "intervals": _map(_array(_PROB)),
+        "tests": _map(_obj({"float": _PROB, "exact": _FRACTION})),
+        "log_chance": _null(_PROB)}),
     "simulate": _obj({**_head("simulate"), "system": _STR, "seed": _SEED, "stream": _STREAM,
                       "draws": _array(_VALUE)}),
     "stream": _obj({**_head("stream"), "seed": _SEED, "stream": _STREAM,

@@ -23,6 +23,7 @@ Drawing, reproducibly:
 
 from __future__ import annotations
 
+from chancekit.fair.audit import Audit, audit_counts, audit_log, binomial_test, clopper_pearson
 from chancekit.fair.engine import evaluate
 from chancekit.fair.exact import MAX_STATES, evaluate_exact, evaluate_exact_batch, partition_count
 from chancekit.fair.metrics import Metrics, die_variance
@@ -59,6 +60,7 @@ __all__ = [
     "MAX_STATES",
     "PRD",
     "AimAssist",
+    "Audit",
     "Candidate",
     "Deck",
     "Dice",
@@ -77,6 +79,10 @@ __all__ = [
     "TGMRandomizer",
     "TuneResult",
     "TwoRollHit",
+    "audit_counts",
+    "audit_log",
+    "binomial_test",
+    "clopper_pearson",
     "die_variance",
     "evaluate",
     "evaluate_exact",

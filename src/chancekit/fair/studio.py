@@ -77,67 +77,143 @@ class GachaPity(System):
     previous rare was off-banner (a lost 50/50), then it is featured for sure. State:
     ``(k, guaranteed)``, k the pull number since the last rare (1 after one). O(1) a draw.
 
+    Weapon banners (issue #30): ``chosen`` is the share of featured rares that are the
+    item you want (two featured weapons, one chosen: 0.5); then a fourth value
+    ``"other-featured"`` is the featured item you did not choose (the guarantee after a
+    lost 50/50 makes the next rare featured, not necessarily chosen). ``fate=m`` (fate
+    points): every rare that is not the chosen item is a miss; after ``m`` misses in a row
+    the next rare is the chosen item for certain. With ``fate`` the state is ``(k,
+    guaranteed, misses)``.
+
     >>> g = GachaPity(0.006, soft_start=74, ramp=0.06, hard=90)
     >>> g.setstate((90, True)); g.probabilities()
     (0.0, 0.0, 1.0)
+    >>> w = GachaPity(0.007, soft_start=63, ramp=0.07, hard=80, featured=0.75, chosen=0.5,
+    ...               fate=1)
+    >>> w.values, w.getstate()
+    (('common', 'off-banner', 'featured', 'other-featured'), (1, False, 0))
+    >>> w.setstate((80, False, 1)); w.probabilities()
+    (0.0, 0.0, 1.0, 0.0)
     """
 
     kind = "gacha"
 
     def __init__(self, base: float, *, soft_start: int | None = None, ramp: float = 0.0,
-                 hard: int | None = None, featured: float = 0.5) -> None:
+                 hard: int | None = None, featured: float = 0.5, fate: int | None = None,
+                 chosen: float | None = None) -> None:
         self._pity = PityTimer(base, soft_start=soft_start, ramp=ramp, hard=hard)
         self.base, self.soft_start, self.ramp, self.hard = (
             self._pity.base, self._pity.soft_start, self._pity.ramp, self._pity.hard)
         self.featured = _check_prob("featured", featured, open_high=False)
-        self._values = ("common", "off-banner", "featured")
+        self.fate = None if fate is None else require_int("fate", fate, lo=1, hi=1000)
+        self.chosen = 1.0 if chosen is None else _check_prob("chosen", chosen,
+                                                             open_high=False)
+        self._values = ("common", "off-banner", "featured") + (
+            ("other-featured",) if self.chosen < 1.0 else ())
         self.reset()
 
     def _init_args(self) -> tuple[Any, ...]:
         return ((self.base,), {"soft_start": self.soft_start, "ramp": self.ramp,
-                               "hard": self.hard, "featured": self.featured})
+                               "hard": self.hard, "featured": self.featured,
+                               "fate": self.fate,
+                               "chosen": self.chosen if self.chosen < 1.0 else None})
 
     def rare_rate(self) -> float:
         """Long-run share of rares (1 / expected pulls per rare)."""
         return long_run_rate(self._pity.chance)
 
+    def _rare_split(self, guaranteed: bool, misses: int) -> tuple[float, float, float]:
+        """(off-banner, chosen featured, other featured) shares of a rare in a state."""
+        if self.fate is not None and misses >= self.fate:
+            return (0.0, 1.0, 0.0)
+        f = 1.0 if guaranteed else self.featured
+        return (1.0 - f, f * self.chosen, f * (1.0 - self.chosen))
+
+    def _after_rare(self, index: int, misses: int) -> tuple[bool, int]:
+        """(guaranteed, misses) after a rare of value ``index`` (1, 2 or 3)."""
+        if index == 2:
+            return (False, 0)
+        m = 0 if self.fate is None else min(misses + 1, self.fate)
+        return (index == 1, m)
+
     def target(self) -> tuple[float, ...]:
-        # the guarantee flag is a two-state chain: P(lost last 50/50) = (1-f)/(2-f)
-        r, f = self.rare_rate(), self.featured
-        return (1.0 - r, r * (1.0 - f) / (2.0 - f), r / (2.0 - f))
+        r = self.rare_rate()
+        if self.fate is None and self.chosen >= 1.0:
+            # the guarantee flag is a two-state chain: P(lost last 50/50) = (1-f)/(2-f)
+            f = self.featured
+            return (1.0 - r, r * (1.0 - f) / (2.0 - f), r / (2.0 - f))
+        # the (guaranteed, misses) chain at rares: its stationary shares, by iteration
+        # (at most 2 * (fate + 1) states; converges geometrically)
+        top = self.fate or 0
+        share = {(False, 0): 1.0}
+        out = (0.0, 0.0, 0.0)
+        for _ in range(100_000):
+            nxt: dict[tuple[bool, int], float] = {}
+            acc = [0.0, 0.0, 0.0]
+            for (g, m), q in share.items():
+                for j, p in enumerate(self._rare_split(g, m)):
+                    if p:
+                        acc[j] += q * p
+                        key = self._after_rare(j + 1, min(m, top))
+                        nxt[key] = nxt.get(key, 0.0) + q * p
+            done = all(abs(nxt.get(k, 0.0) - share.get(k, 0.0)) < 1e-16
+                       for k in set(nxt) | set(share))
+            share, out = nxt, (acc[0], acc[1], acc[2])
+            if done:
+                break
+        shares = (1.0 - r, r * out[0], r * out[1])
+        return shares + ((r * out[2],) if self.chosen < 1.0 else ())
 
     def probabilities(self) -> tuple[float, ...]:
         q = self._pity.chance(self._k)
-        f = 1.0 if self._guaranteed else self.featured
-        return (1.0 - q, q * (1.0 - f), q * f)
+        off, mine, other = self._rare_split(self._guaranteed, self._misses)
+        out = (1.0 - q, q * off, q * mine)
+        return out + ((q * other,) if self.chosen < 1.0 else ())
 
     def observe(self, index: int) -> None:
-        index = require_int("index", index, lo=0, hi=2)
+        index = require_int("index", index, lo=0, hi=self.n - 1)
         if index == 0:
             self._k += 1
         else:
             self._k = 1
-            self._guaranteed = index == 1
+            self._guaranteed, self._misses = self._after_rare(index, self._misses)
 
-    def getstate(self) -> tuple[int, bool]:
-        return (self._k, self._guaranteed)
+    def getstate(self) -> tuple[Any, ...]:
+        if self.fate is None:
+            return (self._k, self._guaranteed)
+        return (self._k, self._guaranteed, self._misses)
 
     def setstate(self, state: Any) -> None:
-        state = _state_tuple(state, 2, "GachaPity")
-        if not (isinstance(state[0], int) and state[0] >= 1 and isinstance(state[1], bool)):
-            raise StateError(f"GachaPity state must be (k >= 1, guaranteed), not {state!r}")
-        self._k, self._guaranteed = state
+        if self.fate is None:
+            state = _state_tuple(state, 2, "GachaPity")
+            misses = 0
+        else:
+            state = _state_tuple(state, 3, "GachaPity")
+            misses = state[2]
+            if not (isinstance(misses, int) and not isinstance(misses, bool)
+                    and 0 <= misses <= self.fate):
+                raise StateError(f"GachaPity state must be (k >= 1, guaranteed, misses in "
+                                 f"0..{self.fate}), not {state!r}")
+        if not (isinstance(state[0], int) and not isinstance(state[0], bool)
+                and state[0] >= 1 and isinstance(state[1], bool)):
+            want = "(k >= 1, guaranteed)" if self.fate is None else \
+                "(k >= 1, guaranteed, misses)"
+            raise StateError(f"GachaPity state must be {want}, not {state!r}")
+        self._k, self._guaranteed, self._misses = state[0], state[1], misses
 
     def reset(self) -> None:
-        self._k, self._guaranteed = 1, False
+        self._k, self._guaranteed, self._misses = 1, False, 0
 
     def state_bound(self, draws: int) -> float:
         """(k, guaranteed, counts) after t draws, r of them rares: k <= min(hard, t - r + 1)
         (k - 1 trailing commons), off-banner rares at most (r + 1) // 2 (one is always
         followed by a featured), the flag 2 ways: at most ``sum over r of min(hard, t - r
-        + 1) * (r + 3)``, summed in closed form (j = t - r + 1)."""
+        + 1) * (r + 3)``, summed in closed form (j = t - r + 1). With fate points or a
+        chosen share: k times the flags times the compositions of the counts."""
         t = draws
         w = t + 1 if self.hard is None else min(self.hard, t + 1)
+        if self.fate is not None or self.chosen < 1.0:
+            return float(w * 2 * ((self.fate or 0) + 1)) * _comb(t + self.n - 1, self.n - 1)
         m = w  # j = 1..m: min(hard, j) = j; j = m+1..t+1: hard
         low = (t + 4) * m * (m + 1) / 2 - m * (m + 1) * (2 * m + 1) / 6
         high = w * ((t + 3 - w) * (t + 4 - w) / 2 - 3) if w < t + 1 else 0.0
@@ -706,13 +782,14 @@ STUDIO_ARITY: dict[str, tuple[int, int]] = {
     "tgm3": (0, 0),
 }
 #: the key=value options each studio spec accepts
-STUDIO_OPTIONS: dict[str, set[str]] = {"duplicate-protection": {"sizes", "weights"}}
+STUDIO_OPTIONS: dict[str, set[str]] = {"duplicate-protection": {"sizes", "weights"},
+                                       "gacha": {"fate", "chosen"}}
 
 
 def studio_from_spec(key: str, pos: Sequence[str], opts: dict[str, str], spec: str,
                      col: int, values: int) -> System:
     """Build a studio system from a parsed spec (called by
-    :func:`~chancekit.fair.system_from_spec`): ``gacha:B[,SOFT,RAMP,HARD[,F]]``,
+    :func:`~chancekit.fair.system_from_spec`): ``gacha:B[,SOFT,RAMP,HARD[,F]][,fate=M][,chosen=C]``,
     ``duplicate-protection[:K[,R]],sizes=3/2/1[,weights=70/25/5]`` (without ``sizes``: one
     rarity of ``values`` items), ``aim-assist:B,STEP[,CAP]``, ``two-roll:D``,
     ``lucky-streak:P,CAP``, ``tgm1``, ``tgm2``, ``tgm3``.
@@ -732,6 +809,10 @@ def studio_from_spec(key: str, pos: Sequence[str], opts: dict[str, str], spec: s
         ints = (False, True, False, True, False)
         a = [num(x, ints[i]) for i, x in enumerate(pos)]
         kw = dict(zip(("soft_start", "ramp", "hard", "featured"), a[1:], strict=False))
+        if "fate" in opts:
+            kw["fate"] = num(opts["fate"], True, spec.find(opts["fate"]) + 1)
+        if "chosen" in opts:
+            kw["chosen"] = num(opts["chosen"], False, spec.find(opts["chosen"]) + 1)
         return GachaPity(a[0], **kw)
     if key == "duplicate-protection":
         sizes = (tuple(num(x, True, spec.find(opts["sizes"]) + 1)

@@ -13,6 +13,14 @@ Fraction(20, 1)
 """
 
 from chancekit.markov.chain import Chain, Steps, absorb, explore, stationary, steps
+from chancekit.markov.planning import (
+    Cost,
+    all_of,
+    copies,
+    copies_each,
+    copies_within,
+    cost,
+)
 from chancekit.markov.processes import (
     board,
     draw_until,
@@ -25,9 +33,15 @@ from chancekit.markov.processes import (
 
 __all__ = [
     "Chain",
+    "Cost",
     "Steps",
     "absorb",
+    "all_of",
     "board",
+    "copies",
+    "copies_each",
+    "copies_within",
+    "cost",
     "draw_until",
     "explore",
     "first_success",

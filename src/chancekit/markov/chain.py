@@ -903,6 +903,74 @@ class Steps:
             return None
         return Distribution({t: p for t, p in enumerate(self.pmf) if p})
 
+    def within(self, n: int) -> Fraction:
+        """P(done in at most ``n`` steps), exact. O(n). Past ``upto`` it is 1 when the
+        pmf is complete; otherwise it is not known and refused (ask for a larger
+        ``upto``).
+
+        >>> Steps(Fraction(3, 2), Fraction(1, 4), (Fraction(0), Fraction(1, 2),
+        ...       Fraction(1, 2)), Fraction(0)).within(1)
+        Fraction(1, 2)
+        """
+        from chancekit._validate import require_int
+
+        n = require_int("n", n)
+        if n < 0:
+            return Fraction(0)
+        if n > self.upto:
+            if not self.tail:
+                return Fraction(1)
+            raise InvalidValueError("n", n, f"at most {self.upto:,}: the distribution was "
+                                    f"computed up to step {self.upto:,} (ask for more with "
+                                    "upto=...)")
+        return self._cdf()[n]
+
+    def _cdf(self) -> tuple[Fraction, ...]:
+        """P(done in at most t), t = 0..upto, computed once (n exact additions)."""
+        got = self.__dict__.get("_cdf_cache")
+        if got is None:
+            acc = Fraction(0)
+            out = []
+            for p in self.pmf:
+                acc += p
+                out.append(acc)
+            got = tuple(out)
+            object.__setattr__(self, "_cdf_cache", got)  # a cache: the value is unchanged
+        return got
+
+    def percentile(self, q: Fraction | float | int) -> int:
+        """The least n with P(done in at most n) >= ``q`` (0 < q <= 1; a float is read
+        as the decimal it was written as: 0.9 is 9/10). O(upto). Refused when the
+        computed pmf does not reach ``q`` (ask for a larger ``upto`` or smaller tail).
+
+        >>> Steps(Fraction(3, 2), Fraction(1, 4), (Fraction(0), Fraction(1, 2),
+        ...       Fraction(1, 2)), Fraction(0)).percentile(0.5)
+        1
+        """
+        if isinstance(q, bool) or not isinstance(q, (int, float, Fraction)):
+            raise InvalidTypeError("q", q, "a probability 0 < q <= 1, e.g. 0.9")
+        if isinstance(q, float):
+            if not math.isfinite(q):
+                raise InvalidValueError("q", q, "a probability 0 < q <= 1, e.g. 0.9")
+            q = Fraction(repr(q))
+        q = Fraction(q)
+        if not 0 < q <= 1:
+            raise InvalidValueError("q", q, "a probability 0 < q <= 1, e.g. 0.9")
+        cdf = self._cdf()
+        lo, hi = 0, len(cdf)
+        while lo < hi:  # the first t with cdf[t] >= q (cdf rises)
+            mid = (lo + hi) // 2
+            if cdf[mid] >= q:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo < len(cdf):
+            return lo
+        acc = cdf[-1] if cdf else Fraction(0)
+        raise InvalidValueError("q", q, f"at most {float(acc):.9g}, the mass the "
+                                f"distribution covers up to step {self.upto:,} (ask for "
+                                "more with upto=...)")
+
 
 def _pmf(chain: Chain, upto: int | None, tail: Fraction | None) -> tuple[list[Fraction],
                                                                       Fraction]:

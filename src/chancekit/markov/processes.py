@@ -420,7 +420,8 @@ def _state_chain(system: System) -> tuple[Callable[[Any], Any], Any, Callable[[A
     sysc = system.copy()
     cap = _since_cap(sysc)
     if cap is not None:
-        states = (2 if isinstance(system, GachaPity) else 1) * cap + 2
+        flags = 2 * ((system.fate or 0) + 1) if isinstance(system, GachaPity) else 1
+        states = flags * cap + 2
         upfront(f"{type(system).__name__}'s counter (up to {cap:,} tries since a success)",
                 states, 3 * states)
     if cap is not None:

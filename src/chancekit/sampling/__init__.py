@@ -40,11 +40,14 @@ _LAZY: dict[str, str] = {
     "round_to_grid": "chancekit.sampling.tabletop",
     "tabletop_sheet": "chancekit.sampling.tabletop",
     "ChanceTree": "chancekit.sampling.tree",
+    "draw_without_replacement": "chancekit.sampling.bag",
+    "first_draw": "chancekit.sampling.bag",
     "SwapFilter": "chancekit.sampling.tree",
 }
 
 __all__ = ["AliasTable", "ChanceTree", "MaxStreak", "NoRepeat", "SwapFilter", "TableReport",
-           "TableRow", "TabletopTable", "TwoStageTable", "parse_weights", "read_weight",
+           "TableRow", "TabletopTable", "TwoStageTable", "draw_without_replacement",
+           "first_draw", "parse_weights", "read_weight",
            "round_to_grid", "tabletop_sheet"]
 
 

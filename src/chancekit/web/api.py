@@ -461,12 +461,39 @@ def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
 
 
 
+def parse_gacha(data: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/gacha``: ``system`` (a fairness spec), ``copies`` (1..10), the state
+    (``pity`` pulls since the last rare, ``guaranteed``, ``misses``), ``pulls``, ``price``,
+    ``refund``, ``budget`` and ``value``; the plan of :func:`chancekit.markov.planning.plan`
+    with the curves P(k copies by pull n).
+
+    >>> parse_gacha({"system": "gacha:0.006,74,0.06,90", "copies": 3})["copies"]
+    3
+    """
+    req: dict[str, Any] = {
+        "system": get_str(data, "system", max_len=MAX_SPEC_CHARS, allow_empty=False),
+        "value": get_str(data, "value", default="", max_len=40) or None,
+        "copies": get_int(data, "copies", default=1, lo=1, hi=10),
+        "pity": None if data.get("pity") is None else get_int(data, "pity", lo=0,
+                                                                hi=10**5),
+        "guaranteed": get_bool(data, "guaranteed"),
+        "misses": None if data.get("misses") is None else get_int(data, "misses", lo=0,
+                                                                    hi=1000),
+        "pulls": None if data.get("pulls") is None else get_int(data, "pulls", lo=0,
+                                                                  hi=MAX_MARKOV_STEPS),
+    }
+    for name in ("price", "refund", "budget"):
+        req[name] = None if data.get(name) is None else get_float(data, name, lo=0.0,
+                                                                  hi=1e12)
+    return req
+
+
 # -- one dispatch for both back ends ---------------------------------------------------------
 #: the pages: the path ``chancekit serve`` answers -> the file in ``web/static`` (the static
 #: site writes each as ``index.html`` / ``NAME.html``, :mod:`chancekit.site.build`)
 PAGES = {"/": "dice.html", "/tables": "tables.html", "/fairness": "fairness.html",
          "/roll": "roll.html", "/docs": "api.html", "/pools": "pools.html",
-         "/anydice": "anydice.html", "/markov": "markov.html"}
+         "/anydice": "anydice.html", "/markov": "markov.html", "/gacha": "gacha.html"}
 
 #: ``POST path`` -> (the job's kind in :data:`chancekit.web.compute.JOBS`, its parser,
 #: whether its answer depends only on the request and may be cached)
@@ -477,6 +504,7 @@ ENDPOINTS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]], bool
     "/api/table": ("table", parse_table, True),
     "/api/anydice": ("anydice", parse_anydice, True),
     "/api/markov": ("markov", parse_markov, True),
+    "/api/gacha": ("gacha", parse_gacha, True),
     "/api/fairness": ("fairness", parse_fairness, True),
     "/api/roll": ("roll", parse_roll, False),
     "/api/tune": ("tune", parse_tune, False),

@@ -730,6 +730,25 @@ def markov_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
         raise JobError(422, body) from None
 
 
+# -- gacha planning --------------------------------------------------------------------------
+def gacha_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """``POST /api/gacha``: :func:`chancekit.markov.planning.plan` with the curves P(k
+    copies by pull n), k = 1..copies (exact; no numpy). A float amount is read as the
+    decimal it was written as."""
+    from fractions import Fraction
+
+    from chancekit.markov.planning import plan
+
+    def amount(x: Any) -> Any:
+        return None if x is None else Fraction(repr(float(x)))
+
+    return plan(req["system"], value=req.get("value"), copies=req["copies"],
+                pity=req.get("pity"), guaranteed=req.get("guaranteed", False),
+                misses=req.get("misses"), pulls=req.get("pulls"),
+                price=amount(req.get("price")), refund=amount(req.get("refund")) or 0,
+                budget=amount(req.get("budget")), curve=True)
+
+
 def run_job(kind: str, request: dict[str, Any], progress: Progress
             ) -> tuple[int, dict[str, Any], float]:
     """``(status, result or error body, milliseconds)`` of one job: what the server's
@@ -777,6 +796,7 @@ JOBS: dict[str, Callable[[dict[str, Any], Progress], dict[str, Any]]] = {
     "pool": pool_job,
     "anydice": anydice_job,
     "markov": markov_job,
+    "gacha": gacha_job,
     "table": table_job,
     "fairness": fairness_job,
     "tune": tune_job,

@@ -118,6 +118,22 @@ def openapi_document() -> dict[str, Any]:
                  "ladder": s, "down": s, "hp": i, "damage": s, "hp2": i, "damage2": s,
                  "order": {"enum": ["simultaneous", "alternating"]}, "system": s,
                  "value": s, "die": s, "sequence": s}, ["kind"]),
+            "/api/gacha": _post(
+                "plan pulls on a banner: copies, pity state, budget (exact)",
+                "chancekit.markov.planning.plan: the pulls until 1..'copies' (at most 10) "
+                "copies of 'value' (default featured, or true) on the fairness 'system' "
+                "spec (gacha:0.006,74,0.06,90; fate=M and chosen=C for weapon banners), "
+                "from 'pity' pulls since the last rare, 'guaranteed' (a lost 50/50) and "
+                "'misses' (fate points): per copy count the mean, sd, median, p90, p99, "
+                "the most pulls, P(within 'pulls'), P(within the pulls 'budget' buys at "
+                "'price' less 'refund' a pull) and the mean cost; 'curve': P(k copies by "
+                "pull n) for each k at the listed 'pulls' (at most about 400 points).",
+                {"system": "gacha:0.006,74,0.06,90", "copies": 3, "pity": 37,
+                 "guaranteed": True, "pulls": 160},
+                {"system": s, "value": s, "copies": i, "pity": i,
+                 "guaranteed": {"type": "boolean"}, "misses": i, "pulls": i,
+                 "price": {"type": "number"}, "refund": {"type": "number"},
+                 "budget": {"type": "number"}}, ["system"]),
             "/api/estimate": _post(
                 "a Monte Carlo estimate (not exact)",
                 "For expressions the exact engine refuses: 'samples' rolls (default 10000) "
