@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "site",
         help="write the web calculator as a static site that runs in the browser",
-        description="Write every page of the web calculator (Dice, AnyDice, Pools, Markov, "
+        description="Write every page of the web calculator (Dice, AnyDice, Pools, Markov, Gacha, "
         "Tables, Fairness, Roll) into OUT as a static site: chancekit runs in the "
         "visitor's browser (Pyodide in a Web Worker), nothing is sent anywhere, and any "
         "static host serves it (GitHub Pages, a subfolder, python -m http.server). The "
