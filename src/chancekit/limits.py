@@ -462,3 +462,30 @@ MAX_TOTAL_BITS = 2**16
 #: the default ``max_tries`` of the streak filters: re-draws in a row before giving up
 #: (counted as they happen: the sampler is unknown)
 MAX_TRIES = 100_000
+
+
+# -- planning: copies, audits, loot bags (issue #30) ------------------------------------
+# chancekit/fair/audit.py
+#: the most pulls one audit takes (the exact tails are integers of about pulls x 10 bits)
+MAX_AUDIT_PULLS = 100_000
+#: the most count vectors the exact multinomial test enumerates
+MAX_MULTINOMIAL_CELLS = 2_000_000
+#: the most (state, rares) pairs the pull-log forward pass holds at once
+MAX_AUDIT_STATES = 200_000
+#: the most transitions x pulls the pull-log pass takes (each a polynomial operation on
+#: coefficients of about pulls x 10 bits: a 90-pity banner's 700-pull log is 126 000
+#: steps, about 1 s; the work grows as pulls**2)
+MAX_AUDIT_STEPS = 200_000
+# chancekit/markov/planning.py
+#: the most copies one question may ask for
+MAX_COPIES = 1_000
+#: the most items :func:`all_of` takes (inclusion-exclusion: 2**items terms)
+MAX_WANTED = 16
+# chancekit/sampling/bag.py
+#: the most (group counts) states the chain of one bag may hold
+MAX_BAG_STATES = 200_000
+#: the most distinct hands (outcomes) one bag distribution may have
+MAX_BAG_HANDS = 1_000_000
+# chancekit/cli/_audit.py
+#: the largest log file read (bytes)
+MAX_LOG_BYTES = 20 * 1024 * 1024

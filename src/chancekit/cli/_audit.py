@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from chancekit.limits import MAX_LOG_BYTES
+
 TYPE_CHECKING = False  # typing is loaded by type checkers only: a quick --help
 if TYPE_CHECKING:
     from typing import Any
 
 #: the column names a CSV log's value column may have (a header line)
 _HEADERS = {"value", "rarity", "result", "item", "pull", "name", "outcome", "drop"}
-#: the largest log file read (bytes)
-MAX_LOG_BYTES = 20 * 1024 * 1024
 
 
 def register(sub: argparse._SubParsersAction) -> None:

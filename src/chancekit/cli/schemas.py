@@ -8,7 +8,7 @@ are written as ``null``.
 The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prints one.
 
 >>> sorted(SCHEMAS)[:3]
-['anydice', 'dist', 'estimate']
+['anydice', 'audit', 'dist']
 >>> SCHEMAS["dist"]["properties"]["schema"]["const"]
 'chancekit.dist/2'
 """

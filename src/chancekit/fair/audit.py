@@ -37,20 +37,16 @@ from typing import Any
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
 from chancekit.fair.systems import System
+from chancekit.limits import (
+    MAX_AUDIT_PULLS,
+    MAX_AUDIT_STATES,
+    MAX_AUDIT_STEPS,
+    MAX_MULTINOMIAL_CELLS,
+)
 
 __all__ = ["MAX_AUDIT_PULLS", "MAX_MULTINOMIAL_CELLS", "Audit", "audit_counts", "audit_log",
            "binomial_test", "clopper_pearson"]
 
-#: the most pulls one audit takes (the exact tails are integers of about pulls x 10 bits)
-MAX_AUDIT_PULLS = 100_000
-#: the most count vectors the exact multinomial test enumerates
-MAX_MULTINOMIAL_CELLS = 2_000_000
-#: the most (state, rares) pairs the pull-log forward pass holds at once
-MAX_AUDIT_STATES = 200_000
-#: the most transitions x pulls the pull-log pass takes (each a polynomial operation on
-#: coefficients of about pulls x 10 bits: a 90-pity banner's 700-pull log is 126 000
-#: steps, about 1 s; the work grows as pulls**2)
-MAX_AUDIT_STEPS = 200_000
 #: bits of the bisection of the Clopper-Pearson interval (its endpoints to 2**-40)
 CP_BITS = 40
 #: scipy's relative tolerance for ties in the two-sided exact tests (1 + 1e-7)

@@ -48,7 +48,7 @@ from chancekit.fair.systems import (
     System,
     _CountSystem,
 )
-from chancekit.limits import MARKOV_INT_WORK, MAX_MARKOV_STEPS
+from chancekit.limits import MARKOV_INT_WORK, MAX_COPIES, MAX_MARKOV_STEPS, MAX_WANTED
 from chancekit.markov.chain import (
     Chain,
     Steps,
@@ -64,10 +64,6 @@ from chancekit.markov.processes import _rational, _state_chain
 __all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_each",
            "copies_within", "cost", "plan", "state_of"]
 
-#: the most copies one question may ask for
-MAX_COPIES = 1_000
-#: the most items :func:`all_of` takes (inclusion-exclusion: 2**items terms)
-MAX_WANTED = 16
 
 
 class _Hit:

@@ -31,14 +31,11 @@ from typing import Any
 from chancekit._validate import require_int
 from chancekit.dice.distribution import Distribution
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
+from chancekit.limits import MAX_BAG_HANDS, MAX_BAG_STATES
 from chancekit.sampling._weights import integer_weights
 
 __all__ = ["MAX_BAG_HANDS", "MAX_BAG_STATES", "draw_without_replacement", "first_draw"]
 
-#: the most (group counts) states the chain of one bag may hold
-MAX_BAG_STATES = 200_000
-#: the most distinct hands (outcomes) one bag distribution may have
-MAX_BAG_HANDS = 1_000_000
 
 
 def _bag(weights: Any, counts: Mapping[Any, Any] | None
