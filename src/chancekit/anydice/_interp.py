@@ -501,7 +501,11 @@ class Interpreter:
 
         n, faces = die.count, len(die.base)
         count = math.comb(n + faces - 1, n)
-        self.charge(count * (n + 4) * limits.TUPLE_WORK,
+        # (a roll's weight is the multinomial times each face's weight to its count:
+        # products of wide integers when the faces' weights are wide)
+        fw = V.words(max(die.base.weights.values()))
+        self.charge(count * ((n + 4) * limits.TUPLE_WORK
+                             + (n * V.int_mul_work(n * fw, fw) if fw > 1 else 0)),
                     f"enumerating the {count:,} sorted rolls of {n} dice")
         return V.multisets(die.base, n, self.lowest_first)
 
@@ -513,7 +517,8 @@ class Interpreter:
         total = 1
         for items in lists:
             total *= len(items)
-        self.charge(total * (body_size * NODE_WORK + ITERATION_WORK),
+        self.charge(total * (body_size * NODE_WORK + ITERATION_WORK
+                             + V.weight_product_work(lists)),
                     f"a function expanded over {total:,} outcomes")
         if len(lists) == 1:
             for item in lists[0]:
