@@ -463,6 +463,18 @@ def main(argv: list[str] | None = None) -> int:
     for k in ("ok", "error", "refused", *FAILURES):
         extra = f" ({warned} with a warning)" if k == "ok" and warned else ""
         print(f"| {k} | {counts.get(k, 0)}{extra} |")
+    refused = sorted(r["cpu"] for r in results
+                     if r["outcome"] == "refused" and r.get("cpu") is not None)
+    if refused:  # when the refusals came (issue 31: none past 5 s of CPU)
+        edges = (0.01, 0.1, 0.5, 1, 2, 5)
+        print("\nrefusals by CPU seconds before them:")
+        print("| CPU s | refusals |\n|---|---:|")
+        lo = 0.0
+        for hi in (*edges, float("inf")):
+            n = sum(1 for c in refused if lo <= c < hi)
+            print(f"| {lo:g}-{hi:g} | {n} |")
+            lo = hi
+        print(f"median {refused[len(refused) // 2]:.3f} s, max {refused[-1]:.2f} s")
     errors = Counter(r.get("error", "").split(" at line")[0][:70]
                      for r in results if r["outcome"] in ("error", "refused"))
     print("\nmost common errors:")

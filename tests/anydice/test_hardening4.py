@@ -99,11 +99,17 @@ def test_weight_product_work_prices_the_product_and_the_sum() -> None:
     assert V.weight_product_work(wide) >= V.int_mul_work(1001, 1001)
 
 
-def test_reduce_work_is_quadratic_in_the_smallest_weight() -> None:
-    assert V.reduce_work([10, 20, 64]) == 0
-    one = V.reduce_work([64 * 1000, 64 * 1000])
-    two = V.reduce_work([64 * 2000, 64 * 2000])
-    assert 3.5 * one < two < 4.5 * one
+def test_wide_number_results_are_reduced_with_their_gcd_priced() -> None:
+    big = 2**70_000
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        same = V.reduce_priced({1: 3 * big, 2: 3 * big, 3: 6 * big})  # multiples: linear
+    assert dict(same.weights) == {1: 1, 2: 1, 3: 2}
+    assert budget.estimated < 10**5
+    a, b = 3**44_000 + 1, 5**30_000 + 2  # unrelated wide weights: a quadratic gcd
+    with evaluation(limit=MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        mixed = V.reduce_priced({1: a, 2: b})
+    assert mixed.total == a + b or mixed.total < a + b
+    assert budget.estimated >= V.gcd_work(V.words(b), V.words(a % b)) * V.BIG_MARGIN
 
 
 # -- d{}: a distribution with no outcomes ------------------------------------------------------

@@ -704,20 +704,32 @@ def weight_product_work(lists: list[Any]) -> int:
     return units + acc // 4
 
 
-def reduce_work(bits: list[int]) -> int:
-    """Work units of reducing weights of ``bits`` bits each by their gcd
-    (``chancekit.dice.distribution._reduce``, which starts from the smallest): Lehmer's
-    steps on the smallest weight's size, quadratic (a gcd of two 1.3-million-bit weights
-    takes 2.7 s), and a division of each weight by the running gcd; with
-    :data:`BIG_MARGIN`, as :func:`mix_work` charges the same pass. Small weights: 0
-    (the caller's own charge covers them)."""
-    small = min(bits) // 64 + 1
-    if small <= 16 and max(bits) // 64 < 16:
-        return 0
-    units = small * small * 3 // 10
-    for b in bits:
-        units += 2 * int_div_work(b // 64 + 1, small)
-    return units * BIG_MARGIN
+def reduce_priced(w: dict[int, int]) -> Distribution:
+    """The distribution of the integer weights ``w`` reduced by their gcd, each big step
+    charged before it runs: from the smallest weight, a division of each weight by the
+    running gcd (:func:`int_div_work`), and only where it leaves a remainder a Lehmer gcd
+    (:func:`gcd_work`, quadratic in the shorter: two random 1.3-million-bit weights take
+    2.7 s), so equal or multiple weights (149c7's) cost linear time and unrelated wide
+    ones are refused before their gcd. Small weights: ``Distribution``'s own pass."""
+    if max(w.values()).bit_length() <= 16 * 64:
+        return Distribution._raw(w)
+    g = min(w.values())
+    for v in w.values():
+        if g == 1:
+            break
+        gw = words(g)
+        limits.charge(int_div_work(words(v), gw) * BIG_MARGIN,
+                      f"reducing weights of {v.bit_length():,} bits")
+        r = v % g
+        if r:
+            limits.charge(gcd_work(gw, words(r)) * BIG_MARGIN,
+                          f"the gcd of weights of {g.bit_length():,} bits")
+            g = math.gcd(g, r)
+    if g > 1:
+        limits.charge(sum(int_div_work(words(v), words(g)) for v in w.values()),
+                      "reducing weights by their gcd")
+        w = {k: v // g for k, v in w.items()}
+    return Distribution._raw(w, reduced=True)
 
 
 def mix(results: list[tuple[Any, int]]) -> Die:
@@ -737,15 +749,10 @@ def mix(results: list[tuple[Any, int]]) -> Die:
             dice[dist] = dice.get(dist, 0) + w
     parts: list[Distribution] = list(dice)
     weights: list[int] = list(dice.values())
-    if numbers:  # reduced by their gcd when built: charged first (wide weights)
-        units = reduce_work([w.bit_length() for w in numbers.values()])
-        if units:
-            limits.charge(units, "reducing the weights of a function's results "
-                          f"({max(numbers.values()).bit_length():,}-bit weights)")
     if not parts:
-        return Die.single(Distribution._raw(numbers)) if numbers else EMPTY
+        return Die.single(reduce_priced(numbers)) if numbers else EMPTY
     if numbers:
-        parts.append(Distribution._raw(numbers))
+        parts.append(reduce_priced(numbers))
         weights.append(sum(numbers.values()))
     if len(parts) == 1:
         return Die.single(parts[0])
