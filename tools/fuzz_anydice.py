@@ -1,8 +1,8 @@
 """Robustness run of the AnyDice language on real programs (docs/fuzzing.md).
 
-    .venv/bin/python tools/fuzz_anydice.py PROGRAMS [PROGRAMS ...] [--sample N] [--seed S]
-        [--timeout 5] [--clock cpu|wall] [--memory-mb 1024] [--jobs 2] [--report run.json]
-        [--crashes DIR] [--src DIR]
+    .venv/bin/python tools/fuzz_anydice.py [PROGRAMS ...] [--sample N] [--seed S]
+        [--mutate] [--hang-shapes N] [--timeout 5] [--clock cpu|wall] [--memory-mb 1024]
+        [--jobs 2] [--report run.json] [--crashes DIR] [--src DIR]
 
 PROGRAMS is a folder (every ``*.txt`` / ``*.dice`` file under it, e.g. a checkout's
 ``anydice.com/program/``), a tar file (``.tar``, ``.tar.gz``: every regular member), a
@@ -10,6 +10,8 @@ JSON-lines file (one object a line with ``program`` and optionally ``id``: the f
 ../shared/anydice/corpus-dev.jsonl), or a git repository of posita/anydice-data given as
 ``git:PATH`` (its ``anydice.com/program/`` files at HEAD, read with ``git cat-file``; the
 ``fetch`` tool's mirror is such a repository). The programs are not part of chancekit.
+``--mutate`` scales their numbers up (x2-x10, :func:`scale_numbers`); ``--hang-shapes N``
+adds N generated programs (:class:`HangShapes`, issue 31).
 
 Every program runs through :func:`chancekit.anydice.run_program` in a worker process whose
 address space is capped (``RLIMIT_AS``, ``--memory-mb``, default 1 GB). Outcomes:
@@ -40,6 +42,7 @@ import json
 import os
 import platform
 import random
+import re
 import select
 import statistics
 import subprocess
@@ -149,6 +152,122 @@ def _from_git(repo: Path, under: str = "anydice.com/program") -> list[Program]:
             out.append(Program(pid, data.decode("utf-8", "replace")))
         cat.stdin.close()
     return out
+
+
+# -- generated programs -----------------------------------------------------------------------
+class HangShapes:
+    """Programs of the shape of issue 31's hang, seeded (``random.Random``): a function
+    ``P:d OP Q:d loop N:n`` that replaces a die ``D`` by a call of a helper N times, the
+    helper's arguments die-valued (``1dD``, ``dD``, ``D``, ``DdK``, so ``:n`` parameters
+    expand over every outcome of ``D``, pairs of them when two are given), its body
+    picking, subtracting, adding or rolling (``AdB``), sometimes through an inner function
+    that returns a die (mixtures of mixtures), sometimes recursive; outputs for a few loop
+    counts up to 60. Each round of such a loop can square the weights' width (a maximum of
+    two copies of ``D``) or the number of outcomes (a difference): the work AnyDice, with
+    floating-point weights, does not have. Every program must answer or be refused
+    within AnyDice's 5 s."""
+
+    BODIES = (
+        "if A > B {{ result: A }}\n  result: B",
+        "if A < B {{ result: A }}\n  result: B",
+        "result: A - B",
+        "result: A + B",
+        "if A > B {{ result: A - B }}\n  result: B - A",
+        "result: (A > B) * A + (A <= B) * B",
+        "result: [highest of A and B]",
+        "result: [lowest of A and B] + {k}",
+        "if A = B {{ result: A }}\n  result: [{inner} A B]",
+        "result: [{inner} A B]",
+        "if A >= {k} {{ result: A + [{inner} A B] }}\n  result: A",
+        "result: AdB",
+        "result: (A > B) + (A = B)",
+    )
+    INNER = (
+        "result: dA",
+        "result: dA + dB",
+        "result: 1dA - 1dB",
+        "if A > B {{ result: dA }}\n  result: dB",
+        "result: [highest 1 of 2dA]",
+        "if A = {k} {{ result: A + [{name} d{k} B] }}\n  result: A",
+        "result: A",
+    )
+    ARGS = ("1dD", "1dD", "D", "dD", "D", "P", "Q", "1dQ", "D + 1", "{k}dD", "(D > {k})dD",
+            "D - Q", "[highest 1 of 2dD]")
+    STEPS = ("D: [{h} {a} {b}]", "D: [{h} {a} {b}] - Q", "D: [{h} {a} {b}] + [{h} {a} {b}]",
+             "D: [{h} {a} {b}]\n    D: [{h} D D]", "D: [{h} {a} {b}]\n    D: 1dD")
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def die(self) -> str:
+        r = self.rng
+        return r.choice([f"d{r.randint(2, 20)}", f"{r.randint(1, 4)}d{r.randint(2, 12)}",
+                         "d{1,2,3,4}", f"d{{0,{r.randint(1, 5)}}}", "[highest 1 of 2d6]",
+                         f"d{r.randint(2, 8)} - d{r.randint(2, 8)}"])
+
+    def program(self) -> str:
+        r = self.rng
+        k = r.randint(1, 6)
+        inner = r.choice(["helper inner", "roll inner"])
+        kinds = [r.choice("nnnd") for _ in range(2)]
+        ik = [r.choice("nnd") for _ in range(2)]
+        lines = []
+        if r.random() < 0.3:
+            lines.append(f'set "maximum function depth" to {r.randint(2, 20)}')
+        if r.random() < 0.2:
+            lines.append(f'set "explode depth" to {r.randint(1, 6)}')
+        inner_body = r.choice(self.INNER).format(k=k, name=inner)
+        lines.append(f"function: {inner} A:{ik[0]} B:{ik[1]} {{\n  {inner_body}\n}}")
+        body = r.choice(self.BODIES).format(k=k, inner=inner)
+        lines.append(f"function: helper A:{kinds[0]} B:{kinds[1]} {{\n  {body}\n}}")
+        steps = []
+        for _ in range(r.choice((1, 1, 1, 2))):
+            a = _paren(r.choice(self.ARGS).format(k=r.randint(1, 4)))
+            b = _paren(r.choice(self.ARGS).format(k=r.randint(1, 4)))
+            steps.append(r.choice(self.STEPS).format(h="helper", a=a, b=b))
+        step = "\n    ".join(steps)
+        start = r.choice(["P", "P - Q", "P + Q", "1dP", "d{0}"])
+        finish = r.choice(["D", "D", "D - Q", "D > Q", "[highest 1 of D and Q]"])
+        lines.append(f"function: P:d minus Q:d loop N:n {{\n  D: {start}\n"
+                     f"  loop I over {{1..N}} {{\n    {step}\n  }}\n  result: {finish}\n}}")
+        p, q = _paren(self.die()), _paren(self.die())
+        counts = sorted({r.randint(1, 60) for _ in range(r.randint(1, 4))})
+        if r.random() < 0.5:
+            counts = [45, 50, 55]
+        for n in counts:
+            lines.append(f'output [{p} minus {q} loop {n}] named "loop {n}"')
+        return "\n".join(lines) + "\n"
+
+    def programs(self, n: int) -> list[Program]:
+        return [Program(f"hang-{i}", self.program()) for i in range(n)]
+
+
+def _paren(text: str) -> str:
+    return f"({text})" if " " in text else text
+
+
+_NUMBER = re.compile(r'("[^"]*"|\\[^\\]*\\)|(\d+)')  # (names hold no digits)
+
+
+def scale_numbers(text: str, rng: random.Random, lo: int = 2, hi: int = 10) -> str:
+    """``text`` with its number literals scaled up (issue 31's mutation run): one factor
+    ``k`` in ``lo..hi`` a program, each number (not in a string or a ``\\comment\\``)
+    multiplied by ``k`` with probability 1/2, so that ``3d6`` may become ``30d6``,
+    ``3d60`` or ``30d60`` and a loop ``{1..6}`` a loop ``{1..42}``."""
+    k = rng.randint(lo, hi)
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return m.group(1)
+        return str(int(m.group(2)) * k) if rng.random() < 0.5 else m.group(2)
+
+    return _NUMBER.sub(one, text)
+
+
+def mutate(programs: list[Program], seed: int) -> list[Program]:
+    """Every program with its numbers scaled (:func:`scale_numbers`), seeded."""
+    rng = random.Random(seed)
+    return [Program(f"{p.id}-x", scale_numbers(p.text, rng)) for p in programs]
 
 
 # -- running ----------------------------------------------------------------------------------
@@ -269,8 +388,14 @@ FAILURES = ("crash", "killed", "timeout", "unclean-error")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sources", nargs="+", metavar="PROGRAMS",
+    ap.add_argument("sources", nargs="*", metavar="PROGRAMS",
                     help="a folder, a .tar(.gz), a .jsonl, or git:REPO")
+    ap.add_argument("--mutate", action="store_true",
+                    help="scale the numbers of every program read (after --sample) by a "
+                    "factor of 2-10 (seeded by --seed): issue 31's mutation run")
+    ap.add_argument("--hang-shapes", type=int, default=0, metavar="N",
+                    help="also run N generated programs of the hang's shape (die-valued "
+                    "arguments in loops, nested calls; class HangShapes, seeded by --seed)")
     ap.add_argument("--sample", type=int, default=None, metavar="N",
                     help="run N programs drawn at random (--seed) instead of all")
     ap.add_argument("--seed", type=int, default=20, help="seed of --sample (default 20)")
@@ -299,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     total_read = len(programs)
     if args.sample is not None and args.sample < len(programs):
         programs = random.Random(args.seed).sample(programs, args.sample)
+    if args.mutate:
+        programs = mutate(programs, args.seed)
+    if args.hang_shapes:
+        programs += HangShapes(args.seed).programs(args.hang_shapes)
+    if not programs:
+        ap.error("no programs: give PROGRAMS or --hang-shapes N")
     by_id = {p.id: p for p in programs}
     memory = args.memory_mb * 1024 * 1024
     print(f"# AnyDice robustness run — {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
@@ -332,6 +463,18 @@ def main(argv: list[str] | None = None) -> int:
     for k in ("ok", "error", "refused", *FAILURES):
         extra = f" ({warned} with a warning)" if k == "ok" and warned else ""
         print(f"| {k} | {counts.get(k, 0)}{extra} |")
+    refused = sorted(r["cpu"] for r in results
+                     if r["outcome"] == "refused" and r.get("cpu") is not None)
+    if refused:  # when the refusals came (issue 31: none past 5 s of CPU)
+        edges = (0.01, 0.1, 0.5, 1, 2, 5)
+        print("\nrefusals by CPU seconds before them:")
+        print("| CPU s | refusals |\n|---|---:|")
+        lo = 0.0
+        for hi in (*edges, float("inf")):
+            n = sum(1 for c in refused if lo <= c < hi)
+            print(f"| {lo:g}-{hi:g} | {n} |")
+            lo = hi
+        print(f"median {refused[len(refused) // 2]:.3f} s, max {refused[-1]:.2f} s")
     errors = Counter(r.get("error", "").split(" at line")[0][:70]
                      for r in results if r["outcome"] in ("error", "refused"))
     print("\nmost common errors:")

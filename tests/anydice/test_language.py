@@ -74,7 +74,7 @@ def test_sequences(seq: str, items: list[int]) -> None:
 
 def test_output_of_a_sequence_is_a_die() -> None:
     assert pmf(one("output {1, 1, 2}")) == {1: Fraction(2, 3), 2: Fraction(1, 3)}
-    assert one("output {}") is EMPTY
+    assert one("output {}") == EMPTY
 
 
 # --------------------------------------------------------------------------- dice
@@ -138,7 +138,7 @@ def test_empty_die() -> None:
     text = ("output d{}\noutput d{} + 3\noutput d{} * 3\noutput d{} - d{}\n"
             "output 2 @ (d{}d6)\noutput 1000d{}")
     outs = [d for _, d in run(text)]
-    assert outs[0] is EMPTY and outs[2] is EMPTY and outs[3] is EMPTY and outs[5] is EMPTY
+    assert outs[0] == EMPTY and outs[2] == EMPTY and outs[3] == EMPTY and outs[5] == EMPTY
     assert pmf(outs[1]) == {3: 1} and pmf(outs[4]) == {0: 1}
 
 
@@ -443,7 +443,7 @@ def test_hostile_programs_get_a_clean_error(text: str, error: type) -> None:
 def test_deep_recursion_is_not_a_crash() -> None:
     text = ('set "maximum function depth" to 1000\n'
             "function: f X:n { result: [f X + 1] }\noutput [f 1]")
-    assert one(text) is EMPTY  # 1000 calls deep, then d{} as AnyDice documents
+    assert one(text) == EMPTY  # 1000 calls deep, then d{} as AnyDice documents
     text = ('set "maximum function depth" to 1000\n'
             "function: f X:n { if X = 900 { result: X } result: [f X + 1] }\noutput [f 1]")
     assert pmf(one(text)) == {900: 1}

@@ -5,7 +5,8 @@ AnyDice's labels (``"output 1"``, … where unnamed). Dice are
 :class:`~chancekit.dice.Distribution` values, collections go through the pool engine, and
 the whole program shares one work budget (:data:`~chancekit.limits.MAX_ANYDICE_WORK`,
 about AnyDice's own 5 seconds), refused up front by estimates. An output of the empty die
-``d{}`` is :data:`EMPTY` (no outcomes; AnyDice prints an empty table).
+``d{}`` is an :class:`Empty` equal to :data:`EMPTY`: a distribution with no outcomes
+(AnyDice prints an empty table), with Distribution's methods (a mean raises, naming it).
 
 >>> from chancekit.anydice import run
 >>> text = 'output 3d6\\noutput [highest 3 of 4d6] named "stat"'
@@ -41,10 +42,9 @@ from __future__ import annotations
 
 import sys
 import warnings as _warnings
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
 from typing import Any
 
+from chancekit.anydice.empty import EMPTY, Empty
 from chancekit.anydice.errors import AnyDiceError, AnyDiceWarning
 from chancekit.dice import Distribution
 from chancekit.errors import LimitError
@@ -56,45 +56,6 @@ __all__ = ["EMPTY", "AnyDiceError", "AnyDiceResult", "AnyDiceWarning", "Empty", 
 
 #: the Python recursion limit an AnyDice run needs (MAX_FUNCTION_DEPTH levels)
 _RECURSION = 20_000
-
-
-class Empty:
-    """The output of the empty die ``d{}``: no outcomes (``weights`` is empty, ``len`` 0).
-    Statistics of it are undefined; test for it with ``len(dist) == 0`` or ``dist is
-    EMPTY``."""
-
-    __slots__ = ()
-    weights: Mapping[Any, int] = MappingProxyType({})
-    total = 0
-
-    def __len__(self) -> int:
-        return 0
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(())
-
-    def items(self) -> tuple[()]:
-        return ()
-
-    def outcomes(self) -> tuple[()]:
-        return ()
-
-    def __repr__(self) -> str:
-        return "EMPTY"
-
-    # one value: a copy or an unpickled EMPTY is EMPTY itself (pickled by its name)
-    def __reduce__(self) -> str:
-        return "EMPTY"
-
-    def __copy__(self) -> Empty:
-        return self
-
-    def __deepcopy__(self, memo: Any) -> Empty:
-        return self
-
-
-#: the one :class:`Empty` value
-EMPTY = Empty()
 
 
 class AnyDiceResult:
@@ -231,7 +192,8 @@ def _run_exact(text: str) -> AnyDiceResult:
             raise LimitError("the program nests function calls or expressions too deeply "
                              "for this interpreter; lower \"maximum function depth\"",
                              limit="MAX_FUNCTION_DEPTH") from None
-    outputs = [(label, EMPTY if dist is None else dist) for label, dist in interp.outputs]
+    # (an output of d{} is an Empty named after it: its errors name the output)
+    outputs = [(label, Empty(label) if dist is None else dist) for label, dist in interp.outputs]
     return AnyDiceResult(outputs, list(interp.warnings))
 
 

@@ -29,14 +29,26 @@ from chancekit.limits import MAX_FUNCTION_DEPTH, MAX_OUTPUTS, MAX_SEQUENCE
 
 __all__ = ["NODE_WORK", "Interpreter"]
 
-#: work units charged per syntax-tree node evaluated (about 0.5 us of interpretation)
-NODE_WORK = 25
-#: work units of one function call's own machinery (binding, a copy of the caller's
-#: variables, mixing the results: about 20 us) and of one expansion iteration (5 us)
-CALL_WORK = 1000
+#: work units charged per syntax-tree node evaluated (measured about 0.1-0.12 us of
+#: interpretation, 2026-11-27 on the loaded 2-vCPU machine: 10 units of 20 ns, so that a
+#: program spending the whole budget on interpretation runs 2-5 s, as AnyDice's own 5 s;
+#: it was 25, and programs of 0.6 s were refused: issue 31)
+NODE_WORK = 10
+#: work units of one function call's own machinery (binding, the memo key, a copy of the
+#: caller's variables: about 4 us measured, 300) and of one expansion iteration (about
+#: 2.5-3 us measured, 250); a call that runs its body unexpanded is charged the body too
+CALL_WORK = 300
 ITERATION_WORK = 250
 #: names longer than this are not compared for "did you mean" (the comparison is quadratic)
 _SUGGEST_CHARS = 200
+#: nodes charged for one loop round's machinery, and for a ``result:`` beyond its
+#: expression (raising and catching the value: about 1 us)
+ROUND_NODES = 5
+#: work units of a call that is not remembered beyond CALL_WORK: binding its arguments,
+#: the frame of run_function, remembering its value (about 10-20 us more, measured on
+#: 34cc2: 168,000 recursive calls over sorted rolls, 7-8 s CPU at 300 a call)
+CALL_MISS_WORK = 1000
+RESULT_NODES = 5
 #: at most this many function calls remembered per program run (see Interpreter.call)
 MEMO_ENTRIES = 200_000
 #: and values of at most about this many machine words in all (~100 MB; see _memo_size)
@@ -68,6 +80,7 @@ class Interpreter:
         self._memo: dict[Any, Any] = {}
         self._memo_size = 0
         self._reads: dict[int, tuple[str, ...]] = {}
+        self._costs: dict[int, int] = {}  # function id -> its body's path, in units
         #: calls answered from the memo (counted work for tests)
         self.memo_hits = 0
 
@@ -126,7 +139,10 @@ class Interpreter:
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> None:
-        self.charge(static_cost(self.program) * NODE_WORK, "running the program")
+        # the nested loops over literal ranges looked ahead (refused before the first
+        # output), the path charged (each loop charges its rounds when it starts)
+        limits.check(static_cost(self.program) * NODE_WORK, "running the program")
+        self.charge(path_cost(self.program) * NODE_WORK, "running the program")
         self.check_outputs(static_outputs(self.program), "the program")
         self.block(self.program, {})
 
@@ -175,7 +191,10 @@ class Interpreter:
         if t is A.Loop:
             ef = self.compile(stmt.expr)
             name, body = stmt.name, stmt.body
-            body_size = static_cost(body)
+            # (a round's own machinery, binding the variable and running the block:
+            # about 1 us, measured on 428f2's loops of 6 rounds)
+            body_size = path_cost(body) + ROUND_NODES
+            ahead = static_cost(body)
             body_outputs = static_outputs(body)
 
             def loop(env: dict[str, Any]) -> None:
@@ -187,6 +206,9 @@ class Interpreter:
                 if body_outputs:
                     self.check_outputs(len(items) * body_outputs,
                                        f"a loop of {len(items):,} rounds")
+                if ahead > body_size:  # nested loops over literal ranges: look ahead
+                    limits.check(len(items) * ahead * NODE_WORK,
+                                 f"a loop of {len(items):,} rounds over {ahead:,} steps")
                 self.charge(len(items) * body_size * NODE_WORK,
                             f"a loop of {len(items):,} rounds over {body_size:,} steps")
                 for x in items:
@@ -456,6 +478,7 @@ class Interpreter:
         if got is not None:
             self.memo_hits += 1
             return got[0]
+        self.charge(CALL_MISS_WORK, "a function call")
         bound, expansion = self.bind(kinds, args)
         if bound is None:
             return V.EMPTY
@@ -532,7 +555,11 @@ class Interpreter:
 
         n, faces = die.count, len(die.base)
         count = math.comb(n + faces - 1, n)
-        self.charge(count * (n + 4) * limits.TUPLE_WORK,
+        # (a roll's weight is the multinomial times each face's weight to its count:
+        # products of wide integers when the faces' weights are wide)
+        fw = V.words(max(die.base.weights.values()))
+        self.charge(count * ((n + 4) * limits.TUPLE_WORK
+                             + (n * V.int_mul_work(n * fw, fw) if fw > 1 else 0)),
                     f"enumerating the {count:,} sorted rolls of {n} dice")
         return V.multisets(die.base, n, self.lowest_first)
 
@@ -544,7 +571,8 @@ class Interpreter:
         total = 1
         for items in lists:
             total *= len(items)
-        self.charge(total * (body_size * NODE_WORK + ITERATION_WORK),
+        self.charge(total * (body_size * NODE_WORK + ITERATION_WORK
+                             + V.weight_product_work(lists)),
                     f"a function expanded over {total:,} outcomes")
         if len(lists) == 1:
             for item in lists[0]:
@@ -562,7 +590,12 @@ class Interpreter:
         local = dict(env)  # a copy of the caller's variables
         self.depth += 1
         try:
-            if not expansion:
+            if not expansion:  # one run of the body: its path charged (nested calls
+                # charge their own bodies as they start)
+                cost = self._costs.get(id(func))
+                if cost is None:
+                    cost = self._costs[id(func)] = path_cost(func.body) * NODE_WORK
+                self.charge(cost, "a function call")
                 for i, name in enumerate(names):
                     if first[name] == i:
                         local[name] = bound[i]
@@ -584,7 +617,7 @@ class Interpreter:
                         expansion[k] = (i, vectors)
                         slots[k] = feature_names
                         break
-            body_size = sum(s.size for s in body)
+            body_size = path_cost(body)
             results = []
             append = results.append
             run_body = self.body
@@ -766,13 +799,39 @@ def static_cost(stmts: tuple[Any, ...]) -> int:
             rounds = _literal_length(s.expr)
             total += s.expr.size + max(rounds, 1) * static_cost(s.body)
         elif isinstance(s, A.If):
-            total += sum(c.size + static_cost(b) for c, b in s.branches)
-            total += static_cost(s.orelse or ())
+            total += _if_cost(s, static_cost)
         elif isinstance(s, A.FunctionDef):
             total += 1
         else:
             total += s.size
     return total
+
+
+def path_cost(stmts: tuple[Any, ...]) -> int:
+    """Nodes one run of a block evaluates at most outside its loops: of an if, every
+    condition and the largest branch (one runs); of a loop, its range (the loop charges
+    its rounds when it starts, knowing them). What a function's body is charged per
+    outcome or per call: every node of every branch counted, 402eb (an if/else ladder
+    over 28,512 outcomes) was charged 3 times its work and refused."""
+    total = 0
+    for s in stmts:
+        if isinstance(s, A.Loop):
+            total += s.expr.size + 1
+        elif isinstance(s, A.If):
+            total += _if_cost(s, path_cost)
+        elif isinstance(s, A.FunctionDef):
+            total += 1
+        elif isinstance(s, A.Result):
+            total += s.size + RESULT_NODES
+        else:
+            total += s.size
+    return total
+
+
+def _if_cost(s: A.If, cost: Any) -> int:
+    """Every condition (all may be evaluated) and the costliest branch (one runs)."""
+    branches = [cost(b) for _, b in s.branches] + [cost(s.orelse or ())]
+    return 1 + sum(c.size for c, _ in s.branches) + max(branches)
 
 
 def static_outputs(stmts: tuple[Any, ...]) -> int:
