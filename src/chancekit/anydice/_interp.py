@@ -557,7 +557,7 @@ class Interpreter:
         count = math.comb(n + faces - 1, n)
         # (a roll's weight is the multinomial times each face's weight to its count:
         # products of wide integers when the faces' weights are wide)
-        fw = V.words(max(die.base.weights.values()))
+        fw = max(V.words(w) for w in die.base.weights.values())
         self.charge(count * ((n + 4) * limits.TUPLE_WORK
                              + (n * V.int_mul_work(n * fw, fw) if fw > 1 else 0)),
                     f"enumerating the {count:,} sorted rolls of {n} dice")

@@ -740,8 +740,11 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
     return units * BIG_MARGIN, wide
 
 
-def words(n: int) -> int:
-    """The 64-bit words of the integer ``n`` (at least 1)."""
+def words(n: Any) -> int:
+    """The 64-bit words of the integer ``n`` (at least 1); of a certified weight
+    (:class:`~chancekit.dice.certified.Interval`), of its fixed-point upper bound."""
+    if not isinstance(n, int):
+        n = n.hi
     return n.bit_length() // 64 + 1
 
 
