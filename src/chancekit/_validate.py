@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import numbers
+from fractions import Fraction
 from typing import Any
 
 from chancekit.errors import InvalidTypeError, InvalidValueError
@@ -36,3 +38,23 @@ def describe_range(lo: int | None, hi: int | None) -> str:
     if hi is not None:
         return f"an integer <= {hi}"
     return "an integer"
+
+
+def require_fraction(name: str, value: Any, *, meaning: str = "a chance 0 <= p <= 1",
+                     above_zero: bool = False) -> Fraction:
+    """``value`` (an int, a finite float read by its repr, or a Fraction) as a Fraction in
+    [0, 1] (``above_zero``: in (0, 1]); ``meaning`` words the error.
+
+    >>> require_fraction("p", 0.25)
+    Fraction(1, 4)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+        raise InvalidTypeError(name, value, f"{meaning} (a number or a Fraction)")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidValueError(name, value, meaning)
+        value = Fraction(repr(value))
+    value = Fraction(value)
+    if not (0 < value if above_zero else 0 <= value) or value > 1:
+        raise InvalidValueError(name, value, meaning)
+    return value

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from chancekit._validate import require_int
+from chancekit._validate import require_fraction, require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
 from chancekit.fair.systems import System
 from chancekit.limits import (
@@ -54,16 +54,7 @@ _RERR = Fraction(10**7 + 1, 10**7)
 
 
 def _rate(x: Any, what: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
-        raise InvalidTypeError(what, x, "a chance 0 <= p <= 1 (a number or a Fraction)")
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise InvalidValueError(what, x, "a chance 0 <= p <= 1")
-        x = Fraction(repr(x))
-    x = Fraction(x)
-    if not 0 <= x <= 1:
-        raise InvalidValueError(what, x, "a chance 0 <= p <= 1")
-    return x
+    return require_fraction(what, x)
 
 
 def _count(x: Any, what: str) -> int:

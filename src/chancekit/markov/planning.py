@@ -36,7 +36,7 @@ from typing import Any
 
 from chancekit import _exact as flint
 from chancekit import limits
-from chancekit._validate import require_int
+from chancekit._validate import require_fraction, require_int
 from chancekit.dice.distribution import Distribution
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, StateError, quote
 from chancekit.fair.studio import GachaPity
@@ -508,16 +508,7 @@ def copies_within(system: System, value: Any = None, n: int = 1, *, state: Any =
 
 
 def _share(x: Any, what: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
-        raise InvalidTypeError(what, x, "a share 0 < s <= 1 (a number or a Fraction)")
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise InvalidValueError(what, x, "a share 0 < s <= 1")
-        x = Fraction(repr(x))
-    x = Fraction(x)
-    if not 0 < x <= 1:
-        raise InvalidValueError(what, x, "a share 0 < s <= 1")
-    return x
+    return require_fraction(what, x, meaning="a share 0 < s <= 1", above_zero=True)
 
 
 def all_of(system: System, value: Any, shares: Mapping[Any, Any], n: int, *,
