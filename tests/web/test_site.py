@@ -285,3 +285,52 @@ def test_stop_and_the_time_limit(browser: Any, site_url: str) -> None:
     page.wait_for_function("document.body.dataset.state === 'done'")
     assert "21/2" in page.inner_text("#summary")
     page.context.close()
+
+
+def _saved_heap(page: Any) -> str:
+    page.wait_for_function("() => !['none', 'waiting', 'saving'].includes(CKSite.snapshotState())",
+                           timeout=BOOT_MS)
+    return str(page.evaluate("CKSite.snapshotState()"))
+
+
+def test_a_repeat_visit_restores_the_saved_heap_and_answers_the_same(
+        browser: Any, site_dir: Path, server_url: str) -> None:
+    """The first visit (a service worker: the site installed) saves Pyodide's memory
+    snapshot; the next visit restores it, and its answers -- python-flint loaded after the
+    restore, an AnyDice program, the seeded rolls -- are the server's. Every installed file
+    matches its wheel's RECORD (the worker unpacks the wheels itself)."""
+    with static_server(site_dir) as url:
+        first = open_site(browser, url, service_workers="allow")
+        assert first.evaluate("CKSite.bootTimes().snapshot") == "none"
+        assert _saved_heap(first) == "stored"
+        check = first.evaluate("CKSite.selfCheck()")
+        assert check["bad"] == [], check
+        again = first.context.new_page()
+        again.goto(url + "anydice.html")
+        again.wait_for_function(READY, timeout=BOOT_MS)
+        assert again.evaluate("CKSite.bootTimes().snapshot") == "restored"
+        assert again.evaluate("CKSite.selfCheck()")["bad"] == []
+        for path, body in [EXAMPLES[0], EXAMPLES[1], EXAMPLES[6], EXAMPLES[10], EXAMPLES[16],
+                           EXAMPLES[22], EXAMPLES[25], ("/api/dist", {"expressions": ["3d6"]})]:
+            site = ck_api(again, path, body)
+            same(site, call(server_url, path, body)[1])
+        assert again.evaluate("CKSite.selfCheck()")["flint"] is True
+        first.context.close()
+
+
+def test_a_damaged_saved_heap_is_dropped_and_python_boots(browser: Any, site_dir: Path) -> None:
+    with static_server(site_dir) as url:
+        page = open_site(browser, url, service_workers="allow")
+        assert _saved_heap(page) == "stored"
+        name = json.loads((site_dir / "static" / "site-config.json").read_text())["snapshot"]
+        page.evaluate("""async (name) => { const c = await caches.open(name);
+            const [key] = await c.keys();
+            await c.put(key, new Response(new Uint8Array(1000).fill(7))); }""", name)
+        again = page.context.new_page()
+        again.goto(url)
+        again.wait_for_function(READY, timeout=BOOT_MS)
+        assert again.evaluate("CKSite.bootTimes().snapshot") == "failed"
+        assert ck_api(again, "/api/dist", {"expressions": ["4d6kh3"]})["series"][0]["mean"] \
+            == "15869/1296"
+        assert _saved_heap(again) == "stored"   # a good one replaces it
+        page.context.close()

@@ -89,7 +89,7 @@ def site_page(html: str, *, base_url: str | None = None) -> str:
     ...     '<script src="/static/common.js"></script>')
     >>> 'data-backend="site"' in page, 'href="anydice.html"' in page
     (True, True)
-    >>> page.index('src="static/site.js"') < page.index('src="static/common.js"')
+    >>> page.index('src="static/site.js"') < page.index('</head>') < page.index('common.js')
     True
     """
     html = html.replace("{{version}}", __version__)
@@ -103,8 +103,8 @@ def site_page(html: str, *, base_url: str | None = None) -> str:
     html = html.replace('href="/api/openapi.json"', 'href="api/openapi.json"')
     html = _NAV.sub(lambda m: f'href="{page_file(m.group(1))}"'
                     if m.group(1) in PAGES else m.group(0), html)
-    html = html.replace('<script src="static/common.js">',
-                        '<script src="static/site.js"></script><script src="static/common.js">', 1)
+    # the worker client first, in the head: Python starts while the page is read
+    html = html.replace("</head>", '<script src="static/site.js"></script></head>', 1)
     return html.replace("exact, on this machine", "exact, in your browser")
 
 
@@ -199,10 +199,15 @@ def build_site(out: str | Path, *, runtime: str | Path | None = None,
         if path != "/":  # /anydice (a link made under chancekit serve) -> anydice.html
             write(f"{path.strip('/')}/index.html", _redirect_page(page_file(path)))
     write("api/openapi.json", json.dumps(openapi_document(), indent=1).encode())
+    runtime_files = sorted(n for n in report.files if n.startswith(("pyodide/", "wheels/")))
+    # the saved Python heap (worker.js) is valid for exactly this runtime and wheel
+    heap = hashlib.sha256()
+    for name in runtime_files:
+        heap.update(name.encode() + b"\0" + (out / name).read_bytes())
     config = {"version": __version__, "pyodide": runtime_lock()["pyodide"],
               "wheels": [f"wheels/{flint}", f"wheels/{wheel.name}"],
-              "runtime": {name: report.files[name] for name in report.files
-                          if name.startswith(("pyodide/", "wheels/"))}}
+              "runtime": {name: report.files[name] for name in runtime_files},
+              "snapshot": f"chancekit-snapshot-{heap.hexdigest()[:16]}"}
     write("static/site-config.json", json.dumps(config, indent=1).encode())
     # the service worker: every file, under a cache named by the hash of their contents
     names = sorted(report.files)
@@ -211,7 +216,7 @@ def build_site(out: str | Path, *, runtime: str | Path | None = None,
         digest.update(name.encode() + b"\0" + (out / name).read_bytes())
     cache = f"chancekit-{__version__}-{digest.hexdigest()[:16]}"
     sw = _site_file("sw.js").decode().replace("__CACHE__", cache).replace(
-        "__FILES__", json.dumps(["./", *names]))
+        "__FILES__", json.dumps(["./", *names])).replace("__SNAPSHOT__", config["snapshot"])
     write("sw.js", sw.encode())
     write(".nojekyll", b"")
     write("site.json", json.dumps({"version": __version__, "cache": cache,

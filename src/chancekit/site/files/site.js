@@ -11,12 +11,14 @@ const CKSite = (() => {
   // the server's defaults (chancekit serve --time-limit 10; tuning jobs six times that)
   const limits = { time_limit_s: 10, tune_time_limit_s: 60 };
   const TUNE_REFUSAL_WAIT_MS = 500;
+  const SNAPSHOT_AFTER_MS = 1000;  // after the first answer, so the two do not compete
   let worker = null, ready = null, config = null, nextId = 1, loadedMs = null;
   const calls = new Map();   // id -> {resolve, onProgress, onStart}
   const jobs = new Map();    // tuning jobs, as the server keeps them
 
   const mb = (n) => (n / 1e6).toFixed(1);
   function say(text) {
+    if (!document.body) { addEventListener("DOMContentLoaded", () => say(text), { once: true }); return; }
     let line = document.getElementById("runtime-status");
     if (!line) {
       line = document.createElement("div");
@@ -45,7 +47,13 @@ const CKSite = (() => {
               ? `loading Python ${mb(m.done)} / ${mb(m.total)} MB`
               : `${m.stage}…`);
           } else if (m.type === "ready") {
-            loadedMs = { ms: m.ms, stages: m.stages }; say(""); document.documentElement.dataset.runtime = "ready"; resolve(me);
+            loadedMs = { ms: m.ms, stages: m.stages, snapshot: m.snapshot, since_page_ms: Math.round(performance.now()) };
+            say(""); document.documentElement.dataset.runtime = "ready"; resolve(me);
+            if (m.snapshot === "none" || m.snapshot === "failed") saveSnapshotLater(cfg);
+          } else if (m.type === "checked") {
+            const call = calls.get(m.id); if (call) { calls.delete(m.id); call.resolve({ bad: m.bad, flint: m.flint }); }
+          } else if (m.type === "warmed") {
+            if (loadedMs) loadedMs.warmed = { at_ms: Math.round(performance.now()), ms: m.ms };
           } else if (m.type === "failed") {
             say(`Python could not start here: ${m.message}`);
             document.documentElement.dataset.runtime = "failed"; reject(new Error(m.message));
@@ -63,6 +71,29 @@ const CKSite = (() => {
     })();
     ready.catch(() => { ready = null; });
     return ready;
+  }
+
+  // after a first visit: a short-lived second worker boots Python, imports the pages'
+  // modules and saves the heap (Pyodide's memory snapshot) in this build's cache, so that
+  // the next visit restores it instead of starting CPython. Only where the site is installed
+  // for offline use (a service worker): the snapshot belongs with the cached files.
+  let snapshotState = "none";
+  function saveSnapshotLater(cfg) {
+    if (snapshotState !== "none") return;
+    snapshotState = "waiting";
+    setTimeout(async () => {
+      if (!(await swReady)) { snapshotState = "no service worker"; return; }
+      snapshotState = "saving";
+      const w = new Worker(root + "static/worker.js", { type: "module" });
+      w.onmessage = (e) => {
+        if (e.data.type !== "snapshot") return;
+        snapshotState = e.data.state; w.terminate();
+        if (loadedMs) loadedMs.snapshot_saved = { state: e.data.state, bytes: e.data.bytes, ms: e.data.ms,
+                                                  message: e.data.message };
+      };
+      w.onerror = () => { snapshotState = "failed"; w.terminate(); };
+      w.postMessage({ type: "init", role: "snapshot", config: cfg });
+    }, SNAPSHOT_AFTER_MS);
   }
 
   // stop the computation: the worker (and Python) go, a fresh one starts in the background
@@ -136,6 +167,13 @@ const CKSite = (() => {
     return [200, jobView(j)];
   }
 
+  // the runtime's own check: {bad: files that differ from their wheel's RECORD, flint: loaded?}
+  async function selfCheck() {
+    const w = await start();
+    const id = nextId++;
+    return new Promise((resolve) => { calls.set(id, { resolve }); w.postMessage({ type: "check", id }); });
+  }
+
   // what CK.request returns: {ok, status, data, ms}
   async function request(path, body, { signal, method } = {}) {
     const t0 = performance.now();
@@ -160,10 +198,17 @@ const CKSite = (() => {
   }
 
   // offline after the first visit: the service worker keeps every file of this build
-  if ("serviceWorker" in navigator && location.protocol !== "file:")
-    navigator.serviceWorker.register(root + "sw.js").catch(() => {});
-  // start Python while the page is read: the first answer comes sooner
-  addEventListener("DOMContentLoaded", () => { start().catch(() => {}); });
+  // (registered once Python is up: its install copies every file into the cache, which on
+  // a first visit would compete with the worker's own download)
+  const swReady = ("serviceWorker" in navigator && location.protocol !== "file:")
+    ? new Promise((resolve) => {
+        start().catch(() => {}).finally(() => navigator.serviceWorker.register(root + "sw.js")
+          .then(() => resolve(true), () => resolve(false)));
+      })
+    : Promise.resolve(false);
+  // start Python at once (this script is in the page's head): the first answer comes sooner
+  start().catch(() => {});
 
-  return { request, pageURL, start, limits, bootTimes: () => loadedMs };
+  return { request, pageURL, start, limits, bootTimes: () => loadedMs, snapshotState: () => snapshotState,
+           selfCheck };
 })();

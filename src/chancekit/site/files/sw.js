@@ -4,6 +4,7 @@
 "use strict";
 const CACHE = "__CACHE__";
 const FILES = __FILES__;
+const SNAPSHOT = "__SNAPSHOT__";  // the worker's saved Python heap for this build (worker.js)
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));
@@ -11,7 +12,7 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(caches.keys().then((names) => Promise.all(
-    names.filter((n) => n.startsWith("chancekit-") && n !== CACHE).map((n) => caches.delete(n))))
+    names.filter((n) => n.startsWith("chancekit-") && n !== CACHE && n !== SNAPSHOT).map((n) => caches.delete(n))))
     .then(() => self.clients.claim()));
 });
 
