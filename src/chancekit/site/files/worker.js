@@ -175,13 +175,15 @@ async function serve(config) {
   });
   mark("python");
   post({ type: "loading", done: 1, total: 1, stage: "loading chancekit" });
+  // python-flint's files first, so that its libraries compile (off this thread) while
+  // chancekit is installed and imported
+  const flintFiles = await flint;
+  const root = install(py, flintFiles);
+  const libs = loadFlintLibraries(py, root, flintFiles);
   install(py, await own);
   boot = py.pyimport("chancekit.site.boot");
   if (snapshot === "restored") boot.after_restore();
-  const flintFiles = await flint;
-  const root = install(py, flintFiles);
   boot.lazy_package(`${root}/flint/__init__.py`);
-  const libs = loadFlintLibraries(py, root, flintFiles);
   handle = py.pyimport("chancekit.web.api").handle_json;
   mark("chancekit");
   await libs;
