@@ -309,6 +309,7 @@ def test_a_repeat_visit_restores_the_saved_heap_and_answers_the_same(
         again.goto(url + "anydice.html")
         again.wait_for_function(READY, timeout=BOOT_MS)
         assert again.evaluate("CKSite.bootTimes().snapshot") == "restored"
+        assert again.evaluate("CKSite.bootTimes().unzip") == "browser"
         assert again.evaluate("CKSite.selfCheck()")["bad"] == []
         for path, body in [EXAMPLES[0], EXAMPLES[1], EXAMPLES[6], EXAMPLES[10], EXAMPLES[16],
                            EXAMPLES[22], EXAMPLES[25], ("/api/dist", {"expressions": ["3d6"]})]:
@@ -334,3 +335,25 @@ def test_a_damaged_saved_heap_is_dropped_and_python_boots(browser: Any, site_dir
             == "15869/1296"
         assert _saved_heap(again) == "stored"   # a good one replaces it
         page.context.close()
+
+
+def test_without_the_browsers_inflate_pyodide_unzips_the_wheels(browser: Any, site_dir: Path,
+                                                               server_url: str) -> None:
+    """A browser without DecompressionStream (``native_inflate: false`` in the site's
+    config stands in for one): Pyodide unzips the wheels, python-flint loads on import, the
+    answers are the server's."""
+    with static_server(site_dir) as url:
+        context = browser.new_context(bypass_csp=True, service_workers="block")
+        config = json.loads((site_dir / "static" / "site-config.json").read_text())
+        config["native_inflate"] = False
+        context.route("**/static/site-config.json",
+                      lambda route: route.fulfill(status=200, content_type="application/json",
+                                                  body=json.dumps(config)))
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_function(READY, timeout=BOOT_MS)
+        assert page.evaluate("CKSite.bootTimes().unzip") == "pyodide"
+        for path, body in (EXAMPLES[0], EXAMPLES[6]):
+            same(ck_api(page, path, body), call(server_url, path, body)[1])
+        assert page.evaluate("CKSite.selfCheck()")["bad"] == []
+        context.close()

@@ -47,7 +47,8 @@ const CKSite = (() => {
               ? `loading Python ${mb(m.done)} / ${mb(m.total)} MB`
               : `${m.stage}…`);
           } else if (m.type === "ready") {
-            loadedMs = { ms: m.ms, stages: m.stages, snapshot: m.snapshot, since_page_ms: Math.round(performance.now()) };
+            loadedMs = { ms: m.ms, stages: m.stages, snapshot: m.snapshot, unzip: m.unzip,
+                         since_page_ms: Math.round(performance.now()) };
             say(""); document.documentElement.dataset.runtime = "ready"; resolve(me);
             if (m.snapshot === "none" || m.snapshot === "failed") saveSnapshotLater(cfg);
           } else if (m.type === "checked") {

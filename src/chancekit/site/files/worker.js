@@ -92,8 +92,9 @@ async function startPython(config, cache, mark, local) {
     local();
     try {
       // read while Pyodide fetches and compiles its module (loadPyodide awaits the promise)
-      const snap = new Response(hit.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()
-        .then((b) => { mark("snapshot read"); return new Uint8Array(b); });
+      const packed = hit.headers.get("X-Heap-Encoding") !== "identity";
+      const snap = (packed ? new Response(hit.body.pipeThrough(new DecompressionStream("gzip"))) : hit)
+        .arrayBuffer().then((b) => { mark("snapshot read"); return new Uint8Array(b); });
       const size = Number(hit.headers.get("X-Heap-Bytes")) || 64 << 20;
       const py = await withMemory(size, () => loadPyodide({ ...options, _loadSnapshot: snap }), mark);
       return { py, snapshot: "restored" };
@@ -140,9 +141,14 @@ async function unzip(buf) {
   return Promise.all(files.map(async ([name, data]) => [name, await data]));
 }
 
-// write a wheel's files into site-packages
+// a wheel's files; in a browser without DecompressionStream, the wheel for Pyodide to unzip
+let nativeInflate = typeof DecompressionStream === "function";   // site-config "native_inflate": false turns it off
+const inflate = (buf) => (nativeInflate ? unzip(buf) : { wheel: buf });
+
+// write a wheel's files (or the wheel, unzipped by Pyodide) into site-packages
 function install(py, files) {
   const root = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  if (files.wheel) { py.unpackArchive(files.wheel, "wheel", { extractDir: root }); return root; }
   for (const [name, data] of files) {
     const path = `${root}/${name}`;
     py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
@@ -156,6 +162,7 @@ function install(py, files) {
 // worker's thread); its extension modules then load on import. Without Pyodide's loader
 // (a private API) the import loads them itself, synchronously.
 async function loadFlintLibraries(py, root, files) {
+  if (files.wheel) return;   // the import loads them
   const libs = files.filter(([n]) => /^python_flint\.libs\/[^/]+\.so$/.test(n))
     .sort((a, b) => a[1].length - b[1].length);   // libflint (the largest) needs the others
   if (!py._api || typeof py._api.loadDynlib !== "function") return;
@@ -170,7 +177,7 @@ async function serve(config) {
   const [flintWheel, ownWheel] = config.wheels;
   let flint, own;   // fetched and inflated while Python starts
   const { py, snapshot } = await startPython(config, cache, mark, () => {
-    flint = bytes(flintWheel).then(unzip); own = bytes(ownWheel).then(unzip);
+    flint = bytes(flintWheel).then(inflate); own = bytes(ownWheel).then(inflate);
     flint.catch(() => {}); own.catch(() => {});
   });
   mark("python");
@@ -188,7 +195,8 @@ async function serve(config) {
   mark("chancekit");
   await libs;
   mark("flint libraries");
-  post({ type: "ready", ms: performance.now() - t0, stages, snapshot });
+  post({ type: "ready", ms: performance.now() - t0, stages, snapshot,
+         unzip: nativeInflate ? "browser" : "pyodide" });
   scheduleWarm();
 }
 
@@ -197,13 +205,15 @@ async function makeSnapshot(config) {
   const cache = await snapshotCache(config);
   if (!cache) { post({ type: "snapshot", state: "unavailable" }); return; }
   const py = await loadPyodide({ ...options, _makeSnapshot: true });
-  install(py, await unzip(await bytes(config.wheels[1])));
+  install(py, await inflate(await bytes(config.wheels[1])));
   py.runPython("from chancekit.site.boot import import_page_modules; import_page_modules()");
   const snap = py.makeMemorySnapshot();
   // kept gzipped (37 MB of heap, 9 MB stored): reading it back is the repeat visit's longest step
-  const packed = new Blob([snap]).stream().pipeThrough(new CompressionStream("gzip"));
-  await cache.put(SNAPSHOT_KEY, new Response(packed, { headers: { "Content-Type": "application/gzip",
-                                                                  "X-Heap-Bytes": String(snap.length) } }));
+  const gzip = typeof CompressionStream === "function";
+  const body = gzip ? new Blob([snap]).stream().pipeThrough(new CompressionStream("gzip")) : snap;
+  await cache.put(SNAPSHOT_KEY, new Response(body, { headers: {
+    "Content-Type": "application/octet-stream", "X-Heap-Encoding": gzip ? "gzip" : "identity",
+    "X-Heap-Bytes": String(snap.length) } }));
   post({ type: "snapshot", state: "stored", bytes: snap.length, ms: performance.now() - t0 });
 }
 
@@ -222,6 +232,7 @@ function scheduleWarm() {
 self.onmessage = async (e) => {
   const m = e.data;
   if (m.type === "init") {
+    if (m.config.native_inflate === false) nativeInflate = false;
     const run = m.role === "snapshot" ? makeSnapshot : serve;
     booting = run(m.config).catch((err) => {
       post({ type: m.role === "snapshot" ? "snapshot" : "failed", state: "failed",
