@@ -14,6 +14,9 @@
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 
 const root = new URL("../", self.location.href).href;
+// Pyodide imports its 1.25 MB module (0.5-0.7 s to compile) only once asked to start: start
+// it now, while the page sends the config (the module map gives Pyodide this same one)
+import(root + "pyodide/pyodide.asm.mjs").catch(() => {});
 const SNAPSHOT_KEY = root + "pyodide/heap.snapshot";  // not a file: an entry of the cache
 const WARM_AFTER_MS = 1500;  // flint is loaded once the worker has been idle this long
 let handle = null, boot = null, booting = null, warmTimer = null, warmed = false;
