@@ -21,6 +21,7 @@ from chancekit.markov.planning import (
     copies_within,
     cost,
 )
+from chancekit.markov.planning import Spend, spend
 from chancekit.markov.processes import (
     board,
     draw_until,
@@ -34,6 +35,7 @@ from chancekit.markov.processes import (
 __all__ = [
     "Chain",
     "Cost",
+    "Spend",
     "Steps",
     "absorb",
     "all_of",
@@ -48,6 +50,7 @@ __all__ = [
     "hp_race",
     "long_run",
     "roll_until",
+    "spend",
     "stationary",
     "steps",
     "usage_die",

@@ -61,8 +61,8 @@ from chancekit.markov.chain import (
 )
 from chancekit.markov.processes import _rational, _state_chain
 
-__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_each",
-           "copies_within", "cost", "plan", "state_of"]
+__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "Spend", "all_of", "copies", "copies_each",
+           "copies_within", "cost", "plan", "spend", "state_of"]
 
 
 
@@ -708,3 +708,202 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
 def _short(x: Any) -> str | None:
     text = str(x)
     return text if len(text) <= 40 else None
+
+
+# --------------------------------------------------------------------------- spend
+@dataclass(frozen=True)
+class Spend:
+    """The currency spent until the k-th copy, exactly, when each pull costs ``price``
+    (less ``refund`` a pull) and each draw of a value in ``refund_per`` gives back its
+    amount (a refund per rare: starglitter): ``spent`` the (amount, chance) pairs of the
+    net currency spent, ``needed`` those of the least budget that reaches the copy
+    (refunds are paid after their pull, so it is spent plus the last refund when no
+    refund exceeds a pull's price), ``tail`` the exact chance of a wait longer than
+    ``pulls.upto`` (0: complete). ``mean``, ``within(budget)``, ``percentile(q)`` as
+    :class:`Cost`'s."""
+
+    pulls: Steps
+    price: Fraction
+    refund: Fraction
+    refund_per: tuple[tuple[Any, Fraction], ...]
+    spent: tuple[tuple[Fraction, Fraction], ...]
+    needed: tuple[tuple[Fraction, Fraction], ...]
+    tail: Fraction
+    floor: Fraction | None = None  # the least budget a wait past ``pulls.upto`` needs
+
+    @property
+    def net(self) -> Fraction:
+        """The currency one pull costs after its refund a pull."""
+        return self.price - self.refund
+
+    @property
+    def distribution(self) -> Distribution | None:
+        """The exact distribution of the net currency spent (None with a tail)."""
+        if self.tail:
+            return None
+        return Distribution(dict(self.spent))
+
+    @property
+    def mean(self) -> Fraction:
+        """The exact mean net currency spent (refused when the wait has a tail)."""
+        if self.tail:
+            raise InvalidValueError("mean", None, "a complete distribution: the wait has "
+                                    "no bound, so ask spend(..., upto=N) for within() "
+                                    "and percentile() only")
+        return sum((a * p for a, p in self.spent), Fraction(0))
+
+    def within(self, budget: Any) -> Fraction:
+        """The exact chance that ``budget`` reaches the k-th copy (a pull is paid before
+        it is made, its refund after). O(support)."""
+        b = _amount(budget, "budget")
+        if self.tail and (self.floor is None or b >= self.floor):
+            raise InvalidValueError("budget", str(b), f"less than {self.floor}: a longer "
+                                    "wait than the walked one may fit a larger budget "
+                                    "(ask for a larger upto=)")
+        return sum((p for a, p in self.needed if a <= b), Fraction(0))
+
+    def percentile(self, q: Any) -> Fraction:
+        """The least budget that reaches the k-th copy with chance at least ``q``."""
+        q = require_fraction("q", q, meaning="a chance 0 < q <= 1", above_zero=True)
+        acc = Fraction(0)
+        for a, p in self.needed:
+            acc += p
+            if acc >= q and (not self.tail or self.floor is None or a < self.floor):
+                return a
+            if acc >= q:
+                break
+        raise InvalidValueError("q", str(q), "a chance the walked wait reaches (ask for a "
+                                "larger upto=)")
+
+
+def _refunds(system: System, refund_per: Any) -> list[Fraction]:
+    """The refund of each of the system's values (0 when not in ``refund_per``)."""
+    if refund_per is None:
+        refund_per = {}
+    if not isinstance(refund_per, Mapping):
+        raise InvalidTypeError("refund_per", refund_per, "a mapping value -> currency "
+                               "given back when it is drawn, e.g. {'featured': 40, "
+                               "'off-banner': 40}")
+    out = [Fraction(0)] * len(system.values)
+    for v, a in refund_per.items():
+        if v not in system.values:
+            raise InvalidValueError("refund_per", v, f"a key among the system's values "
+                                    f"{system.values}")
+        out[system.values.index(v)] = _amount(a, f"refund_per[{quote(v, limit=30)}]")
+    return out
+
+
+def _unit(amounts: list[Fraction]) -> Fraction:
+    """The greatest amount that divides each of ``amounts`` (some nonzero)."""
+    den = math.lcm(*(a.denominator for a in amounts))
+    return Fraction(math.gcd(*(int(a * den) for a in amounts)), den)
+
+
+def spend(system: System, value: Any = None, k: int = 1, *, price: Any,
+          refund: Any = 0, refund_per: Mapping[Any, Any] | None = None,
+          state: Any = None, upto: int | None = None,
+          tail: Fraction | float | None = None) -> Spend:
+    """The exact distribution of the currency spent until the ``k``-th copy of ``value``
+    from ``state``, each pull costing ``price`` less ``refund``, each draw of a value
+    in ``refund_per`` giving back its amount (Genshin's starglitter: ``{"featured": 40,
+    "off-banner": 40}`` at 160 a pull). With no ``refund_per`` it is :func:`cost`'s
+    ``net x pulls``.
+
+    One forward pass over (system state, copies, refunds so far, headroom) with integer
+    masses over a common denominator, amounts in units of the gcd of the amounts, the
+    wait walked as far as :func:`copies` walks it (``upto``, ``tail``). Cost: O(pulls x
+    states x copies x distinct refund totals) big-integer operations, charged to the
+    work budget before each pull and refused up front by an estimate (a 90-pull banner,
+    2 copies, refunds on both rares: about 1 s).
+
+    >>> from chancekit.fair import PityTimer
+    >>> s = spend(PityTimer(0.5, hard=2), True, 2, price=160, refund_per={True: 40})
+    >>> s.spent                                   # 2, 3 or 4 pulls, two refunds
+    ((Fraction(240, 1), Fraction(1, 4)), (Fraction(400, 1), Fraction(1, 2)), (Fraction(560, 1), Fraction(1, 4)))
+    >>> s.mean, s.within(440), s.percentile(0.9)  # the last refund comes after the pull
+    (Fraction(400, 1), Fraction(3, 4), Fraction(600, 1))
+    """
+    sysc, target = _system(system, value, state)
+    value = sysc.values[target]
+    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    p, r = _amount(price, "price"), _amount(refund, "refund")
+    if r >= p:
+        raise InvalidValueError("refund", str(r), f"less than the price {p}")
+    per = _refunds(sysc, refund_per)
+    net = p - r
+    pulls = copies(sysc, value, k, upto=upto, tail=tail)
+    unit = _unit([net, *per])
+    c = int(net / unit)
+    ru = [int(a / unit) for a in per]
+    with _budget():
+        start, probs, after = _chain_of(sysc)
+        distinct = len({a for a in ru if a}) + 1
+        limits.refuse_past_budget(
+            (pulls.upto + 1) * k * distinct * MARKOV_INT_WORK,
+            f"spend(): {pulls.upto:,} pulls x {k:,} copies with refunds",
+            "ask for fewer copies, or fewer values with a refund")
+        spent, needed = _spend_walk(start, probs, after, target, k, c, ru, pulls.upto)
+    pmf_s = tuple(sorted((a * unit, q) for a, q in spent.items()))
+    pmf_n = tuple(sorted((a * unit, q) for a, q in needed.items()))
+    floor = None
+    if pulls.tail and max(per) <= net:
+        # a wait of T > upto pulls needs at least (T - 1) x (net - most refund) + net
+        floor = pulls.upto * (net - max(per)) + net
+    return Spend(pulls, p, r, tuple((v, a) for v, a in zip(sysc.values, per, strict=True)
+                                    if a), pmf_s, pmf_n, pulls.tail, floor)
+
+
+def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
+                after: Callable[[Any, int], Any], target: int, k: int, c: int,
+                ru: list[int], upto: int
+                ) -> tuple[dict[int, Fraction], dict[int, Fraction]]:
+    """Forward over (state, copies, refunds R, headroom H) for ``upto`` pulls: after t
+    pulls the spent is c*t - R and the budget needed spent + H (H' = max(H + r - c, r):
+    the most a pull was short of, above what is spent now). Amounts in units."""
+    rows: dict[Any, tuple[int, list[tuple[Any, int, int]]]] = {}
+
+    def row(s: Any) -> tuple[int, list[tuple[Any, int, int]]]:
+        got = rows.get(s)
+        if got is None:
+            ps = probs(s)
+            den = math.lcm(*(q.denominator for q in ps))
+            got = rows[s] = (den, [(after(s, i), q.numerator * (den // q.denominator), i)
+                                   for i, q in enumerate(ps) if q])
+            if len(rows) > limits.MAX_MARKOV_STATES:
+                raise LimitError(f"spend(): more than MAX_MARKOV_STATES = "
+                                 f"{limits.MAX_MARKOV_STATES:,} states",
+                                 limit="MAX_MARKOV_STATES", value=len(rows))
+        return got
+
+    spent: dict[int, Fraction] = {}
+    needed: dict[int, Fraction] = {}
+    cur: dict[tuple[Any, int, int, int], int] = {(start, 0, 0, 0): 1}
+    scale = 1
+    for t in range(1, upto + 1):
+        if not cur:
+            break
+        limits.charge(len(cur) * 4 * _edge_work(MARKOV_INT_WORK, scale.bit_length()),
+                      f"spend(): pull {t}")
+        live = {s for s, _, _, _ in cur}
+        den = math.lcm(*(row(s)[0] for s in live))
+        nxt: dict[tuple[Any, int, int, int], int] = {}
+        done: dict[tuple[int, int], int] = {}
+        for (s, got, R, H), m in cur.items():
+            d, out = rows[s]
+            f = m * (den // d)
+            for a, w, i in out:
+                ri = ru[i]
+                h = max(H + ri - c, ri)
+                if i == target and got + 1 == k:
+                    key2 = (c * t - R - ri, h)
+                    done[key2] = done.get(key2, 0) + f * w
+                    continue
+                key = (a, got + (i == target), R + ri, h)
+                nxt[key] = nxt.get(key, 0) + f * w
+        scale *= den
+        for (sp, h), m in done.items():
+            q = Fraction(m, scale)
+            spent[sp] = spent.get(sp, 0) + q
+            needed[sp + h] = needed.get(sp + h, 0) + q
+        cur = nxt
+    return spent, needed
