@@ -15,13 +15,14 @@ Fraction(20, 1)
 from chancekit.markov.chain import Chain, Steps, absorb, explore, stationary, steps
 from chancekit.markov.planning import (
     Cost,
+    Spend,
     all_of,
     copies,
     copies_each,
     copies_within,
     cost,
+    spend,
 )
-from chancekit.markov.planning import Spend, spend
 from chancekit.markov.processes import (
     board,
     draw_until,
