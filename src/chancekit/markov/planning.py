@@ -647,13 +647,18 @@ def state_of(system: System, pity: int | None, guaranteed: bool = False,
 def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | None = None,
          guaranteed: bool = False, misses: int | None = None, pulls: int | None = None,
          price: Any = None, refund: Any = 0, budget: Any = None,
-         curve: bool = False) -> dict[str, Any]:
+         curve: bool = False, refund_per: Mapping[str, Any] | None = None
+         ) -> dict[str, Any]:
     """A plan as JSON-ready data, what ``chancekit gacha`` and the web page's Gacha
     section show: the banner as a fairness spec, the player's state (``pity`` pulls since
     the last rare, a lost 50/50, fate points), one row per copy count 1..``copies`` (mean,
     median, 90 % and 99 % pulls, the chance within ``pulls`` or ``budget`` at ``price``
     less ``refund`` a pull, the mean cost); with ``curve``, P(k copies by pull n) for
-    each k (at most about 400 points a curve). Cost: one :func:`copies_each`.
+    each k (at most about 400 points a curve). ``refund_per`` (value -> currency given
+    back when it is drawn, e.g. ``{"featured": 40, "off-banner": 40}``) makes the cost
+    columns exact under :func:`spend`: the mean cost and the chance the budget reaches
+    each copy count (``affordable`` is then None: what a budget buys depends on the
+    draws). Cost: one :func:`copies_each` (and one :func:`spend` walk with refunds).
 
     >>> p = plan("gacha:0.006,74,0.06,90", copies=2, pity=37, guaranteed=True, pulls=160)
     >>> p["state"], [(r["median"], round(r["within_pulls"], 4)) for r in p["rows"]]
@@ -669,9 +674,20 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
     if budget is not None and price is None:
         raise InvalidValueError("price", None, "a price a pull, to tell what the budget "
                                 "buys")
+    per: dict[Any, Any] = {}
+    for key, amount in (refund_per or {}).items():
+        v: Any = key
+        if key not in system.values and isinstance(key, str):
+            v = {"true": True, "false": False}.get(key.lower(), key)
+        per[v] = amount
+    if per and price is None:
+        raise InvalidValueError("price", None, "a price a pull, to tell what the refunds "
+                                "per draw save")
     each = copies_each(system, wanted, copies, state=state)
+    spends = (_spend_each(system, wanted, copies, price, refund, per, state, None, None)
+              if per else None)
     afford = None
-    if budget is not None:
+    if budget is not None and not per:
         afford = cost(each[0], price, refund=refund).affordable(budget)
     rows = []
     for k, s in enumerate(each, start=1):
@@ -685,6 +701,11 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
             "mean_cost": None if price is None else float(cost(s, price,
                                                                refund=refund).mean),
         }
+        if spends is not None:
+            sp = spends[k - 1]
+            row["mean_cost"] = None if sp.tail else float(sp.mean)
+            row["within_budget"] = None if budget is None or sp.tail else float(
+                sp.within(budget))
         rows.append(row)
     if wanted is None:
         wanted = "featured" if "featured" in system.values else True
@@ -694,6 +715,7 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
         "pulls": pulls, "price": None if price is None else float(price),
         "refund": float(refund or 0), "budget": None if budget is None else float(budget),
         "affordable": afford, "rows": rows,
+        "refund_per": {str(v): float(a) for v, a in per.items()},
     }
     if curve:
         last = max(s.upto for s in each)
@@ -823,6 +845,14 @@ def spend(system: System, value: Any = None, k: int = 1, *, price: Any,
     >>> s.mean, s.within(440), s.percentile(0.9)  # the last refund comes after the pull
     (Fraction(400, 1), Fraction(3, 4), Fraction(600, 1))
     """
+    return _spend_each(system, value, k, price, refund, refund_per, state, upto, tail,
+                       last=True)[-1]
+
+
+def _spend_each(system: System, value: Any, k: int, price: Any, refund: Any,
+                refund_per: Any, state: Any, upto: int | None, tail: Any,
+                last: bool = False) -> list[Spend]:
+    """:func:`spend` for the 1st, 2nd, ..., ``k``-th copy (one walk)."""
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
     k = require_int("k", k, lo=1, hi=MAX_COPIES)
@@ -831,32 +861,37 @@ def spend(system: System, value: Any = None, k: int = 1, *, price: Any,
         raise InvalidValueError("refund", str(r), f"less than the price {p}")
     per = _refunds(sysc, refund_per)
     net = p - r
-    pulls = copies(sysc, value, k, upto=upto, tail=tail)
+    each = [copies(sysc, value, k, upto=upto, tail=tail)] if last else copies_each(
+        sysc, value, k, upto=upto, tail=tail)
+    most = max(s.upto for s in each)
     unit = _unit([net, *per])
     c = int(net / unit)
     ru = [int(a / unit) for a in per]
     with _budget():
         distinct = len({a for a in ru if a}) + 1
         limits.refuse_past_budget(
-            (pulls.upto + 1) * k * distinct * MARKOV_INT_WORK,
-            f"spend(): {pulls.upto:,} pulls x {k:,} copies with refunds",
+            (most + 1) * k * distinct * MARKOV_INT_WORK,
+            f"spend(): {most:,} pulls x {k:,} copies with refunds",
             "ask for fewer copies, or fewer values with a refund")
         start, probs, after = _chain_of(sysc)
-        spent, needed = _spend_walk(start, probs, after, target, k, c, ru, pulls.upto)
-    pmf_s = tuple(sorted((a * unit, q) for a, q in spent.items()))
-    pmf_n = tuple(sorted((a * unit, q) for a, q in needed.items()))
-    floor = None
-    if pulls.tail and max(per) <= net:
-        # a wait of T > upto pulls needs at least (T - 1) x (net - most refund) + net
-        floor = pulls.upto * (net - max(per)) + net
-    return Spend(pulls, p, r, tuple((v, a) for v, a in zip(sysc.values, per, strict=True)
-                                    if a), pmf_s, pmf_n, pulls.tail, floor)
+        walked = _spend_walk(start, probs, after, target, k, c, ru, most)
+    out = []
+    refunds = tuple((v, a) for v, a in zip(sysc.values, per, strict=True) if a)
+    for pulls, (spent, needed) in zip(each, walked[-1:] if last else walked, strict=True):
+        pmf_s = tuple(sorted((a * unit, q) for a, q in spent.items()))
+        pmf_n = tuple(sorted((a * unit, q) for a, q in needed.items()))
+        floor = None
+        if pulls.tail and max(per) <= net:
+            # a wait of T > upto pulls needs at least (T - 1) x (net - most refund) + net
+            floor = pulls.upto * (net - max(per)) + net
+        out.append(Spend(pulls, p, r, refunds, pmf_s, pmf_n, pulls.tail, floor))
+    return out
 
 
 def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
                 after: Callable[[Any, int], Any], target: int, k: int, c: int,
                 ru: list[int], upto: int
-                ) -> tuple[dict[int, Fraction], dict[int, Fraction]]:
+                ) -> list[tuple[dict[int, Fraction], dict[int, Fraction]]]:
     """Forward over (state, copies, refunds R, headroom H) for ``upto`` pulls: after t
     pulls the spent is c*t - R and the budget needed spent + H (H' = max(H + r - c, r):
     the most a pull was short of, above what is spent now). Amounts in units."""
@@ -875,8 +910,8 @@ def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
                                  limit="MAX_MARKOV_STATES", value=len(rows))
         return got
 
-    spent: dict[int, Fraction] = {}
-    needed: dict[int, Fraction] = {}
+    spent: list[dict[int, Fraction]] = [{} for _ in range(k)]
+    needed: list[dict[int, Fraction]] = [{} for _ in range(k)]
     cur: dict[tuple[Any, int, int, int], int] = {(start, 0, 0, 0): 1}
     scale = 1
     for t in range(1, upto + 1):
@@ -887,23 +922,24 @@ def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
         live = {s for s, _, _, _ in cur}
         den = math.lcm(*(row(s)[0] for s in live))
         nxt: dict[tuple[Any, int, int, int], int] = {}
-        done: dict[tuple[int, int], int] = {}
+        done: dict[tuple[int, int, int], int] = {}
         for (s, got, R, H), m in cur.items():
             d, out = rows[s]
             f = m * (den // d)
             for a, w, i in out:
                 ri = ru[i]
                 h = max(H + ri - c, ri)
-                if i == target and got + 1 == k:
-                    key2 = (c * t - R - ri, h)
+                if i == target:  # the (got + 1)-th copy: recorded, and on to the next
+                    key2 = (got, c * t - R - ri, h)
                     done[key2] = done.get(key2, 0) + f * w
-                    continue
+                    if got + 1 == k:
+                        continue
                 key = (a, got + (i == target), R + ri, h)
                 nxt[key] = nxt.get(key, 0) + f * w
         scale *= den
-        for (sp, h), m in done.items():
+        for (j, sp, h), m in done.items():
             q = Fraction(m, scale)
-            spent[sp] = spent.get(sp, 0) + q
-            needed[sp + h] = needed.get(sp + h, 0) + q
+            spent[j][sp] = spent[j].get(sp, 0) + q
+            needed[j][sp + h] = needed[j].get(sp + h, 0) + q
         cur = nxt
-    return spent, needed
+    return list(zip(spent, needed, strict=True))
