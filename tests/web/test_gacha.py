@@ -132,3 +132,24 @@ def test_bad_refunds_per_draw_are_refused(server_url: str, refund_per: Any, stat
     got, doc = call(server_url, "/api/gacha", {"system": SMALL, "price": 160,
                                                "refund_per": refund_per})
     assert got == status and words in doc["error"]["message"], doc
+
+
+@pytest.mark.browser
+def test_the_page_takes_a_refund_per_draw(page: Any, app_url: str) -> None:
+    page.goto(app_url.rstrip("/") + "/gacha")
+    page.wait_for_function("document.body.dataset.state === 'done'", timeout=120_000)
+    page.fill("#system", SMALL)
+    page.fill("#copies", "2")
+    page.fill("#price", "160")
+    page.fill("#budget", "800")
+    page.fill("#refund_per", "featured=40, off-banner=40")
+    page.evaluate("document.body.dataset.state = ''")
+    page.click("#run")
+    page.wait_for_function("document.body.dataset.state === 'done'", timeout=120_000)
+    from chancekit.fair import system_from_spec
+    from chancekit.markov import spend
+
+    s = spend(system_from_spec(SMALL, 2), "featured", 2, price=160,
+              refund_per={"featured": 40, "off-banner": 40})
+    cell = page.locator("#plan tbody tr[data-copies='2'] td.budget").inner_text()
+    assert cell.rstrip("%").strip()[:5] == f"{100 * float(s.within(800)):.4f}"[:5]
