@@ -66,6 +66,16 @@ __all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "Spend", "all_of", "copies", "cop
 
 
 
+def _copies_k(k: Any) -> int:
+    """``k`` copies: an integer from 1, refused past :data:`MAX_COPIES` (a LimitError)."""
+    k = require_int("k", k, lo=1)
+    if k > MAX_COPIES:
+        raise LimitError(f"k = {k:,} copies is past MAX_COPIES = {MAX_COPIES:,}; ask for "
+                         "fewer copies (the pulls to k copies grow as k x the wait to one)",
+                         limit="MAX_COPIES", value=k)
+    return k
+
+
 class _Hit:
     """The absorbing marker "the value was drawn; the system is now in ``after``"."""
 
@@ -355,7 +365,7 @@ def copies(system: System, value: Any = None, k: int = 1, *, state: Any = None,
     """
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
-    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    k = _copies_k(k)
     if upto is not None:
         upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
     if tail is not None:
@@ -378,7 +388,7 @@ def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = N
     """
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
-    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    k = _copies_k(k)
     if upto is not None:
         upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
     if tail is not None:
@@ -855,7 +865,7 @@ def _spend_each(system: System, value: Any, k: int, price: Any, refund: Any,
     """:func:`spend` for the 1st, 2nd, ..., ``k``-th copy (one walk)."""
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
-    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    k = _copies_k(k)
     p, r = _amount(price, "price"), _amount(refund, "refund")
     if r >= p:
         raise InvalidValueError("refund", str(r), f"less than the price {p}")
