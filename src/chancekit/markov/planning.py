@@ -871,19 +871,18 @@ def _spend_each(system: System, value: Any, k: int, price: Any, refund: Any,
         raise InvalidValueError("refund", str(r), f"less than the price {p}")
     per = _refunds(sysc, refund_per)
     net = p - r
-    each = [copies(sysc, value, k, upto=upto, tail=tail)] if last else copies_each(
-        sysc, value, k, upto=upto, tail=tail)
+    every = copies_each(sysc, value, k, upto=upto, tail=tail)
+    each = every[-1:] if last else every
     most = max(s.upto for s in each)
     unit = _unit([net, *per])
     c = int(net / unit)
     ru = [int(a / unit) for a in per]
     with _budget():
-        distinct = len({a for a in ru if a}) + 1
+        start, probs, after = _chain_of(sysc)
         limits.refuse_past_budget(
-            (most + 1) * k * distinct * MARKOV_INT_WORK,
+            _spend_work(start, probs, after, every, len({a for a in ru if a}), most),
             f"spend(): {most:,} pulls x {k:,} copies with refunds",
             "ask for fewer copies, or fewer values with a refund")
-        start, probs, after = _chain_of(sysc)
         walked = _spend_walk(start, probs, after, target, k, c, ru, most)
     out = []
     refunds = tuple((v, a) for v, a in zip(sysc.values, per, strict=True) if a)
@@ -896,6 +895,48 @@ def _spend_each(system: System, value: Any, k: int, price: Any, refund: Any,
             floor = pulls.upto * (net - max(per)) + net
         out.append(Spend(pulls, p, r, refunds, pmf_s, pmf_n, pulls.tail, floor))
     return out
+
+
+def _spend_work(start: Any, probs: Callable[[Any], list[Fraction]],
+                after: Callable[[Any, int], Any], every: list[Steps], amounts: int,
+                most: int) -> int:
+    """An estimate, made before the walk, of the work units :func:`_spend_walk` charges:
+    a pull t holds about (system states reachable in t pulls) x (copy counts still in
+    progress at t) x
+    (refund totals: about 1 + amounts x copies so far) keys, each a few operations on integers
+    of t x bits(L) bits. The system's states are listed first (charged a state each)."""
+    seen = {start}
+    level = [start]
+    reach = [1]  # states reachable within t pulls, t = 0, 1, ... (until no new one)
+    lbits = 1
+    while level:
+        nxt = []
+        for s in level:
+            limits.charge(limits.EXPLORE_STATE_WORK, "spend(): the system's states")
+            ps = probs(s)
+            lbits = max(lbits, math.lcm(*(q.denominator for q in ps)).bit_length())
+            for i, q in enumerate(ps):
+                if q:
+                    a = after(s, i)
+                    if a not in seen:
+                        seen.add(a)
+                        nxt.append(a)
+            if len(seen) > limits.MAX_MARKOV_STATES:
+                raise LimitError(f"spend(): more than MAX_MARKOV_STATES = "
+                                 f"{limits.MAX_MARKOV_STATES:,} states",
+                                 limit="MAX_MARKOV_STATES", value=len(seen))
+        level = nxt
+        reach.append(len(seen))
+    first = [next((t for t, p in enumerate(st.pmf) if p), 0) for st in every]
+    ends = [st.upto for st in every]
+    total = 0
+    for t in range(1, most + 1):
+        # copy counts j (0-based: j copies so far) possible at t: first[j-1] <= t <= ends[j]
+        keys = sum(1 + amounts * j for j in range(len(every))
+                   if (j == 0 or first[j - 1] <= t) and t <= ends[j])
+        total += reach[min(t, len(reach) - 1)] * keys * 4 * _edge_work(MARKOV_INT_WORK,
+                                                                       t * lbits)
+    return total
 
 
 def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
