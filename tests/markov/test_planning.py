@@ -515,3 +515,24 @@ def test_spend_with_a_tail_answers_only_what_it_walked():
     assert s.within(20) == F(1, 4)                 # two pulls, both rares: need 16 + 4
     with pytest.raises(InvalidValueError, match="upto"):
         s.within(10**6)
+
+
+def test_plan_with_refunds_per_draw_and_absurd_amounts():
+    from chancekit.markov.planning import plan
+
+    p = plan("gacha:0.1,6,0.15,10", copies=2, price=160, budget=2000,
+             refund_per={"featured": 40, "off-banner": 40})
+    g = GachaPity(0.1, soft_start=6, ramp=0.15, hard=10)
+    each = [spend(g, "featured", k, price=160, refund_per={"featured": 40,
+                                                           "off-banner": 40})
+            for k in (1, 2)]
+    assert [r["mean_cost"] for r in p["rows"]] == [float(s.mean) for s in each]
+    assert [r["within_budget"] for r in p["rows"]] == [float(s.within(2000)) for s in each]
+    assert p["affordable"] is None and p["refund_per"] == {"featured": 40.0,
+                                                          "off-banner": 40.0}
+    for kw in [{"price": 10**999}, {"price": 160, "budget": F(10**20)},
+               {"price": 160, "refund_per": {"featured": 10**16}}]:
+        with pytest.raises(InvalidValueError, match="at most 1e15"):
+            plan("gacha:0.1,6,0.15,10", copies=1, **kw)
+    with pytest.raises(InvalidValueError, match="price"):
+        plan("gacha:0.1,6,0.15,10", refund_per={"featured": 40})

@@ -693,6 +693,11 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
     if per and price is None:
         raise InvalidValueError("price", None, "a price a pull, to tell what the refunds "
                                 "per draw save")
+    # the plan is JSON with float figures: amounts past 1e15 would overflow or lose units
+    for what, x in [("price", price), ("refund", refund), ("budget", budget),
+                    *((f"refund_per[{quote(v, limit=30)}]", a) for v, a in per.items())]:
+        if x is not None and _amount(x, what) > _MOST_CURRENCY:
+            raise InvalidValueError(what, str(x), "an amount of currency at most 1e15")
     each = copies_each(system, wanted, copies, state=state)
     spends = (_spend_each(system, wanted, copies, price, refund, per, state, None, None)
               if per else None)
@@ -735,6 +740,10 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
                                     else None for n in range(0, last + 1, step)]
                                    for s in each]}
     return out
+
+
+#: the largest amount of currency :func:`plan` takes (its figures are floats)
+_MOST_CURRENCY = 10**15
 
 
 def _short(x: Any) -> str | None:
