@@ -604,7 +604,7 @@ def _amount(x: Any, what: str) -> Fraction:
 
 def cost(pulls: Steps, price: Any, *, refund: Any = 0) -> Cost:
     """The currency a wait of ``pulls`` costs at ``price`` a pull, less ``refund`` a
-    pull (a refund per rare is an expected-value question: see docs/planning.md).
+    pull (a refund per rare, given back after its pull: :func:`spend`).
 
     >>> from chancekit.fair import PityTimer
     >>> c = cost(copies(PityTimer(0.5, hard=2), True, 2), 160)
