@@ -76,6 +76,9 @@ CASES: list[list[str]] = [
     ["gacha", "gacha:0.006,74,0.06,90", "--copies", "2", "--pity", "37", "--guaranteed",
      "--pulls", "160", "--price", "160", "--budget", "28800"],
     ["gacha", "pity:0.2", "--copies", "2"],              # no bound: most is null
+    ["gacha", "gacha:0.006,74,0.06,90", "--copies", "2", "--price", "160", "--budget",
+     "28800", "--refund-per", "featured=40,off-banner=40"],
+    ["gacha", "pity:0.2", "--copies", "2", "--price", "10", "--refund-per", "true=3"],
     ["audit", str(DATA / "audit" / "counts.csv"), "--rates", "5-star=0.006,4-star=0.051,"
      "3-star=0.943"],
     ["audit", str(DATA / "audit" / "log.json"), "--system", "gacha:0.006,74,0.06,90"],

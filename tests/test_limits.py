@@ -94,6 +94,36 @@ def _deep_child() -> Callable[[], Any]:
     return lambda: store.child("one-too-many")
 
 
+def _audit_steps() -> Callable[[], Any]:
+    """5,000 pulls of the 90-pull banner: refused after a few dozen transitions explored
+    (the pass would be about 5,000 x 400 polynomial steps)."""
+    from chancekit.fair import GachaPity, audit_log
+
+    g = GachaPity(0.006, soft_start=74, ramp=0.06, hard=90)
+    log = (["common"] * 80 + ["featured"]) * 62
+    return lambda: audit_log(g, log)
+
+
+def _big_log() -> Callable[[], Any]:
+    """``chancekit audit`` on a 21 MB (sparse) file: refused by its size, unread."""
+    import tempfile
+
+    from chancekit.cli.main import build_parser
+
+    f = tempfile.NamedTemporaryFile(suffix=".csv", delete=False)
+    f.truncate(21 * 2**20)
+    f.close()
+    args = build_parser().parse_args(["audit", f.name, "--rates", "a=0.5,b=0.5"])
+
+    def call() -> Any:
+        try:
+            return args.func(args)
+        finally:
+            Path(f.name).unlink()
+
+    return call
+
+
 CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     # chancekit.dice: the Distribution API, pools and notation share every limit (the
     # notation cases that used to have their own, differently sized twins are in
@@ -171,6 +201,21 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
     ("MAX_SEQUENCE", "chancekit.limits"): lambda: lambda: _anydice("output #{1..1000001}"),
     ("MAX_OUTPUTS", "chancekit.limits"):
         lambda: lambda: _anydice("loop I over {1..1000000} { output I }"),
+    # planning (issue #30): audits, copies, loot bags, pull logs
+    ("MAX_AUDIT_PULLS", "chancekit.limits"): lambda: lambda: _fair().audit_counts(
+        {"rare": 50_001, "common": 50_000}, {"rare": 0.01, "common": 0.99}),
+    ("MAX_MULTINOMIAL_CELLS", "chancekit.limits"): lambda: lambda: _fair().audit_counts(
+        dict.fromkeys("abcde", 20), dict.fromkeys("abcde", 0.2)),   # C(104, 4) = 4.6 M
+    ("MAX_AUDIT_STEPS", "chancekit.limits"): _audit_steps,
+    ("MAX_COPIES", "chancekit.limits"): lambda: lambda: _markov().copies(
+        _fair().PityTimer(0.5, hard=2), True, 1001),
+    ("MAX_WANTED", "chancekit.limits"): lambda: lambda: _markov().all_of(
+        _fair().PityTimer(0.5), True, {i: 0.01 for i in range(17)}, 4),
+    ("MAX_BAG_STATES", "chancekit.limits"): lambda: lambda: _sampling(
+        ).draw_without_replacement({i: i + 1 for i in range(20)}, 10),  # 616,665 states
+    ("MAX_BAG_HANDS", "chancekit.limits"): lambda: lambda: _sampling(
+        ).draw_without_replacement(dict.fromkeys(range(40), 1), 10),  # C(40, 10) hands
+    ("MAX_LOG_BYTES", "chancekit.limits"): _big_log,
 }
 
 #: rows allowed more Python calls than MAX_CALLS before refusing, and why
@@ -310,6 +355,9 @@ def test_every_limit_is_defined_in_the_limits_module() -> None:
     (["fairness", "dice", "--samples", "100000", "--trials", "1000"], "MAX_MC_CELLS"),
     (["fairness", "dice", "--values", "2000000", "--samples", "25"], "MAX_VALUES"),
     (["fairness", "dice", "--values", "12", "--samples", "100"], "max_states"),
+    (["gacha", "gacha:0.006,74,0.06,90", "--copies", "1001"], "MAX_COPIES"),
+    (["audit", "--counts", "a=20,b=20,c=20,d=20,e=20", "--rates",
+      "a=0.2,b=0.2,c=0.2,d=0.2,e=0.2"], "MAX_MULTINOMIAL_CELLS"),
 ])
 def test_cli_refuses_with_one_line(argv: list[str], limit: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from chancekit.markov import (
     copies_within,
     cost,
     first_success,
+    spend,
 )
 
 F = Fraction
@@ -343,3 +345,194 @@ def test_fate_spec_and_long_run_shares():
     assert plain.getstate() == (1, False) and plain.values[-1] == "featured"
     with pytest.raises(InvalidValueError):
         GachaPity(0.1, hard=8, fate=1).setstate((1, False, 2))
+
+
+# --------------------------------------------------------------------------- spend
+def spend_dp(k: int, price: F, refunds: dict[str, F], *, base: str, soft: int | None,
+             ramp: str, hard: int | None, featured: str | None = "0.5",
+             start: tuple[int, bool] = (1, False)) -> tuple[dict[F, F], dict[F, F]]:
+    """(spent, needed) of the k-th featured copy by a forward pass over whole paths
+    (pity, lost 50/50, copies, currency spent, least budget so far) with Fractions, from
+    the published rules: a pull is paid before it is made, its refund after.
+    ``featured=None``: a pity timer (a rare is the wanted value, "True")."""
+    b, r = F(base), F(ramp)
+    cur = {(*start, 0, F(0), F(0)): F(1)}
+    spent: dict[F, F] = {}
+    needed: dict[F, F] = {}
+    while cur:
+        nxt: dict = {}
+        for (j, g, got, s, n), p in cur.items():
+            q = _chance(j, b, soft, ramp=r, hard=hard)
+            n2 = max(n, s + price)  # what the next pull needs in hand
+            if featured is None:
+                split = [(1 - q, "common", False), (q, "True", True)]
+            else:
+                f = F(1) if g else F(featured)
+                split = [(1 - q, "common", False), (q * (1 - f), "off-banner", False),
+                         (q * f, "featured", True)]
+            for share, kind, want in split:
+                if not share:
+                    continue
+                pr = p * share
+                s2 = s + price - refunds.get(kind, F(0))
+                if want and got + 1 == k:
+                    spent[s2] = spent.get(s2, 0) + pr
+                    needed[n2] = needed.get(n2, 0) + pr
+                    continue
+                rare = kind != "common"
+                key = (1 if rare else j + 1, kind == "off-banner" if rare else g,
+                       got + want, s2, n2)
+                nxt[key] = nxt.get(key, 0) + pr
+        cur = nxt
+    return spent, needed
+
+
+SMALL = dict(base="0.1", soft=6, ramp="0.15", hard=10)
+
+
+@pytest.mark.parametrize("k,state,refunds", [
+    (1, None, {"featured": F(40), "off-banner": F(40)}),
+    (2, (4, True), {"featured": F(40), "off-banner": F(40)}),
+    (3, (7, False), {"off-banner": F(100)}),
+    (2, None, {"featured": F(25), "off-banner": F(300), "common": F(3)}),  # > a pull
+    (2, None, {"featured": F(1, 3), "off-banner": F(5, 2)}),
+])
+def test_spend_on_a_small_banner_equals_the_forward_dp(k, state, refunds):
+    g = GachaPity(0.1, soft_start=6, ramp=0.15, hard=10, featured=0.5)
+    got = spend(g, "featured", k, price=160, refund_per=refunds, state=state)
+    start = (1, False) if state is None else state
+    want_s, want_n = spend_dp(k, F(160), refunds, **SMALL, start=start)
+    assert dict(got.spent) == want_s and dict(got.needed) == want_n
+    assert got.tail == 0 and sum(p for _, p in got.spent) == 1
+    assert got.mean == sum(a * p for a, p in want_s.items())
+    for b in sorted(want_n)[::7]:
+        assert got.within(b) == sum(p for a, p in want_n.items() if a <= b)
+
+
+def test_spend_on_a_pity_timer_equals_the_forward_dp():
+    pt = PityTimer(0.2, soft_start=3, ramp=0.2, hard=6)
+    for k, refunds in [(1, {"True": F(50)}), (3, {"True": F(50), "common": F(7)})]:
+        per = {True: refunds["True"]}
+        if "common" in refunds:
+            per[False] = refunds["common"]
+        got = spend(pt, True, k, price=100, refund_per=per)
+        want_s, want_n = spend_dp(k, F(100), refunds, base="0.2", soft=3, ramp="0.2",
+                                  hard=6, featured=None)
+        assert dict(got.spent) == want_s and dict(got.needed) == want_n
+
+
+@given(st.integers(1, 3), st.integers(1, 200), st.integers(0, 199), st.integers(1, 9))
+@settings(max_examples=25, deadline=None)
+def test_spend_without_refunds_or_with_all_refunded_is_net_times_pulls(k, price, r, pity):
+    """No refund per draw: spent = (price - refund) x pulls; the same refund on every
+    value: (price - refund) x pulls."""
+    r %= price
+    g = GachaPity(0.1, soft_start=6, ramp=0.15, hard=10, featured=0.5)
+    pulls = copies(g, "featured", k, state=(pity, False))
+    plain = spend(g, "featured", k, price=price, state=(pity, False))
+    assert dict(plain.spent) == {price * t: p for t, p in enumerate(pulls.pmf) if p}
+    assert plain.mean == cost(pulls, price).mean
+    for b in (0, price * 5, price * 17 + 3, price * 40):
+        assert plain.within(b) == cost(pulls, price).within(b)
+    everything = {v: r for v in g.values}
+    allr = spend(g, "featured", k, price=price, refund_per=everything, state=(pity, False))
+    assert dict(allr.spent) == {(price - r) * t: p for t, p in enumerate(pulls.pmf) if p}
+    disc = spend(g, "featured", k, price=price, refund=r, state=(pity, False))
+    assert dict(disc.spent) == dict(allr.spent)
+
+
+def test_spend_matches_a_seeded_monte_carlo():
+    """2 featured copies on the small banner with starglitter on both rares: the mean
+    spent and the chance within three budgets, from 200,000 seeded runs, within 3 sigma."""
+    g = GachaPity(0.1, soft_start=6, ramp=0.15, hard=10, featured=0.5)
+    exact = spend(g, "featured", 2, price=160, refund_per={"featured": 40,
+                                                           "off-banner": 40})
+    n = 200_000
+    rng = np.random.default_rng(30_2026)
+    pity = np.ones(n, dtype=np.int64)
+    lost = np.zeros(n, dtype=bool)
+    got = np.zeros(n, dtype=np.int64)
+    spent = np.zeros(n, dtype=np.int64)
+    need = np.zeros(n, dtype=np.int64)
+    live = np.ones(n, dtype=bool)
+    while live.any():
+        q = np.where(pity >= 10, 1.0, 0.1 + np.maximum(0, pity - 5) * 0.15)
+        rare = (rng.random(n) < np.minimum(q, 1.0)) & live
+        feat = rare & (lost | (rng.random(n) < 0.5))
+        need = np.where(live, np.maximum(need, spent + 160), need)
+        spent += np.where(live, 160 - 40 * rare, 0)
+        got += feat
+        lost = np.where(rare, ~feat, lost)
+        pity = np.where(rare, 1, pity + 1)
+        live &= got < 2
+    mean, sd = float(exact.mean), float(sum((a - exact.mean) ** 2 * p
+                                             for a, p in exact.spent)) ** 0.5
+    assert abs(spent.mean() - mean) < 3 * sd / n**0.5
+    for b in (exact.percentile(0.25), exact.percentile(0.5), exact.percentile(0.9)):
+        p = float(exact.within(b))
+        assert abs((need <= b).mean() - p) < 3 * (p * (1 - p) / n) ** 0.5 + 1e-12
+
+
+def test_spend_refuses_bad_input_and_huge_asks_up_front():
+    g = GachaPity(0.006, soft_start=74, ramp=0.06, hard=90)
+    with pytest.raises(InvalidValueError, match="values"):
+        spend(g, "featured", 1, price=160, refund_per={"5-star": 40})
+    with pytest.raises(InvalidTypeError):
+        spend(g, "featured", 1, price=160, refund_per=[40])
+    with pytest.raises(InvalidValueError):
+        spend(g, "featured", 1, price=160, refund_per={"featured": -1})
+    with pytest.raises(InvalidValueError):
+        spend(g, "featured", 1, price=160, refund=160)
+    with pytest.raises(InvalidTypeError):
+        spend(g, "featured", 1, price="a lot")
+    with pytest.raises(LimitError):
+        spend(g, "featured", 1000, price=160, refund_per={"featured": 40})
+    # 7 copies with refunds: the walk would take several seconds; refused by the estimate
+    # made before it (the pulls' own distribution, 0.3 s, is computed first)
+    from chancekit import limits
+    calls = []
+    real = limits.charge
+
+    def counting(units: int, what: str, **kw: Any) -> None:
+        calls.append(what)
+        real(units, what, **kw)
+
+    limits_charge, limits.charge = limits.charge, counting
+    try:
+        with pytest.raises(LimitError) as e:
+            spend(g, "featured", 7, price=160, refund_per={"featured": 40})
+    finally:
+        limits.charge = limits_charge
+    assert str(e.value).startswith("spend(): 1,260 pulls x 7 copies with refunds needs about")
+    assert not any(w.startswith("spend(): pull") for w in calls)  # no pull was walked
+
+
+def test_spend_with_a_tail_answers_only_what_it_walked():
+    s = spend(PityTimer(0.5), True, 2, price=10, refund_per={True: 4}, upto=30)
+    assert s.tail > 0
+    with pytest.raises(InvalidValueError):
+        _ = s.mean
+    assert s.within(20) == F(1, 4)                 # two pulls, both rares: need 16 + 4
+    with pytest.raises(InvalidValueError, match="upto"):
+        s.within(10**6)
+
+
+def test_plan_with_refunds_per_draw_and_absurd_amounts():
+    from chancekit.markov.planning import plan
+
+    p = plan("gacha:0.1,6,0.15,10", copies=2, price=160, budget=2000,
+             refund_per={"featured": 40, "off-banner": 40})
+    g = GachaPity(0.1, soft_start=6, ramp=0.15, hard=10)
+    each = [spend(g, "featured", k, price=160, refund_per={"featured": 40,
+                                                           "off-banner": 40})
+            for k in (1, 2)]
+    assert [r["mean_cost"] for r in p["rows"]] == [float(s.mean) for s in each]
+    assert [r["within_budget"] for r in p["rows"]] == [float(s.within(2000)) for s in each]
+    assert p["affordable"] is None and p["refund_per"] == {"featured": 40.0,
+                                                          "off-banner": 40.0}
+    for kw in [{"price": 10**999}, {"price": 160, "budget": F(10**20)},
+               {"price": 160, "refund_per": {"featured": 10**16}}]:
+        with pytest.raises(InvalidValueError, match="at most 1e15"):
+            plan("gacha:0.1,6,0.15,10", copies=1, **kw)
+    with pytest.raises(InvalidValueError, match="price"):
+        plan("gacha:0.1,6,0.15,10", refund_per={"featured": 40})

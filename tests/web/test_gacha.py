@@ -100,3 +100,56 @@ def test_the_page_plans_on_both_back_ends(page: Any, app_url: str) -> None:
     cells = page.locator("#plan tbody td.within").all_inner_texts()
     want = [f"{100 * float(_enumerate(6, k)):.4f}" for k in (1, 2)]
     assert [c.rstrip("%").strip()[:len(w)] for c, w in zip(cells, want, strict=True)] == want
+
+
+def test_a_refund_per_rare_is_exact(server_url: str) -> None:
+    """``refund_per``: the mean cost and the chance the budget reaches each copy count of
+    chancekit.markov.spend (itself checked against a forward DP in tests/markov)."""
+    from chancekit.fair import system_from_spec
+    from chancekit.markov import spend
+
+    per = {"featured": 40, "off-banner": 40}
+    status, doc = call(server_url, "/api/gacha", {
+        "system": SMALL, "copies": 2, "price": 160, "budget": 800, "refund_per": per})
+    assert status == 200, doc
+    assert doc["affordable"] is None and doc["refund_per"] == per
+    system = system_from_spec(SMALL, 2)
+    for row in doc["rows"]:
+        s = spend(system, "featured", row["copies"], price=160, refund_per=per)
+        assert row["mean_cost"] == float(s.mean)
+        assert row["within_budget"] == float(s.within(800))
+    assert doc["rows"][1]["mean_cost"] < doc["rows"][1]["mean"] * 160
+
+
+@pytest.mark.parametrize("refund_per, status, words", [
+    ("featured=40", 400, "object"),
+    ({"featured": -1}, 400, "between"),
+    ({"featured": "40"}, 400, "numbers"),
+    ({"legendary": 40}, 422, "values"),
+])
+def test_bad_refunds_per_draw_are_refused(server_url: str, refund_per: Any, status: int,
+                                          words: str) -> None:
+    got, doc = call(server_url, "/api/gacha", {"system": SMALL, "price": 160,
+                                               "refund_per": refund_per})
+    assert got == status and words in doc["error"]["message"], doc
+
+
+@pytest.mark.browser
+def test_the_page_takes_a_refund_per_draw(page: Any, app_url: str) -> None:
+    page.goto(app_url.rstrip("/") + "/gacha")
+    page.wait_for_function("document.body.dataset.state === 'done'", timeout=120_000)
+    page.fill("#system", SMALL)
+    page.fill("#copies", "2")
+    page.fill("#price", "160")
+    page.fill("#budget", "800")
+    page.fill("#refund_per", "featured=40, off-banner=40")
+    page.evaluate("document.body.dataset.state = ''")
+    page.click("#run")
+    page.wait_for_function("document.body.dataset.state === 'done'", timeout=120_000)
+    from chancekit.fair import system_from_spec
+    from chancekit.markov import spend
+
+    s = spend(system_from_spec(SMALL, 2), "featured", 2, price=160,
+              refund_per={"featured": 40, "off-banner": 40})
+    cell = page.locator("#plan tbody tr[data-copies='2'] td.budget").inner_text()
+    assert cell.rstrip("%").strip()[:5] == f"{100 * float(s.within(800)):.4f}"[:5]

@@ -116,12 +116,13 @@ def _counts(pairs: Any, where: str) -> dict[str, int]:
 
 
 def run_audit(args: argparse.Namespace) -> int:
+    import os
     import sys
     from collections import Counter
 
     from chancekit.cli._gacha import _amount, _int
     from chancekit.cli._output import print_json, print_table
-    from chancekit.errors import InvalidValueError
+    from chancekit.errors import InvalidValueError, LimitError
     from chancekit.fair import audit_counts, audit_log
     from chancekit.fair.spec import system_from_spec
     from chancekit.markov.planning import state_of
@@ -139,6 +140,15 @@ def run_audit(args: argparse.Namespace) -> int:
         text = sys.stdin.read(MAX_LOG_BYTES + 1)
     else:
         try:
+            size = os.stat(args.file).st_size
+        except OSError:
+            size = 0  # the open below says why
+        if size > MAX_LOG_BYTES:  # refused before it is read
+            raise LimitError(f"the log {args.file} has {size:,} bytes, more than "
+                             f"MAX_LOG_BYTES = {MAX_LOG_BYTES:,}; audit its counts "
+                             "(--counts) or a part of it", limit="MAX_LOG_BYTES",
+                             value=size)
+        try:
             with open(args.file, encoding="utf-8") as f:
                 text = f.read(MAX_LOG_BYTES + 1)
         except OSError as e:
@@ -148,8 +158,9 @@ def run_audit(args: argparse.Namespace) -> int:
             raise InvalidValueError("FILE", args.file, "a UTF-8 text file (CSV or JSON)"
                                     ) from None
     if len(text) > MAX_LOG_BYTES:
-        raise InvalidValueError("FILE", args.file, f"a log of at most {MAX_LOG_BYTES:,} "
-                                "bytes")
+        raise LimitError(f"the log {args.file} is longer than MAX_LOG_BYTES = "
+                         f"{MAX_LOG_BYTES:,}; audit its counts (--counts) or a part of it",
+                         limit="MAX_LOG_BYTES", value=len(text))
     where = args.file or "--counts"
     values, counts = read_log(text, where)
     level = _amount(args.level, "--level")

@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--pulls 160\n"
         "  chancekit gacha gacha:0.007,63,0.07,80,0.75,fate=1,chosen=0.5 --copies 1\n"
         "  chancekit gacha gacha:0.006,74,0.06,90 --budget 28800 --price 160 --json\n"
-        "  chancekit gacha prd:0.25 --copies 5",
+        "  chancekit gacha prd:0.25 --copies 5\n"
+        "  chancekit gacha gacha:0.006,74,0.06,90 --copies 2 --price 160 --budget 28800 "
+        "--refund-per featured=40,off-banner=40",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", help="the banner as a fairness spec (gacha:BASE,SOFT,RAMP,HARD"
@@ -40,6 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pulls", default=None, help="also: the chance within this many pulls")
     p.add_argument("--price", default=None, help="currency a pull costs (160)")
     p.add_argument("--refund", default="0", help="currency refunded a pull (default 0)")
+    p.add_argument("--refund-per", default=None, metavar="VALUE=AMOUNT,...",
+                   help="currency given back each time a value is drawn (a refund per "
+                   "rare: featured=40,off-banner=40); the cost columns are then exact "
+                   "(chancekit.markov.spend)")
     p.add_argument("--budget", default=None,
                    help="currency to spend (needs --price): the pulls it buys")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -68,6 +74,24 @@ def _amount(text: str | None, what: str) -> Any:
     return Fraction(read_weight(text, what))
 
 
+def _refund_per(text: str | None) -> dict[str, Any] | None:
+    """``VALUE=AMOUNT,...`` as {value: amount}."""
+    from chancekit.errors import InvalidValueError
+
+    if text is None:
+        return None
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        value, eq, amount = part.partition("=")
+        if not eq or not value.strip():
+            raise InvalidValueError("--refund-per", part, "VALUE=AMOUNT pairs separated by "
+                                    "commas, e.g. featured=40,off-banner=40")
+        if value.strip() in out:
+            raise InvalidValueError("--refund-per", value.strip(), "each value once")
+        out[value.strip()] = _amount(amount.strip(), f"--refund-per {value.strip()}")
+    return out
+
+
 def run_gacha(args: argparse.Namespace) -> int:
     from chancekit.cli._output import print_json, print_table
     from chancekit.markov.planning import plan
@@ -78,7 +102,8 @@ def run_gacha(args: argparse.Namespace) -> int:
                 misses=_int(args.misses, "--misses"), pulls=_int(args.pulls, "--pulls"),
                 price=_amount(args.price, "--price"),
                 refund=_amount(args.refund, "--refund") or 0,
-                budget=_amount(args.budget, "--budget"))
+                budget=_amount(args.budget, "--budget"),
+                refund_per=_refund_per(args.refund_per))
     if args.json:
         print_json("gacha", data)
         return 0
@@ -87,6 +112,8 @@ def run_gacha(args: argparse.Namespace) -> int:
         head.append(f"P(<= {data['pulls']} pulls)")
     if data["affordable"] is not None:
         head.append(f"P(budget: {data['affordable']} pulls)")
+    elif data["budget"] is not None:
+        head.append(f"P(budget {data['budget']:,g})")
     if data["price"] is not None:
         head.append("mean cost")
     table = []
@@ -94,10 +121,11 @@ def run_gacha(args: argparse.Namespace) -> int:
         row = [r["copies"], f"{r['mean']:.2f}", r["median"], r["p90"], r["p99"]]
         if data["pulls"] is not None:
             row.append(f"{100 * r['within_pulls']:.2f}%")
-        if data["affordable"] is not None:
-            row.append(f"{100 * r['within_budget']:.2f}%")
+        if data["budget"] is not None:
+            row.append("-" if r["within_budget"] is None
+                       else f"{100 * r['within_budget']:.2f}%")
         if data["price"] is not None:
-            row.append(f"{r['mean_cost']:,.0f}")
+            row.append("-" if r["mean_cost"] is None else f"{r['mean_cost']:,.0f}")
         table.append(row)
     where = "a fresh banner" if data["state"] is None else f"state {tuple(data['state'])}"
     print_table(head, table, title=f"{args.spec}: pulls until k copies of {data['value']}, "

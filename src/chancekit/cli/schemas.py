@@ -242,7 +242,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "gacha": _obj({
         **_head("gacha"), "spec": _STR, "value": _STR, "state": _null(_array(_VALUE)),
         "pulls": _null(_NAT), "price": _null(_NUM), "refund": _NUM, "budget": _null(_NUM),
-        "affordable": _null(_INT),
+        "affordable": _null(_INT), "refund_per": _map(_NUM),
         "rows": _array(_obj({
             "copies": _NAT, "mean": _NUM, "mean_exact": _null(_FRACTION), "sd": _NUM,
             "median": _NAT, "p90": _NAT, "p99": _NAT, "most": _null(_NAT),

@@ -486,6 +486,8 @@ def audit_log(system: System, values: Iterable[Any], *, state: Any = None,
         idx.append(i)
     start = sysc.getstate()
     n = len(idx)
+    # the chain first: a log too long for the exact pass is refused before it is walked
+    prepared = _rows(sysc, start, rares, n)
     # the log's own chance, and the impossible pull if any
     chance = Fraction(1)
     walker = sysc.copy()
@@ -513,7 +515,7 @@ def audit_log(system: System, values: Iterable[Any], *, state: Any = None,
         p_value = Fraction(0)
         test = "impossible pull"
     else:
-        dist, rest = _rare_count(sysc, start, rares, n, rare_seen)
+        dist, rest = _rare_dist(prepared[3], prepared[1], n, rare_seen)
         bar = dist[rare_seen] * _RERR
         # the counts above the cut are each at most ``rest`` <= P(observed): all in
         tests["rare count"] = min(Fraction(1), rest + sum((q for q in dist if q <= bar),
@@ -550,7 +552,17 @@ def _rare_count(system: System, start: Any, rares: set[int], n: int, observed: i
     system's states, each holding a polynomial in y (the coefficient of y**r: the chance
     of r rares so far, an integer over L**t; python-flint ``fmpz_poly``), cut at degree
     top: O(n x transitions) polynomial operations of top x (n x bits(L)) bits, estimated
-    and refused up front past MAX_AUDIT_STEPS."""
+    and refused up front past MAX_AUDIT_STEPS (:func:`_rows`, which ``audit_log`` calls
+    before it walks the log)."""
+    system, start, rares, rows = _rows(system, start, rares, n)
+    return _rare_dist(rows, start, n, observed)
+
+
+def _rows(system: System, start: Any, rares: set[int], n: int
+          ) -> tuple[System, Any, set[int], dict[Any, list[tuple[Any, Fraction, bool]]]]:
+    """The states ``n`` pulls can reach from ``start`` and their transitions (a gacha
+    counted by rarity: its pity counter alone), refused as soon as the transitions found
+    so far x ``n`` pass MAX_AUDIT_STEPS."""
     pity = getattr(system, "_pity", None)
     if pity is not None and rares == set(range(1, system.n)):
         # a gacha counted by rarity only: whether a pull is rare depends on the pity
@@ -560,6 +572,7 @@ def _rare_count(system: System, start: Any, rares: set[int], n: int, observed: i
     rows: dict[Any, list[tuple[Any, Fraction, bool]]] = {}
     frontier = [start]
     depth = 0
+    edges_so_far = 0
     while frontier and depth <= n:  # the states n pulls can reach, and their chances
         nxt_frontier = []
         for s in frontier:
@@ -576,6 +589,14 @@ def _rare_count(system: System, start: Any, rares: set[int], n: int, observed: i
                     if a not in rows:
                         nxt_frontier.append(a)
             rows[s] = out
+            edges_so_far += len(out)
+            if edges_so_far * n > MAX_AUDIT_STEPS:  # refused as soon as it is certain
+                raise LimitError(f"audit_log(): {n:,} pulls over more than "
+                                 f"{len(rows):,} states ({edges_so_far:,} transitions so "
+                                 f"far) is more than {edges_so_far * n:,} polynomial steps, "
+                                 f"more than MAX_AUDIT_STEPS = {MAX_AUDIT_STEPS:,}; audit "
+                                 "fewer pulls or the counts (audit_counts)",
+                                 limit="MAX_AUDIT_STEPS", value=edges_so_far * n)
             if len(rows) > MAX_AUDIT_STATES:
                 raise LimitError(f"audit_log(): the system reaches more than "
                                  f"MAX_AUDIT_STATES = {MAX_AUDIT_STATES:,} states in {n:,} "
@@ -590,6 +611,12 @@ def _rare_count(system: System, start: Any, rares: set[int], n: int, observed: i
                          f"more than MAX_AUDIT_STEPS = {MAX_AUDIT_STEPS:,}; audit fewer pulls "
                          "or the counts (audit_counts)", limit="MAX_AUDIT_STEPS",
                          value=edges * n)
+    return system, start, rares, rows
+
+
+def _rare_dist(rows: dict[Any, list[tuple[Any, Fraction, bool]]], start: Any, n: int,
+               observed: int) -> tuple[list[Fraction], Fraction]:
+    """The forward pass of :func:`_rare_count` over the explored ``rows``."""
     lcm = math.lcm(*(p.denominator for r in rows.values() for _, p, _ in r))
     ints = {s: [(a, int(p * lcm), hit) for a, p, hit in r] for s, r in rows.items()}
     scale = lcm**n

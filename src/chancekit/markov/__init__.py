@@ -15,11 +15,13 @@ Fraction(20, 1)
 from chancekit.markov.chain import Chain, Steps, absorb, explore, stationary, steps
 from chancekit.markov.planning import (
     Cost,
+    Spend,
     all_of,
     copies,
     copies_each,
     copies_within,
     cost,
+    spend,
 )
 from chancekit.markov.processes import (
     board,
@@ -34,6 +36,7 @@ from chancekit.markov.processes import (
 __all__ = [
     "Chain",
     "Cost",
+    "Spend",
     "Steps",
     "absorb",
     "all_of",
@@ -48,6 +51,7 @@ __all__ = [
     "hp_race",
     "long_run",
     "roll_until",
+    "spend",
     "stationary",
     "steps",
     "usage_die",

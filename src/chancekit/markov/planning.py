@@ -61,9 +61,19 @@ from chancekit.markov.chain import (
 )
 from chancekit.markov.processes import _rational, _state_chain
 
-__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "all_of", "copies", "copies_each",
-           "copies_within", "cost", "plan", "state_of"]
+__all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "Spend", "all_of", "copies", "copies_each",
+           "copies_within", "cost", "plan", "spend", "state_of"]
 
+
+
+def _copies_k(k: Any) -> int:
+    """``k`` copies: an integer from 1, refused past :data:`MAX_COPIES` (a LimitError)."""
+    k = require_int("k", k, lo=1)
+    if k > MAX_COPIES:
+        raise LimitError(f"k = {k:,} copies is past MAX_COPIES = {MAX_COPIES:,}; ask for "
+                         "fewer copies (the pulls to k copies grow as k x the wait to one)",
+                         limit="MAX_COPIES", value=k)
+    return k
 
 
 class _Hit:
@@ -355,7 +365,7 @@ def copies(system: System, value: Any = None, k: int = 1, *, state: Any = None,
     """
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
-    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    k = _copies_k(k)
     if upto is not None:
         upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
     if tail is not None:
@@ -378,7 +388,7 @@ def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = N
     """
     sysc, target = _system(system, value, state)
     value = sysc.values[target]
-    k = require_int("k", k, lo=1, hi=MAX_COPIES)
+    k = _copies_k(k)
     if upto is not None:
         upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
     if tail is not None:
@@ -594,7 +604,7 @@ def _amount(x: Any, what: str) -> Fraction:
 
 def cost(pulls: Steps, price: Any, *, refund: Any = 0) -> Cost:
     """The currency a wait of ``pulls`` costs at ``price`` a pull, less ``refund`` a
-    pull (a refund per rare is an expected-value question: see docs/planning.md).
+    pull (a refund per rare, given back after its pull: :func:`spend`).
 
     >>> from chancekit.fair import PityTimer
     >>> c = cost(copies(PityTimer(0.5, hard=2), True, 2), 160)
@@ -647,13 +657,18 @@ def state_of(system: System, pity: int | None, guaranteed: bool = False,
 def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | None = None,
          guaranteed: bool = False, misses: int | None = None, pulls: int | None = None,
          price: Any = None, refund: Any = 0, budget: Any = None,
-         curve: bool = False) -> dict[str, Any]:
+         curve: bool = False, refund_per: Mapping[str, Any] | None = None
+         ) -> dict[str, Any]:
     """A plan as JSON-ready data, what ``chancekit gacha`` and the web page's Gacha
     section show: the banner as a fairness spec, the player's state (``pity`` pulls since
     the last rare, a lost 50/50, fate points), one row per copy count 1..``copies`` (mean,
     median, 90 % and 99 % pulls, the chance within ``pulls`` or ``budget`` at ``price``
     less ``refund`` a pull, the mean cost); with ``curve``, P(k copies by pull n) for
-    each k (at most about 400 points a curve). Cost: one :func:`copies_each`.
+    each k (at most about 400 points a curve). ``refund_per`` (value -> currency given
+    back when it is drawn, e.g. ``{"featured": 40, "off-banner": 40}``) makes the cost
+    columns exact under :func:`spend`: the mean cost and the chance the budget reaches
+    each copy count (``affordable`` is then None: what a budget buys depends on the
+    draws). Cost: one :func:`copies_each` (and one :func:`spend` walk with refunds).
 
     >>> p = plan("gacha:0.006,74,0.06,90", copies=2, pity=37, guaranteed=True, pulls=160)
     >>> p["state"], [(r["median"], round(r["within_pulls"], 4)) for r in p["rows"]]
@@ -669,9 +684,25 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
     if budget is not None and price is None:
         raise InvalidValueError("price", None, "a price a pull, to tell what the budget "
                                 "buys")
+    per: dict[Any, Any] = {}
+    for key, amount in (refund_per or {}).items():
+        v: Any = key
+        if key not in system.values and isinstance(key, str):
+            v = {"true": True, "false": False}.get(key.lower(), key)
+        per[v] = amount
+    if per and price is None:
+        raise InvalidValueError("price", None, "a price a pull, to tell what the refunds "
+                                "per draw save")
+    # the plan is JSON with float figures: amounts past 1e15 would overflow or lose units
+    for what, x in [("price", price), ("refund", refund), ("budget", budget),
+                    *((f"refund_per[{quote(v, limit=30)}]", a) for v, a in per.items())]:
+        if x is not None and _amount(x, what) > _MOST_CURRENCY:
+            raise InvalidValueError(what, str(x), "an amount of currency at most 1e15")
     each = copies_each(system, wanted, copies, state=state)
+    spends = (_spend_each(system, wanted, copies, price, refund, per, state, None, None)
+              if per else None)
     afford = None
-    if budget is not None:
+    if budget is not None and not per:
         afford = cost(each[0], price, refund=refund).affordable(budget)
     rows = []
     for k, s in enumerate(each, start=1):
@@ -685,6 +716,11 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
             "mean_cost": None if price is None else float(cost(s, price,
                                                                refund=refund).mean),
         }
+        if spends is not None:
+            sp = spends[k - 1]
+            row["mean_cost"] = None if sp.tail else float(sp.mean)
+            row["within_budget"] = None if budget is None or sp.tail else float(
+                sp.within(budget))
         rows.append(row)
     if wanted is None:
         wanted = "featured" if "featured" in system.values else True
@@ -694,6 +730,7 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
         "pulls": pulls, "price": None if price is None else float(price),
         "refund": float(refund or 0), "budget": None if budget is None else float(budget),
         "affordable": afford, "rows": rows,
+        "refund_per": {str(v): float(a) for v, a in per.items()},
     }
     if curve:
         last = max(s.upto for s in each)
@@ -705,6 +742,264 @@ def plan(spec: str, *, value: str | None = None, copies: int = 1, pity: int | No
     return out
 
 
+#: the largest amount of currency :func:`plan` takes (its figures are floats)
+_MOST_CURRENCY = 10**15
+
+
 def _short(x: Any) -> str | None:
     text = str(x)
     return text if len(text) <= 40 else None
+
+
+# --------------------------------------------------------------------------- spend
+@dataclass(frozen=True)
+class Spend:
+    """The currency spent until the k-th copy, exactly, when each pull costs ``price``
+    (less ``refund`` a pull) and each draw of a value in ``refund_per`` gives back its
+    amount (a refund per rare: starglitter): ``spent`` the (amount, chance) pairs of the
+    net currency spent, ``needed`` those of the least budget that reaches the copy
+    (refunds are paid after their pull, so it is spent plus the last refund when no
+    refund exceeds a pull's price), ``tail`` the exact chance of a wait longer than
+    ``pulls.upto`` (0: complete). ``mean``, ``within(budget)``, ``percentile(q)`` as
+    :class:`Cost`'s."""
+
+    pulls: Steps
+    price: Fraction
+    refund: Fraction
+    refund_per: tuple[tuple[Any, Fraction], ...]
+    spent: tuple[tuple[Fraction, Fraction], ...]
+    needed: tuple[tuple[Fraction, Fraction], ...]
+    tail: Fraction
+    floor: Fraction | None = None  # the least budget a wait past ``pulls.upto`` needs
+
+    @property
+    def net(self) -> Fraction:
+        """The currency one pull costs after its refund a pull."""
+        return self.price - self.refund
+
+    @property
+    def distribution(self) -> Distribution | None:
+        """The exact distribution of the net currency spent (None with a tail)."""
+        if self.tail:
+            return None
+        return Distribution(dict(self.spent))
+
+    @property
+    def mean(self) -> Fraction:
+        """The exact mean net currency spent (refused when the wait has a tail)."""
+        if self.tail:
+            raise InvalidValueError("mean", None, "a complete distribution: the wait has "
+                                    "no bound, so ask spend(..., upto=N) for within() "
+                                    "and percentile() only")
+        return sum((a * p for a, p in self.spent), Fraction(0))
+
+    def within(self, budget: Any) -> Fraction:
+        """The exact chance that ``budget`` reaches the k-th copy (a pull is paid before
+        it is made, its refund after). O(support)."""
+        b = _amount(budget, "budget")
+        if self.tail and (self.floor is None or b >= self.floor):
+            raise InvalidValueError("budget", str(b), f"less than {self.floor}: a longer "
+                                    "wait than the walked one may fit a larger budget "
+                                    "(ask for a larger upto=)")
+        return sum((p for a, p in self.needed if a <= b), Fraction(0))
+
+    def percentile(self, q: Any) -> Fraction:
+        """The least budget that reaches the k-th copy with chance at least ``q``."""
+        q = require_fraction("q", q, meaning="a chance 0 < q <= 1", above_zero=True)
+        acc = Fraction(0)
+        for a, p in self.needed:
+            acc += p
+            if acc >= q and (not self.tail or self.floor is None or a < self.floor):
+                return a
+            if acc >= q:
+                break
+        raise InvalidValueError("q", str(q), "a chance the walked wait reaches (ask for a "
+                                "larger upto=)")
+
+
+def _refunds(system: System, refund_per: Any) -> list[Fraction]:
+    """The refund of each of the system's values (0 when not in ``refund_per``)."""
+    if refund_per is None:
+        refund_per = {}
+    if not isinstance(refund_per, Mapping):
+        raise InvalidTypeError("refund_per", refund_per, "a mapping value -> currency "
+                               "given back when it is drawn, e.g. {'featured': 40, "
+                               "'off-banner': 40}")
+    out = [Fraction(0)] * len(system.values)
+    for v, a in refund_per.items():
+        if v not in system.values:
+            raise InvalidValueError("refund_per", v, f"a key among the system's values "
+                                    f"{system.values}")
+        out[system.values.index(v)] = _amount(a, f"refund_per[{quote(v, limit=30)}]")
+    return out
+
+
+def _unit(amounts: list[Fraction]) -> Fraction:
+    """The greatest amount that divides each of ``amounts`` (some nonzero)."""
+    den = math.lcm(*(a.denominator for a in amounts))
+    return Fraction(math.gcd(*(int(a * den) for a in amounts)), den)
+
+
+def spend(system: System, value: Any = None, k: int = 1, *, price: Any,
+          refund: Any = 0, refund_per: Mapping[Any, Any] | None = None,
+          state: Any = None, upto: int | None = None,
+          tail: Fraction | float | None = None) -> Spend:
+    """The exact distribution of the currency spent until the ``k``-th copy of ``value``
+    from ``state``, each pull costing ``price`` less ``refund``, each draw of a value
+    in ``refund_per`` giving back its amount (Genshin's starglitter: ``{"featured": 40,
+    "off-banner": 40}`` at 160 a pull). With no ``refund_per`` it is :func:`cost`'s
+    ``net x pulls``.
+
+    One forward pass over (system state, copies, refunds so far, headroom) with integer
+    masses over a common denominator, amounts in units of the gcd of the amounts, the
+    wait walked as far as :func:`copies` walks it (``upto``, ``tail``). Cost: O(pulls x
+    states x copies x distinct refund totals) big-integer operations, charged to the
+    work budget before each pull and refused up front by an estimate (a 90-pull banner,
+    2 copies, refunds on both rares: about 0.3 s; 3 copies about 1 s).
+
+    >>> from chancekit.fair import PityTimer
+    >>> s = spend(PityTimer(0.5, hard=2), True, 2, price=160, refund_per={True: 40})
+    >>> [(int(a), str(p)) for a, p in s.spent]    # 2, 3 or 4 pulls, two refunds
+    [(240, '1/4'), (400, '1/2'), (560, '1/4')]
+    >>> s.mean, s.within(440), s.percentile(0.9)  # the last refund comes after the pull
+    (Fraction(400, 1), Fraction(3, 4), Fraction(600, 1))
+    """
+    return _spend_each(system, value, k, price, refund, refund_per, state, upto, tail,
+                       last=True)[-1]
+
+
+def _spend_each(system: System, value: Any, k: int, price: Any, refund: Any,
+                refund_per: Any, state: Any, upto: int | None, tail: Any,
+                last: bool = False) -> list[Spend]:
+    """:func:`spend` for the 1st, 2nd, ..., ``k``-th copy (one walk)."""
+    sysc, target = _system(system, value, state)
+    value = sysc.values[target]
+    k = _copies_k(k)
+    p, r = _amount(price, "price"), _amount(refund, "refund")
+    if r >= p:
+        raise InvalidValueError("refund", str(r), f"less than the price {p}")
+    per = _refunds(sysc, refund_per)
+    net = p - r
+    every = copies_each(sysc, value, k, upto=upto, tail=tail)
+    each = every[-1:] if last else every
+    most = max(s.upto for s in each)
+    unit = _unit([net, *per])
+    c = int(net / unit)
+    ru = [int(a / unit) for a in per]
+    with _budget():
+        start, probs, after = _chain_of(sysc)
+        limits.refuse_past_budget(
+            _spend_work(start, probs, after, every, len({a for a in ru if a}), most),
+            f"spend(): {most:,} pulls x {k:,} copies with refunds",
+            "ask for fewer copies, or fewer values with a refund")
+        walked = _spend_walk(start, probs, after, target, k, c, ru, most)
+    out = []
+    refunds = tuple((v, a) for v, a in zip(sysc.values, per, strict=True) if a)
+    for pulls, (spent, needed) in zip(each, walked[-1:] if last else walked, strict=True):
+        pmf_s = tuple(sorted((a * unit, q) for a, q in spent.items()))
+        pmf_n = tuple(sorted((a * unit, q) for a, q in needed.items()))
+        floor = None
+        if pulls.tail and max(per) <= net:
+            # a wait of T > upto pulls needs at least (T - 1) x (net - most refund) + net
+            floor = pulls.upto * (net - max(per)) + net
+        out.append(Spend(pulls, p, r, refunds, pmf_s, pmf_n, pulls.tail, floor))
+    return out
+
+
+def _spend_work(start: Any, probs: Callable[[Any], list[Fraction]],
+                after: Callable[[Any, int], Any], every: list[Steps], amounts: int,
+                most: int) -> int:
+    """An estimate, made before the walk, of the work units :func:`_spend_walk` charges:
+    a pull t holds about (system states reachable in t pulls) x (copy counts still in
+    progress at t) x
+    (refund totals: about 1 + amounts x copies so far) keys, each a few operations on integers
+    of t x bits(L) bits. The system's states are listed first (charged a state each)."""
+    seen = {start}
+    level = [start]
+    reach = [1]  # states reachable within t pulls, t = 0, 1, ... (until no new one)
+    lbits = 1
+    while level:
+        nxt = []
+        for s in level:
+            limits.charge(limits.EXPLORE_STATE_WORK, "spend(): the system's states")
+            ps = probs(s)
+            lbits = max(lbits, math.lcm(*(q.denominator for q in ps)).bit_length())
+            for i, q in enumerate(ps):
+                if q:
+                    a = after(s, i)
+                    if a not in seen:
+                        seen.add(a)
+                        nxt.append(a)
+            if len(seen) > limits.MAX_MARKOV_STATES:
+                raise LimitError(f"spend(): more than MAX_MARKOV_STATES = "
+                                 f"{limits.MAX_MARKOV_STATES:,} states",
+                                 limit="MAX_MARKOV_STATES", value=len(seen))
+        level = nxt
+        reach.append(len(seen))
+    first = [next((t for t, p in enumerate(st.pmf) if p), 0) for st in every]
+    ends = [st.upto for st in every]
+    total = 0
+    for t in range(1, most + 1):
+        # copy counts j (0-based: j copies so far) possible at t: first[j-1] <= t <= ends[j]
+        keys = sum(1 + amounts * j for j in range(len(every))
+                   if (j == 0 or first[j - 1] <= t) and t <= ends[j])
+        total += reach[min(t, len(reach) - 1)] * keys * 4 * _edge_work(MARKOV_INT_WORK,
+                                                                       t * lbits)
+    return total
+
+
+def _spend_walk(start: Any, probs: Callable[[Any], list[Fraction]],
+                after: Callable[[Any, int], Any], target: int, k: int, c: int,
+                ru: list[int], upto: int
+                ) -> list[tuple[dict[int, Fraction], dict[int, Fraction]]]:
+    """Forward over (state, copies, refunds R, headroom H) for ``upto`` pulls: after t
+    pulls the spent is c*t - R and the budget needed spent + H (H' = max(H + r - c, r):
+    the most a pull was short of, above what is spent now). Amounts in units."""
+    rows: dict[Any, tuple[int, list[tuple[Any, int, int]]]] = {}
+
+    def row(s: Any) -> tuple[int, list[tuple[Any, int, int]]]:
+        got = rows.get(s)
+        if got is None:
+            ps = probs(s)
+            den = math.lcm(*(q.denominator for q in ps))
+            got = rows[s] = (den, [(after(s, i), q.numerator * (den // q.denominator), i)
+                                   for i, q in enumerate(ps) if q])
+            if len(rows) > limits.MAX_MARKOV_STATES:
+                raise LimitError(f"spend(): more than MAX_MARKOV_STATES = "
+                                 f"{limits.MAX_MARKOV_STATES:,} states",
+                                 limit="MAX_MARKOV_STATES", value=len(rows))
+        return got
+
+    spent: list[dict[int, Fraction]] = [{} for _ in range(k)]
+    needed: list[dict[int, Fraction]] = [{} for _ in range(k)]
+    cur: dict[tuple[Any, int, int, int], int] = {(start, 0, 0, 0): 1}
+    scale = 1
+    for t in range(1, upto + 1):
+        if not cur:
+            break
+        limits.charge(len(cur) * 4 * _edge_work(MARKOV_INT_WORK, scale.bit_length()),
+                      f"spend(): pull {t}")
+        live = {s for s, _, _, _ in cur}
+        den = math.lcm(*(row(s)[0] for s in live))
+        nxt: dict[tuple[Any, int, int, int], int] = {}
+        done: dict[tuple[int, int, int], int] = {}
+        for (s, got, R, H), m in cur.items():
+            d, out = rows[s]
+            f = m * (den // d)
+            for a, w, i in out:
+                ri = ru[i]
+                h = max(H + ri - c, ri)
+                if i == target:  # the (got + 1)-th copy: recorded, and on to the next
+                    key2 = (got, c * t - R - ri, h)
+                    done[key2] = done.get(key2, 0) + f * w
+                    if got + 1 == k:
+                        continue
+                key = (a, got + (i == target), R + ri, h)
+                nxt[key] = nxt.get(key, 0) + f * w
+        scale *= den
+        for (j, sp, h), m in done.items():
+            q = Fraction(m, scale)
+            spent[j][sp] = spent[j].get(sp, 0) + q
+            needed[j][sp + h] = needed[j].get(sp + h, 0) + q
+        cur = nxt
+    return list(zip(spent, needed, strict=True))

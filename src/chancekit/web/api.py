@@ -464,8 +464,8 @@ def parse_markov(data: dict[str, Any]) -> dict[str, Any]:
 def parse_gacha(data: dict[str, Any]) -> dict[str, Any]:
     """``POST /api/gacha``: ``system`` (a fairness spec), ``copies`` (1..10), the state
     (``pity`` pulls since the last rare, ``guaranteed``, ``misses``), ``pulls``, ``price``,
-    ``refund``, ``budget`` and ``value``; the plan of :func:`chancekit.markov.planning.plan`
-    with the curves P(k copies by pull n).
+    ``refund``, ``budget``, ``refund_per`` ({value: amount}) and ``value``; the plan of
+    :func:`chancekit.markov.planning.plan` with the curves P(k copies by pull n).
 
     >>> parse_gacha({"system": "gacha:0.006,74,0.06,90", "copies": 3})["copies"]
     3
@@ -485,7 +485,31 @@ def parse_gacha(data: dict[str, Any]) -> dict[str, Any]:
     for name in ("price", "refund", "budget"):
         req[name] = None if data.get(name) is None else get_float(data, name, lo=0.0,
                                                                   hi=1e12)
+    req["refund_per"] = _refund_per(data.get("refund_per"))
     return req
+
+
+def _refund_per(v: Any) -> dict[str, float] | None:
+    """``refund_per``: {value: currency given back when it is drawn} (at most 50)."""
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise ApiError(400, f"'refund_per' must be an object value -> amount, not "
+                       f"{_json_type(v)}", field="refund_per")
+    if len(v) > 50:
+        raise ApiError(400, f"'refund_per' has {len(v)} values; at most 50",
+                       field="refund_per")
+    out: dict[str, float] = {}
+    for key, amount in v.items():
+        if not key or len(key) > 40:
+            raise ApiError(400, "'refund_per' keys must be values of 1..40 characters",
+                           field="refund_per")
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or not (
+                0 <= amount <= 1e12):
+            raise ApiError(400, f"'refund_per' amounts must be numbers between 0 and "
+                           f"1e+12, not {amount!r} for {key!r}", field="refund_per")
+        out[key] = float(amount)
+    return out or None
 
 
 # -- one dispatch for both back ends ---------------------------------------------------------

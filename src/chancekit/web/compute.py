@@ -746,7 +746,9 @@ def gacha_job(req: dict[str, Any], progress: Progress) -> dict[str, Any]:
                 pity=req.get("pity"), guaranteed=req.get("guaranteed", False),
                 misses=req.get("misses"), pulls=req.get("pulls"),
                 price=amount(req.get("price")), refund=amount(req.get("refund")) or 0,
-                budget=amount(req.get("budget")), curve=True)
+                budget=amount(req.get("budget")), curve=True,
+                refund_per={v: amount(a) for v, a in (req.get("refund_per") or {}).items()}
+                or None)
 
 
 def run_job(kind: str, request: dict[str, Any], progress: Progress

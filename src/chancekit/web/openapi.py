@@ -127,13 +127,19 @@ def openapi_document() -> dict[str, Any]:
                 "'misses' (fate points): per copy count the mean, sd, median, p90, p99, "
                 "the most pulls, P(within 'pulls'), P(within the pulls 'budget' buys at "
                 "'price' less 'refund' a pull) and the mean cost; 'curve': P(k copies by "
-                "pull n) for each k at the listed 'pulls' (at most about 400 points).",
+                "pull n) for each k at the listed 'pulls' (at most about 400 points). "
+                "'refund_per' ({value: amount}, e.g. {\"featured\": 40, \"off-banner\": "
+                "40}): currency given back each time a value is drawn (a refund per rare); "
+                "the mean cost and P(within budget) are then exact under "
+                "chancekit.markov.spend and 'affordable' is null.",
                 {"system": "gacha:0.006,74,0.06,90", "copies": 3, "pity": 37,
                  "guaranteed": True, "pulls": 160},
                 {"system": s, "value": s, "copies": i, "pity": i,
                  "guaranteed": {"type": "boolean"}, "misses": i, "pulls": i,
                  "price": {"type": "number"}, "refund": {"type": "number"},
-                 "budget": {"type": "number"}}, ["system"]),
+                 "budget": {"type": "number"},
+                 "refund_per": {"type": "object",
+                                "additionalProperties": {"type": "number"}}}, ["system"]),
             "/api/estimate": _post(
                 "a Monte Carlo estimate (not exact)",
                 "For expressions the exact engine refuses: 'samples' rolls (default 10000) "

@@ -5,7 +5,8 @@
   const { el, $, pct, num, download, errorBox } = CK;
   const PRESETS = ["gacha:0.006,74,0.06,90", "gacha:0.007,63,0.07,80,0.75,fate=1,chosen=0.5",
                    "gacha:0.051,9,0.5,10", "pity:0.02,50,0.02,100", "prd:0.25"];
-  const FIELDS = ["system", "copies", "value", "pity", "misses", "pulls", "price", "refund", "budget"];
+  const FIELDS = ["system", "copies", "value", "pity", "misses", "pulls", "price", "refund", "budget",
+                  "refund_per"];
   const NUMS = ["copies", "pity", "misses", "pulls", "price", "refund", "budget"];
   let result = null;
 
@@ -20,6 +21,12 @@
       if (v !== "") out[f] = Number(v);
     }
     if (out.pity === 0) delete out.pity;
+    const per = $("#refund_per").value.trim();
+    if (per) {  // value=amount,... -> {value: amount}; anything else is sent as it is (a 400)
+      const pairs = per.split(",").map((p) => p.split("=").map((x) => x.trim()));
+      const ok = pairs.every((p) => p.length === 2 && p[0] && p[1] !== "" && Number.isFinite(Number(p[1])));
+      out.refund_per = ok ? Object.fromEntries(pairs.map(([v, a]) => [v, Number(a)])) : per;
+    }
     return out;
   }
   const view = () => ({ ...Object.fromEntries(FIELDS.map((f) => [f, $(`#${f}`).value])),
@@ -52,15 +59,16 @@
       (d.affordable !== null ? ` · the budget buys ${d.affordable} pulls` : ""));
     const head = ["copies", "mean pulls", "median", "90 %", "99 %", "most"];
     if (d.pulls !== null) head.push(`P(≤ ${d.pulls} pulls)`);
-    if (d.affordable !== null) head.push("P(budget)");
+    if (d.budget !== null) head.push("P(budget)");
     if (d.price !== null) head.push("mean cost");
     $("#plan").replaceChildren(el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h)))),
       el("tbody", {}, d.rows.map((r) => el("tr", { "data-copies": r.copies }, [
         el("td", {}, r.copies), el("td", { title: r.mean_exact || "" }, num(r.mean, 6)),
         el("td", {}, r.median), el("td", {}, r.p90), el("td", {}, r.p99), el("td", {}, r.most ?? "∞"),
         ...(d.pulls !== null ? [el("td", { class: "within" }, pct(r.within_pulls))] : []),
-        ...(d.affordable !== null ? [el("td", {}, pct(r.within_budget))] : []),
-        ...(d.price !== null ? [el("td", {}, num(r.mean_cost, 6))] : [])]))));
+        ...(d.budget !== null ? [el("td", { class: "budget" },
+          r.within_budget === null ? "–" : pct(r.within_budget))] : []),
+        ...(d.price !== null ? [el("td", {}, r.mean_cost === null ? "–" : num(r.mean_cost, 6))] : [])]))));
   }
 
   $("#run").addEventListener("click", run);
