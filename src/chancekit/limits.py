@@ -470,8 +470,6 @@ MAX_TRIES = 100_000
 MAX_AUDIT_PULLS = 100_000
 #: the most count vectors the exact multinomial test enumerates
 MAX_MULTINOMIAL_CELLS = 2_000_000
-#: the most (state, rares) pairs the pull-log forward pass holds at once
-MAX_AUDIT_STATES = 200_000
 #: the most transitions x pulls the pull-log pass takes (each a polynomial operation on
 #: coefficients of about pulls x 10 bits: a 90-pity banner's 700-pull log is 126 000
 #: steps, about 1 s; the work grows as pulls**2)

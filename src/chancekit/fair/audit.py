@@ -39,7 +39,6 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, St
 from chancekit.fair.systems import System
 from chancekit.limits import (
     MAX_AUDIT_PULLS,
-    MAX_AUDIT_STATES,
     MAX_AUDIT_STEPS,
     MAX_MULTINOMIAL_CELLS,
 )
@@ -597,11 +596,6 @@ def _rows(system: System, start: Any, rares: set[int], n: int
                                  f"more than MAX_AUDIT_STEPS = {MAX_AUDIT_STEPS:,}; audit "
                                  "fewer pulls or the counts (audit_counts)",
                                  limit="MAX_AUDIT_STEPS", value=edges_so_far * n)
-            if len(rows) > MAX_AUDIT_STATES:
-                raise LimitError(f"audit_log(): the system reaches more than "
-                                 f"MAX_AUDIT_STATES = {MAX_AUDIT_STATES:,} states in {n:,} "
-                                 "pulls; audit the counts instead (audit_counts)",
-                                 limit="MAX_AUDIT_STATES", value=len(rows))
         frontier = nxt_frontier
         depth += 1
     edges = sum(len(r) for r in rows.values())
