@@ -435,6 +435,8 @@ class MultisetExpression:
         Fraction(125, 216)
         """
         fast = _per_die_total(self, _Size())
+        if fast is None:
+            fast = _sort_pair_count_closed(self)
         return self._evaluate(_Size()) if fast is None else fast
 
     def size(self) -> Any:
@@ -584,6 +586,110 @@ def _largest_count_closed(e: MultisetExpression,
                 out[t + k] = out.get(t + k, 0) + ways * (cur - prev)
             prev = cur
     return Distribution._raw(out)
+
+
+def _sort_pair_count_closed(e: MultisetExpression) -> Distribution | None:
+    """``count()`` of ``a.sort_pair(op, b)`` for two plain pools (``n`` identical dice
+    each) and an ordered comparison, or None otherwise: a walk of its own over (dice of
+    ``a`` read, dice of ``b`` read), the kept count riding in a packed weight as in
+    :func:`~chancekit.dice.facewalk.face_walk_packed`. Each face is read in two half
+    steps, one side's dice then the other's: with ``op`` one of ``<``, ``<=``, ``>``,
+    ``>=`` a tie counts as "partner earlier" or as "partner later", so whether one of
+    ``a``'s dice is kept depends only on how many of ``b``'s dice came before it (read
+    first when a tie counts as earlier, after when it counts as later). That makes
+    O(F · (n_a+1)(n_b+1) · (n_a+n_b+2)) packed-integer steps instead of the general walk's
+    O(F · (n_a+1)²(n_b+1)²): RISK 10 v 10 does about 8,700 instead of 26,000. The same
+    numbers as the general walk (tests/dice/test_multiset_brute.py compares them)."""
+    if _LAZY.get() or not isinstance(e, _SortPair) or e.op not in _ORDERED:
+        return None
+    pa, pb = e.kids[0]._plain(), e.kids[1]._plain()
+    if pa is None or pb is None:
+        return None
+    (da, na), (db, nb) = pa, pb
+    earlier, tie, later, xres = e._results(e.sort)
+    if tie == earlier:
+        b_first = True
+    elif tie == later:
+        b_first = False
+    else:  # pragma: no cover - every ordered comparison is one of the two
+        return None
+    try:
+        faces = sorted(set(da.outcomes()) | set(db.outcomes()), reverse=e.sort == _DESC)
+    except TypeError:
+        return None  # the general walk names the faces that do not compare
+    facewalk._check_dice(na + nb)
+    n_faces = len(faces)
+    weight_bits = na * da.total.bit_length() + nb * db.total.bit_length() + 1
+    width = (weight_bits + 8) // 8 * 8
+    work = (n_faces * (na + 1) * (nb + 1) * (na + nb + 2) * facewalk.STEP_WORK
+            * ((na + 1) * width // 64 + 1))
+    limits.refuse_past_budget(work, "this pool evaluation (sort_pair, count)",
+                              "use fewer dice or faces (--max-work / limits.evaluation "
+                              "lifts the budget)")
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        limits.charge(work, "this pool evaluation (sort_pair, count)")
+        limits.count(work)
+    comb = [[math.comb(r, k) for k in range(r + 1)] for r in range(max(na, nb) + 1)]
+    wa_all, wb_all = da.weights, db.weights
+    nb1 = nb + 1
+    # kept[ua][u]: shifts (kept count x width) of a's dice ua .. ua+ka-1 for ka = 0..,
+    # when u of b's dice come before them (partner index < u: earlier; >= u: later)
+    kept_tab = []
+    for ua in range(na + 1):
+        row = []
+        for u in range(nb + 1):
+            shifts = [0]
+            acc = 0
+            for i in range(ua, na):
+                acc += xres if i >= nb else (earlier if i < u else later)
+                shifts.append(acc * width)
+            row.append(shifts)
+        kept_tab.append(row)
+    size = (na + 1) * nb1
+    cur: list[int] = [0] * size
+    cur[0] = 1
+    for fi, f in enumerate(faces):
+        last = fi == n_faces - 1
+        wa, wb = wa_all.get(f, 0), wb_all.get(f, 0)
+        for phase in ((0, 1) if b_first else (1, 0)):
+            nxt = [0] * size
+            if phase == 0:  # b's dice at this face
+                pw = [wb**k for k in range(nb + 1)]
+                for idx, wt in enumerate(cur):
+                    if not wt:
+                        continue
+                    ub = idx % nb1
+                    r = nb - ub
+                    if last:
+                        if r == 0 or wb:
+                            nxt[idx + r] += wt * pw[r]
+                        continue
+                    if not wb:
+                        nxt[idx] += wt
+                        continue
+                    row = comb[r]
+                    for k in range(r + 1):
+                        nxt[idx + k] += wt * (row[k] * pw[k])
+            else:  # a's dice, the kept ones shifting the packed count
+                pw = [wa**k for k in range(na + 1)]
+                for idx, wt in enumerate(cur):
+                    if not wt:
+                        continue
+                    ua, ub = divmod(idx, nb1)
+                    r = na - ua
+                    shifts = kept_tab[ua][ub]
+                    if last:
+                        if r == 0 or wa:
+                            nxt[idx + r * nb1] += (wt * pw[r]) << shifts[r]
+                        continue
+                    if not wa:
+                        nxt[idx] += wt
+                        continue
+                    row = comb[r]
+                    for k in range(r + 1):
+                        nxt[idx + k * nb1] += (wt * (row[k] * pw[k])) << shifts[k]
+            cur = nxt
+    return _unpack(cur[-1], width, [na + 1], lambda outs: outs[0])
 
 
 def _per_die(e: MultisetExpression) -> list[tuple[Distribution, int, Callable[[Any], int]]
