@@ -326,3 +326,60 @@ def test_sort_pair_count_fast_path_scope() -> None:
         lambda r: len(sort_pair(list(r[:3]), list(r[3:]), ">")))
     risk = Pool(d(6), 10).sort_pair(">", Pool(d(6), 10)).count()
     assert risk == _general_walk(Pool(d(6), 10).sort_pair(">", Pool(d(6), 10)))
+
+
+def _straights_of(roll: tuple[int, ...]) -> tuple[int, ...]:
+    """all_straights from its definition: the maximal runs of the faces shown at least
+    ``level`` times, for every level, longest first."""
+    c = Counter(roll)
+    out = []
+    for level in range(1, len(roll) + 1):
+        run = 0
+        for v in range(min(roll, default=0), max(roll, default=0) + 2):
+            if c[v] >= level:
+                run += 1
+            elif run:
+                out.append(run)
+                run = 0
+    return tuple(sorted(out, reverse=True))
+
+
+@pytest.mark.parametrize(("die", "n"), [
+    (d(6), 1), (d(6), 2), (d(6), 4), (d(4), 5), (d(1), 3), (d(3), 6), (d(8), 3),
+    (Distribution({1: 1, 2: 3, 4: 2, 5: 1}), 4),     # a gap, unequal weights
+    (Distribution({-1: 2, 0: 1, 1: 3}), 5),          # negative faces
+    (Distribution({2: 1, 3: 2, 7: 1}), 3),           # a long gap
+    (d(6).map(lambda x: 2 * x), 3),                  # no two faces consecutive
+    (Distribution({5: 2}), 3)])
+def test_all_straights_fast_path(die: Distribution, n: int) -> None:
+    """all_straights of a plain pool takes the closed form over levels (equal weights: sums
+    over multisets of bar lengths; others: intervals); brute force and the face walk agree."""
+    p = Pool(die, n)
+    assert multiset._all_straights_closed(p) is not None
+    got = p.all_straights()
+    assert got == enumerate_rolls(n * [die], _straights_of)
+    assert got == Evaluation(multiset._AllStraights(), (p,)).distribution()
+
+
+@pytest.mark.parametrize(("die", "n"), [(d(6), 8), (d(6), 12), (d(10), 7),
+                                        (Distribution({1: 2, 2: 1, 3: 3, 4: 1, 6: 2}), 8)])
+def test_all_straights_fast_path_larger(die: Distribution, n: int) -> None:
+    """Larger pools: the closed form against the face walk (8d6 is the benchmark's)."""
+    p = Pool(die, n)
+    fast = multiset._all_straights_closed(p)
+    assert fast is not None
+    assert fast == Evaluation(multiset._AllStraights(), (p,)).distribution()
+
+
+def test_all_straights_fast_path_scope_and_work() -> None:
+    """Not plain pools (or no dice): the face walk; the estimate is charged up
+    front, and past the budget the face walk's own estimate refuses as before."""
+    assert multiset._all_straights_closed(Pool(d(6), 3).highest(2)) is None
+    assert multiset._all_straights_closed(Pool(d(6), 0)) is None
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        Pool(d(6), 8).all_straights()
+    assert budget.estimated == budget.counted == multiset._straights_work(8, 6, 6) > 0
+    with limits.evaluation(limit=1000, name="MAX_WORK"):
+        assert multiset._all_straights_closed(Pool(d(6), 8)) is None
+        with pytest.raises(LimitError):
+            Pool(d(6), 8).all_straights()

@@ -492,8 +492,16 @@ class MultisetExpression:
 
     def all_straights(self) -> Any:
         """Evaluation: the lengths of all straights, descending (each element in one
-        straight; duplicates make overlapping straights, the longer ones first)."""
-        return self._evaluate(_AllStraights())
+        straight; duplicates make overlapping straights, the longer ones first). A plain
+        pool of identical dice takes a closed form over the levels of the straights
+        (:func:`_all_straights_closed`), about 10 times fewer steps than the face walk.
+
+        >>> from chancekit.dice import Pool, d
+        >>> Pool(d(6), 3).all_straights().probability((3,))
+        Fraction(1, 9)
+        """
+        fast = _all_straights_closed(self)
+        return self._evaluate(_AllStraights()) if fast is None else fast
 
     def highest_outcome_and_count(self) -> Any:
         """Evaluation: ``(highest outcome, its count)``; ``(lowest face, 0)`` if empty."""
@@ -690,6 +698,223 @@ def _sort_pair_count_closed(e: MultisetExpression) -> Distribution | None:
                         nxt[idx + k * nb1] += (wt * (row[k] * pw[k])) << shifts[k]
             cur = nxt
     return _unpack(cur[-1], width, [na + 1], lambda outs: outs[0])
+
+
+#: work units of one (term, term) product of the straights closed form (about 200 ns)
+_STRAIGHTS_PAIR_WORK = 10
+#: the most faces x dice the straights closed form takes (past it: the face walk)
+_STRAIGHTS_MOST = 4096
+
+
+def _straights_work(n: int, n_faces: int, total: int) -> int:
+    """An upper bound of the work of :func:`_all_straights_closed`: per (level, interval
+    length m), the intervals x the splits (m², or the multisets of bar lengths) x the
+    pairs of terms whose dice add up to at most what is left (terms of d dice: the
+    partitions of d into parts <= m)."""
+    top = min(n_faces, n)
+    # p[m][d]: partitions of d into parts <= m
+    p = [[1] + [0] * n]
+    for m in range(1, top + 1):
+        row = p[-1][:]
+        for d in range(m, n + 1):
+            row[d] += row[d - m]
+        p.append(row)
+
+    def pairs(dice: int, m: int) -> int:
+        row = p[min(m, top)]
+        return sum(row[a] * sum(row[:dice - a + 1]) for a in range(dice + 1))
+
+    def splits(m: int) -> int:
+        return m * m + sum(p[min(m, top)][:m + 1])
+
+    work = splits(n_faces) * pairs(n, n_faces)
+    for j in range(2, n + 2):
+        for m in range(1, min(n_faces, n // (j - 1)) + 1):
+            work += (n_faces - m + 1) * splits(m) * pairs(n - (j - 1) * m, m)
+    bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
+    return work * _STRAIGHTS_PAIR_WORK * bits
+
+
+def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
+    """``all_straights`` of ``n`` identical dice with integer faces in closed form, or None
+    when ``e`` is not such a pool (or the estimate is past the budget: the general walk
+    then estimates and refuses as before).
+
+    Level by level instead of face by face. With exponential generating functions the
+    weight of a count vector ``c``, ``n! Π_f w_f^c_f / c_f!``, splits into a factor
+    ``w_f / j`` per level ``j <= c_f`` of each face, and the straights are the maximal runs
+    of each level: bars nested in the bars one level down. So a bar of level ``j`` over an
+    interval is its weight times an arrangement of level ``j+1`` bars inside it (disjoint,
+    not adjacent), and the answer is the arrangement of level-1 bars on the whole face
+    range: a recursion over (level, interval) whose values are polynomials in the bar
+    lengths (dicts: key = dice used and the number of bars of each length >= 2, additive
+    under the union of multisets; the bars of length 1 follow from the dice used). The
+    ``1/j`` factors are kept whole by counting each face ``n!/c_f!`` (a position left
+    uncovered at level ``j`` gives ``n!/(j-1)!``) and dividing by ``n!^(F-1)`` at the end.
+    Equal weights (a standard die) make every interval of a length alike: an arrangement
+    is then a sum over the multisets of bar lengths (placements counted), and on the whole
+    range only the terms using all ``n`` dice are formed. 8d6: about 230 products of terms
+    where the face walk makes 1,600 steps over 700 distinct states."""
+    if _LAZY.get():
+        return None
+    plain = e._plain()
+    if plain is None or plain[1] == 0:
+        return None
+    die, n = plain
+    faces = die.outcomes()
+    if not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
+        return None
+    lo, hi = min(faces), max(faces)
+    if hi - lo > limits.MAX_OUTCOMES:
+        return None
+    facewalk._check_dice(n)
+    ws = tuple(die.weights.get(f, 0) for f in range(lo, hi + 1))
+    n_faces = len(ws)
+    # the keys: dice used x span + the number of bars of each length 2.. (mixed radix)
+    place: dict[int, int] = {}
+    span = 1
+    for length in range(2, min(n_faces, n) + 1):
+        place[length] = span
+        span *= n // length + 1
+    if n_faces * n > _STRAIGHTS_MOST:
+        return None  # the general walk estimates (and refuses) large ones
+    work = _straights_work(n, n_faces, die.total)
+    if work > limits.work_limit():
+        return None
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        limits.charge(work, "this pool evaluation (all_straights)")
+        limits.count(work)
+    bar_key = [0] + [m * span + place.get(m, 0) for m in range(1, n_faces + 1)]
+    fn = math.factorial(n)
+    uncovered = [0] + [fn // math.factorial(j - 1) for j in range(1, n + 2)]
+    g_memo: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
+    t_memo: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
+    top = ws
+
+    def bar(j: int, w: tuple[int, ...]) -> dict[int, int]:
+        """One bar of level j over positions w, with everything nested in it."""
+        key = (j, w)
+        got = t_memo.get(key)
+        if got is None:
+            m = len(w)
+            if j * m > n or 0 in w:
+                got = {}
+            else:
+                kb = bar_key[m]
+                weight = math.prod(w)
+                got = {k + kb: c * weight for k, c in arrange(j + 1, w).items()}
+            t_memo[key] = got
+        return got
+
+    def arrange(j: int, w: tuple[int, ...]) -> dict[int, int]:
+        """The arrangements of level-j bars over positions w (all at level >= j-1), at most
+        n - (j-1)·len(w) dice; on the whole range (j == 1) exactly n."""
+        key = (j, w)
+        got = g_memo.get(key)
+        if got is None:
+            exact = j == 1 and w is top
+            if len(set(w)) == 1:
+                got = _arrange_equal(j, w, exact)
+            else:
+                got = _arrange_any(j, w, exact)
+            g_memo[key] = got
+        return got
+
+    def _by_degree(t: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
+        out: dict[int, list[tuple[int, int]]] = {}
+        for k, c in t.items():
+            out.setdefault(k // span, []).append((k, c))
+        return out
+
+    def _arrange_any(j: int, w: tuple[int, ...], exact: bool) -> dict[int, int]:
+        m = len(w)
+        lim = (n - (j - 1) * m + 1) * span
+        u = uncovered[j]
+        before = [{0: 1}]  # before[s]: prefixes of length s whose last position is free
+        acc: dict[int, int] = {0: 1}
+        for p in range(1, m + 1):
+            free = {k: c * u for k, c in acc.items()}
+            last = exact and p == m
+            acc = {k: c for k, c in free.items() if k // span == n} if last else dict(free)
+            get = acc.get
+            for s in range(max(0, p - n // j), p):
+                t = bar(j, w[s:p])
+                if not t:
+                    continue
+                if last:
+                    idx = _by_degree(t)
+                    for k1, c1 in before[s].items():
+                        for k2, c2 in idx.get(n - k1 // span, ()):
+                            k = k1 + k2
+                            acc[k] = get(k, 0) + c1 * c2
+                    continue
+                items = list(t.items())
+                for k1, c1 in before[s].items():
+                    room = lim - k1
+                    for k2, c2 in items:
+                        if k2 < room:
+                            k = k1 + k2
+                            acc[k] = get(k, 0) + c1 * c2
+            before.append(free)
+        return acc
+
+    def _arrange_equal(j: int, w: tuple[int, ...], exact: bool) -> dict[int, int]:
+        m = len(w)
+        lim = (n - (j - 1) * m + 1) * span
+        u = uncovered[j]
+        out: dict[int, int] = {} if exact else {0: u**m}
+        get = out.get
+
+        def more(longest: int, partial: dict[int, int], covered: int, r: int, mult: int,
+                 last: int) -> None:
+            for length in range(min(longest, m - covered - r, n // j), 0, -1):
+                t = bar(j, w[:length])
+                if not t:
+                    continue
+                rr = r + 1
+                same = mult + 1 if length == last else 1
+                cov = covered + length
+                free = m - cov
+                ways = math.comb(free + 1, rr) * u**free
+                grow = cov + rr < m  # room for a gap and one more bar
+                nxt: dict[int, int] = {}
+                if exact:
+                    idx = _by_degree(t)
+                    for k1, c1 in partial.items():
+                        for k2, c2 in idx.get(n - k1 // span, ()):
+                            k = k1 + k2
+                            out[k] = get(k, 0) + c1 * c2 * rr // same * ways
+                if grow or not exact:
+                    items = list(t.items())
+                    nget = nxt.get
+                    for k1, c1 in partial.items():
+                        room = lim - k1
+                        for k2, c2 in items:
+                            if k2 < room:
+                                k = k1 + k2
+                                nxt[k] = nget(k, 0) + c1 * c2 * rr // same
+                    if not exact:
+                        for k, c in nxt.items():
+                            out[k] = get(k, 0) + c * ways
+                    if grow and nxt:
+                        more(length, nxt, cov, rr, same, length)
+
+        more(m, {0: 1}, 0, 0, 0, 0)
+        return out
+
+    div = fn ** (n_faces - 1)
+    res: dict[Any, int] = {}
+    for k, c in arrange(1, top).items():
+        used, rest = divmod(k, span)
+        if used != n or not c:
+            continue
+        lens: list[int] = []
+        for length in range(max(place, default=1), 1, -1):
+            count, rest = divmod(rest, place[length])
+            lens += [length] * count
+        lens += [1] * (n - sum(lens))
+        res[tuple(lens)] = c // div
+    return Distribution._raw(res)
 
 
 def _per_die(e: MultisetExpression) -> list[tuple[Distribution, int, Callable[[Any], int]]
