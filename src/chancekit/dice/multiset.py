@@ -44,6 +44,7 @@ Fraction(61, 36)
 from __future__ import annotations
 
 import contextvars
+import itertools
 import math
 import operator
 from collections import Counter
@@ -702,8 +703,9 @@ def _sort_pair_count_closed(e: MultisetExpression) -> Distribution | None:
 
 #: work units of one (term, term) product of the straights closed form (about 200 ns)
 _STRAIGHTS_PAIR_WORK = 10
-#: the most faces x dice the straights closed form takes (past it: the face walk)
-_STRAIGHTS_MOST = 4096
+#: the most faces, and the most dice, the straights closed form takes (past either: the
+#: face walk, which estimates and refuses on its own)
+_STRAIGHTS_MOST = 64
 
 
 def _straights_work(n: int, n_faces: int, total: int) -> int:
@@ -719,13 +721,14 @@ def _straights_work(n: int, n_faces: int, total: int) -> int:
         for d in range(m, n + 1):
             row[d] += row[d - m]
         p.append(row)
+    cum = [list(itertools.accumulate(row)) for row in p]  # partitions of <= d
 
     def pairs(dice: int, m: int) -> int:
-        row = p[min(m, top)]
-        return sum(row[a] * sum(row[:dice - a + 1]) for a in range(dice + 1))
+        row, below = p[min(m, top)], cum[min(m, top)]
+        return sum(row[a] * below[dice - a] for a in range(dice + 1))
 
     def splits(m: int) -> int:
-        return m * m + sum(p[min(m, top)][:m + 1])
+        return m * m + cum[min(m, top)][min(m, n)]
 
     work = splits(n_faces) * pairs(n, n_faces)
     for j in range(2, n + 2):
@@ -765,9 +768,8 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
     if not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
         return None
     lo, hi = min(faces), max(faces)
-    if hi - lo > limits.MAX_OUTCOMES:
-        return None
-    facewalk._check_dice(n)
+    if hi - lo >= _STRAIGHTS_MOST or n > _STRAIGHTS_MOST:
+        return None  # the face walk, which estimates and refuses on its own
     ws = tuple(die.weights.get(f, 0) for f in range(lo, hi + 1))
     n_faces = len(ws)
     # the keys: dice used x span + the number of bars of each length 2.. (mixed radix)
@@ -776,8 +778,6 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
     for length in range(2, min(n_faces, n) + 1):
         place[length] = span
         span *= n // length + 1
-    if n_faces * n > _STRAIGHTS_MOST:
-        return None  # the general walk estimates (and refuses) large ones
     work = _straights_work(n, n_faces, die.total)
     if work > limits.work_limit():
         return None
@@ -820,11 +820,26 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
             g_memo[key] = got
         return got
 
-    def _by_degree(t: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
-        out: dict[int, list[tuple[int, int]]] = {}
-        for k, c in t.items():
-            out.setdefault(k // span, []).append((k, c))
-        return out
+    idx_memo: dict[Any, Any] = {}
+
+    def by_degree(j: int, w: tuple[int, ...], t: dict[int, int]
+                  ) -> dict[int, list[tuple[int, int]]]:
+        """A bar's terms by the dice they use (for the joins that must use all n)."""
+        key = ("d", j, w)
+        got = idx_memo.get(key)
+        if got is None:
+            got = idx_memo[key] = {}
+            for k, c in t.items():
+                got.setdefault(k // span, []).append((k, c))
+        return got  # type: ignore[no-any-return]
+
+    def sorted_items(j: int, w: tuple[int, ...], t: dict[int, int]) -> list[tuple[int, int]]:
+        """A bar's terms by key, so a product stops at the first past the dice left."""
+        key = ("s", j, w)
+        got = idx_memo.get(key)
+        if got is None:
+            got = idx_memo[key] = sorted(t.items())
+        return got  # type: ignore[no-any-return]
 
     def _arrange_any(j: int, w: tuple[int, ...], exact: bool) -> dict[int, int]:
         m = len(w)
@@ -842,19 +857,20 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
                 if not t:
                     continue
                 if last:
-                    idx = _by_degree(t)
+                    idx = by_degree(j, w[s:p], t)
                     for k1, c1 in before[s].items():
                         for k2, c2 in idx.get(n - k1 // span, ()):
                             k = k1 + k2
                             acc[k] = get(k, 0) + c1 * c2
                     continue
-                items = list(t.items())
+                items = sorted_items(j, w[s:p], t)
                 for k1, c1 in before[s].items():
                     room = lim - k1
                     for k2, c2 in items:
-                        if k2 < room:
-                            k = k1 + k2
-                            acc[k] = get(k, 0) + c1 * c2
+                        if k2 >= room:
+                            break
+                        k = k1 + k2
+                        acc[k] = get(k, 0) + c1 * c2
             before.append(free)
         return acc
 
@@ -878,21 +894,36 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
                 ways = math.comb(free + 1, rr) * u**free
                 grow = cov + rr < m  # room for a gap and one more bar
                 nxt: dict[int, int] = {}
+                # c1 * rr // same is whole: the multinomial of the bar lengths so far
                 if exact:
-                    idx = _by_degree(t)
+                    idx = by_degree(j, w[:length], t)
                     for k1, c1 in partial.items():
-                        for k2, c2 in idx.get(n - k1 // span, ()):
-                            k = k1 + k2
-                            out[k] = get(k, 0) + c1 * c2 * rr // same * ways
-                if grow or not exact:
-                    items = list(t.items())
+                        got = idx.get(n - k1 // span)
+                        if got:
+                            c1 = c1 * rr // same * ways
+                            for k2, c2 in got:
+                                k = k1 + k2
+                                out[k] = get(k, 0) + c1 * c2
+                if r == 0:  # the first bar: the product is the bar itself
+                    items = sorted_items(j, w[:length], t)
+                    if items[-1][0] >= lim:
+                        t = {k: c for k, c in items if k < lim}
+                    if not exact:
+                        for k, c in t.items():
+                            out[k] = get(k, 0) + c * ways
+                    if grow:
+                        more(length, t, cov, rr, same, length)
+                elif grow or not exact:
+                    items = sorted_items(j, w[:length], t)
                     nget = nxt.get
                     for k1, c1 in partial.items():
                         room = lim - k1
+                        c1 = c1 * rr // same
                         for k2, c2 in items:
-                            if k2 < room:
-                                k = k1 + k2
-                                nxt[k] = nget(k, 0) + c1 * c2 * rr // same
+                            if k2 >= room:
+                                break
+                            k = k1 + k2
+                            nxt[k] = nget(k, 0) + c1 * c2
                     if not exact:
                         for k, c in nxt.items():
                             out[k] = get(k, 0) + c * ways
