@@ -378,7 +378,7 @@ def test_all_straights_fast_path_scope_and_work() -> None:
     assert multiset._all_straights_closed(Pool(d(6), 0)) is None
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         Pool(d(6), 8).all_straights()
-    assert budget.estimated == budget.counted == multiset._straights_work(8, 6, 6) > 0
+    assert budget.estimated == budget.counted == multiset._straights_work(8, (1,) * 6, 6) > 0
     with limits.evaluation(limit=1000, name="MAX_WORK"):
         assert multiset._all_straights_closed(Pool(d(6), 8)) is None
         with pytest.raises(LimitError):

@@ -708,11 +708,13 @@ _STRAIGHTS_PAIR_WORK = 10
 _STRAIGHTS_MOST = 64
 
 
-def _straights_work(n: int, n_faces: int, total: int) -> int:
-    """An upper bound of the work of :func:`_all_straights_closed`: per (level, interval
-    length m), the intervals x the splits (m², or the multisets of bar lengths) x the
-    pairs of terms whose dice add up to at most what is left (terms of d dice: the
-    partitions of d into parts <= m)."""
+def _straights_work(n: int, ws: tuple[int, ...], total: int) -> int:
+    """An upper bound of the work of :func:`_all_straights_closed` for ``n`` dice whose
+    faces weigh ``ws``: per (level, interval length m), the distinct intervals (one for a
+    die of equal weights) x the splits (m², or the multisets of bar lengths) x the pairs
+    of terms whose dice add up to at most what is left (terms of d dice: the partitions
+    of d into parts <= m)."""
+    n_faces = len(ws)
     top = min(n_faces, n)
     # p[m][d]: partitions of d into parts <= m
     p = [[1] + [0] * n]
@@ -731,9 +733,10 @@ def _straights_work(n: int, n_faces: int, total: int) -> int:
         return m * m + cum[min(m, top)][min(m, n)]
 
     work = splits(n_faces) * pairs(n, n_faces)
-    for j in range(2, n + 2):
-        for m in range(1, min(n_faces, n // (j - 1)) + 1):
-            work += (n_faces - m + 1) * splits(m) * pairs(n - (j - 1) * m, m)
+    for m in range(1, min(n_faces, n) + 1):
+        intervals = len({ws[i:i + m] for i in range(n_faces - m + 1)})
+        for j in range(2, n // m + 2):
+            work += intervals * splits(m) * pairs(n - (j - 1) * m, m)
     bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
     return work * _STRAIGHTS_PAIR_WORK * bits
 
@@ -778,7 +781,7 @@ def _all_straights_closed(e: MultisetExpression) -> Distribution | None:
     for length in range(2, min(n_faces, n) + 1):
         place[length] = span
         span *= n // length + 1
-    work = _straights_work(n, n_faces, die.total)
+    work = _straights_work(n, ws, die.total)
     if work > limits.work_limit():
         return None
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
