@@ -353,12 +353,14 @@ def _straights_of(roll: tuple[int, ...]) -> tuple[int, ...]:
     (Distribution({5: 2}), 3)])
 def test_all_straights_fast_path(die: Distribution, n: int) -> None:
     """all_straights of a plain pool takes the closed form over levels (equal weights: sums
-    over multisets of bar lengths; others: intervals); brute force and the face walk agree."""
+    over multisets of bar lengths, bottom up; any weights: intervals); brute force, the
+    face walk and both closed forms agree."""
     p = Pool(die, n)
     assert multiset._all_straights_closed(p) is not None
     got = p.all_straights()
     assert got == enumerate_rolls(n * [die], _straights_of)
     assert got == Evaluation(multiset._AllStraights(), (p,)).distribution()
+    assert got == multiset._all_straights_closed(p, intervals=True)
 
 
 @pytest.mark.parametrize(("die", "n"), [(d(6), 8), (d(6), 12), (d(10), 7),
@@ -369,6 +371,7 @@ def test_all_straights_fast_path_larger(die: Distribution, n: int) -> None:
     fast = multiset._all_straights_closed(p)
     assert fast is not None
     assert fast == Evaluation(multiset._AllStraights(), (p,)).distribution()
+    assert fast == multiset._all_straights_closed(p, intervals=True)
 
 
 def test_all_straights_fast_path_scope_and_work() -> None:
