@@ -724,17 +724,19 @@ def _straights_work(n: int, ws: tuple[int, ...], total: int) -> int:
             row[d] += row[d - m]
         p.append(row)
     cum = [list(itertools.accumulate(row)) for row in p]  # partitions of <= d
+    back = [row[::-1] for row in cum]  # back[m][n - d] = cum[m][d]
 
     def pairs(dice: int, m: int) -> int:
-        row, below = p[min(m, top)], cum[min(m, top)]
-        return sum(row[a] * below[dice - a] for a in range(dice + 1))
+        m = min(m, top)
+        return sum(map(operator.mul, p[m][:dice + 1], back[m][n - dice:]))
 
     def splits(m: int) -> int:
         return m * m + cum[min(m, top)][min(m, n)]
 
     work = splits(n_faces) * pairs(n, n_faces)
+    equal = len(set(ws)) == 1
     for m in range(1, min(n_faces, n) + 1):
-        intervals = len({ws[i:i + m] for i in range(n_faces - m + 1)})
+        intervals = 1 if equal else len({ws[i:i + m] for i in range(n_faces - m + 1)})
         for j in range(2, n // m + 2):
             work += intervals * splits(m) * pairs(n - (j - 1) * m, m)
     bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
@@ -972,6 +974,9 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
     for j in range(n, 0, -1):
         for length in range(1, min(n_faces, n // j) + 1):
             kb, wl = bar_key[length], w**length
+            if n - j * length < 1:  # no dice left for a bar one level up
+                bars[j * stride + length] = [(kb, uncovered[j + 1]**length * wl)]
+                continue
             bars[j * stride + length] = sorted(
                 [(k + kb, c * wl) for k, c in arrange(j + 1, length, False).items()])
     return arrange(1, n_faces, True)
