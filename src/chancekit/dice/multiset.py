@@ -915,6 +915,11 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
         avail = n - (j - 1) * m  # dice left for levels >= j
         lim = (avail + 1) * span
         out: dict[int, int] = {} if exact else {0: u**m}
+        if m == 1 and not exact:  # one position: free, or one bar of length 1
+            for k, c in bars.get(j * stride + 1, ()):
+                if k < lim:
+                    out[k] = c
+            return out
         get = out.get
         stack: list[Any] = [(min(m, n // j, avail), None, 0, 0, 0, 0)]
         while stack:
