@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chancekit import limits
-from chancekit.dice import Decided, Distribution, FaceRule, Pool, d, evaluate_pool
+from chancekit.dice import Decided, Distribution, FaceRule, Pool, d, evaluate_pool, multiset
 from chancekit.dice.multiset import Evaluation, Vector, _Size, multiset_function, multiset_work
 from chancekit.dice.selectors import equal
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError
@@ -277,3 +277,112 @@ def test_facerule_mistakes_are_named() -> None:
                      final=lambda s: "none" if s == 0 else s)
     with pytest.raises(InvalidValueError, match="mix kinds"):
         evaluate_pool(mixed, 2 * [d(6)])
+
+
+def _sort_pair_extra(a: list[int], b: list[int], op: str, desc: bool, extra: str) -> int:
+    """How many of a's elements sort_pair keeps, extras included, from the definition."""
+    a, b = sorted(a, reverse=desc), sorted(b, reverse=desc)
+    if extra == "early":
+        extra = "high" if desc else "low"
+    elif extra == "late":
+        extra = "low" if desc else "high"
+    lone = {"drop": False, "keep": True, "low": OPS[op](0, 1), "high": OPS[op](1, 0),
+            "equal": OPS[op](0, 0)}[extra]
+    return sum(OPS[op](x, b[i]) if i < len(b) else lone for i, x in enumerate(a))
+
+
+def _general_walk(expr: Any) -> Distribution:
+    """count() of ``expr`` by the general face walk (an Evaluation walks; the fast paths
+    are taken by the evaluation methods)."""
+    return Evaluation(_Size(), (expr,)).distribution()
+
+
+@pytest.mark.parametrize(("na", "sa", "nb", "sb"), [(3, 4, 2, 4), (2, 3, 3, 5), (0, 4, 2, 4),
+                                                  (3, 4, 0, 4), (4, 3, 1, 2)])
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">="])
+def test_sort_pair_count_fast_path(na: int, sa: int, nb: int, sb: int, op: str) -> None:
+    """count() of sort_pair between two plain pools takes its own walk (two half steps a
+    face); every order and extra rule against brute force and the general walk."""
+    for order, desc in (("descending", True), ("ascending", False)):
+        for extra in ("drop", "keep", "low", "high", "equal", "early", "late"):
+            expr = Pool(d(sa), na).sort_pair(op, Pool(d(sb), nb), order, extra)
+            assert multiset._sort_pair_count_closed(expr) is not None
+            got = expr.count()
+            assert got == brute([(na, sa), (nb, sb)], lambda a, b, o=op, x=desc, e=extra:
+                                _sort_pair_extra(a, b, o, x, e)), (order, extra)
+            assert got == _general_walk(expr)
+
+
+def test_sort_pair_count_fast_path_scope() -> None:
+    """Only plain pools and ordered comparisons take it; the rest walk as before."""
+    a, b = Pool(d(6), 3), Pool(d(6), 2)
+    assert multiset._sort_pair_count_closed(a.sort_pair("==", b)) is None
+    assert multiset._sort_pair_count_closed(a.sort_pair(">", b.keep_outcomes([5, 6]))) is None
+    assert multiset._sort_pair_count_closed(a.highest(2)) is None
+    uneven = Pool(d(6).map(lambda x: 2 * x), 3).sort_pair(">", Pool(d(8), 3))
+    assert uneven.count() == _general_walk(uneven)
+    assert uneven.count() == enumerate_rolls(
+        3 * [d(6).map(lambda x: 2 * x)] + 3 * [d(8)],
+        lambda r: len(sort_pair(list(r[:3]), list(r[3:]), ">")))
+    risk = Pool(d(6), 10).sort_pair(">", Pool(d(6), 10)).count()
+    assert risk == _general_walk(Pool(d(6), 10).sort_pair(">", Pool(d(6), 10)))
+
+
+def _straights_of(roll: tuple[int, ...]) -> tuple[int, ...]:
+    """all_straights from its definition: the maximal runs of the faces shown at least
+    ``level`` times, for every level, longest first."""
+    c = Counter(roll)
+    out = []
+    for level in range(1, len(roll) + 1):
+        run = 0
+        for v in range(min(roll, default=0), max(roll, default=0) + 2):
+            if c[v] >= level:
+                run += 1
+            elif run:
+                out.append(run)
+                run = 0
+    return tuple(sorted(out, reverse=True))
+
+
+@pytest.mark.parametrize(("die", "n"), [
+    (d(6), 1), (d(6), 2), (d(6), 4), (d(4), 5), (d(1), 3), (d(3), 6), (d(8), 3),
+    (Distribution({1: 1, 2: 3, 4: 2, 5: 1}), 4),     # a gap, unequal weights
+    (Distribution({-1: 2, 0: 1, 1: 3}), 5),          # negative faces
+    (Distribution({2: 1, 3: 2, 7: 1}), 3),           # a long gap
+    (d(6).map(lambda x: 2 * x), 3),                  # no two faces consecutive
+    (Distribution({5: 2}), 3)])
+def test_all_straights_fast_path(die: Distribution, n: int) -> None:
+    """all_straights of a plain pool takes the closed form over levels (equal weights: sums
+    over multisets of bar lengths, bottom up; any weights: intervals); brute force, the
+    face walk and both closed forms agree."""
+    p = Pool(die, n)
+    assert multiset._all_straights_closed(p) is not None
+    got = p.all_straights()
+    assert got == enumerate_rolls(n * [die], _straights_of)
+    assert got == Evaluation(multiset._AllStraights(), (p,)).distribution()
+    assert got == multiset._all_straights_closed(p, intervals=True)
+
+
+@pytest.mark.parametrize(("die", "n"), [(d(6), 8), (d(6), 12), (d(10), 7),
+                                        (Distribution({1: 2, 2: 1, 3: 3, 4: 1, 6: 2}), 8)])
+def test_all_straights_fast_path_larger(die: Distribution, n: int) -> None:
+    """Larger pools: the closed form against the face walk (8d6 is the benchmark's)."""
+    p = Pool(die, n)
+    fast = multiset._all_straights_closed(p)
+    assert fast is not None
+    assert fast == Evaluation(multiset._AllStraights(), (p,)).distribution()
+    assert fast == multiset._all_straights_closed(p, intervals=True)
+
+
+def test_all_straights_fast_path_scope_and_work() -> None:
+    """Not plain pools (or no dice): the face walk; the estimate is charged up
+    front, and past the budget the face walk's own estimate refuses as before."""
+    assert multiset._all_straights_closed(Pool(d(6), 3).highest(2)) is None
+    assert multiset._all_straights_closed(Pool(d(6), 0)) is None
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        Pool(d(6), 8).all_straights()
+    assert budget.estimated == budget.counted == multiset._straights_work(8, (1,) * 6, 6) > 0
+    with limits.evaluation(limit=1000, name="MAX_WORK"):
+        assert multiset._all_straights_closed(Pool(d(6), 8)) is None
+        with pytest.raises(LimitError):
+            Pool(d(6), 8).all_straights()
