@@ -269,7 +269,7 @@ def test_the_margin_of_success_reads_differently_in_roll20_and_says_so() -> None
     ("1d20 &{tracker}", "roll20", 6, "&{tracker}"),
     ("4d6zz", "foundry", 4, "'zz' is not a foundry dice modifier"),
     ("2**3", "avrae", 2, "'**' (a power) is roll20 and foundry notation"),
-    ("2dcc1", "foundry", 4, "coin call"),
+    ("2d6c1", "foundry", 4, "coin call"),
     ("4d6>3mt", "roll20", 4, "matching total 'mt' with target numbers"),
 ])
 def test_refusals_name_the_construct_and_the_dialect(formula: str, dialect: str, column: int,

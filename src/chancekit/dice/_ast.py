@@ -109,7 +109,8 @@ class Group(Node):
 @dataclass(frozen=True, slots=True)
 class VarDice(Node):
     """Dice whose count and/or sides are rolled: ``(1d4)d6``, ``1d(1d20)``. ``count`` is
-    a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``."""
+    a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``. ``signed``
+    (Foundry): a count below 0 rolls that many dice and negates their total."""
 
     count: Node | int
     sides: Node | None
@@ -118,6 +119,7 @@ class VarDice(Node):
     col: int
     spelled: str
     notes: tuple[str, ...] = ()
+    signed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

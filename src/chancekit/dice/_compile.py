@@ -420,7 +420,8 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
                 f"MAX_DICE = {MAX_DICE:,} at column {node.col} of {quote(ctx.text)}",
                 limit="MAX_DICE", value=count.count * count.top)
         cd = _eval(node.count, ctx)
-        counts = _whole(cd, "number of dice", 0, MAX_DICE, "MAX_DICE", ctx, node.col)
+        counts = _whole(cd, "number of dice", -MAX_DICE if node.signed else 0, MAX_DICE,
+                        "MAX_DICE", ctx, node.col)
         cw = [cd.weights[c] for c in cd.outcomes()]
     else:
         counts, cw = [node.count], [1]
@@ -433,10 +434,10 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         sides, sw = [0], [1]
     # up front: one pool per (count, sides), each at least its dice x faces
     width = [len(node.faces)] if node.faces is not None else sides
-    limits.charge(sum(max(c, 1) for c in counts) * sum(width) * ENTRY_WORK,
+    limits.charge(sum(max(abs(c), 1) for c in counts) * sum(width) * ENTRY_WORK,
                   "rolled numbers of dice and sides")
     if not node.ops:  # plain dice: every count's power priced before the first is built
-        limits.check(_powers_work(counts, sides, node.faces),
+        limits.check(_powers_work([abs(c) for c in counts], sides, node.faces),
                      "rolled numbers of dice and sides")
     parts: list[Distribution] = []
     weights: list[int] = []
@@ -447,12 +448,13 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         check_dice_ops(dice, ctx.text)
         die = _die(dice)
         for c, wc in zip(counts, cw, strict=True):
-            pool = Pool(die, c, depth=EXPLODE_DEPTH)
+            pool = Pool(die, abs(c), depth=EXPLODE_DEPTH)
             for op in node.ops:
                 if op.kind not in _BREAKDOWN:
                     pool = pool._with(op)
             ctx.col = node.col
-            parts.append(pool.sum())
+            # Foundry (signed): a count below 0 rolls |count| dice and negates the total
+            parts.append(-pool.sum() if c < 0 else pool.sum())
             weights.append(ws * wc)
     if len(parts) == 1:
         return parts[0]

@@ -111,7 +111,7 @@ _DOCUMENTED = {
     "roll20": ("! !! !p", "r ro", "k kh kl d dh dl", "min max", "> < = f", "cs cf", "m mt",
                "s sa sd"),
     "foundry": ("r rr", "x xo", "k kh kl d dh dl", "min max", "cs cf df sf", "even odd",
-                "ms"),
+                "ms", "c0 c1 (coins)"),
 }
 #: letters after dice that spell another dialect's modifier, per dialect read: the message
 _FOREIGN = {
@@ -156,7 +156,8 @@ _FOREIGN = {
              "(10d10cs>=8df=1), or use --dialect roll20",
         "e": "avrae's explode '{}' is not foundry notation: Foundry writes 'x' (3d6x)",
         "p": "avrae's drop '{}' is not foundry notation: Foundry writes 'd' / 'dl' (4d6dl1)",
-        "c": "Foundry's coin call '{}' (dc then c) is not supported",
+        "c": "Foundry's coin call '{}' applies to coins only, with 0 or 1 (3dcc1 counts "
+             "the heads, 3dcc0 the tails)",
         "ms": "Foundry's margin of success '{}' applies to dice (2d6ms>=8), not to a pool",
     },
 }
@@ -187,6 +188,10 @@ def _face_sample(faces: Sequence[int], ops: Sequence[Op] = ()) -> list[int]:
     picked = set(faces[:64]) | set(faces[-64:]) | {n for n in nums if lo <= n <= hi}
     return sorted(picked)
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
+
+
+#: ASCII upper case -> lower case, one character for one (Foundry's modifiers in any case)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _op_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
@@ -251,6 +256,7 @@ class _Parser:
         self.remarks: list[str] = []  # notes on how the text was read (Roll20 queries)
         self.expanding: tuple[str, ...] = ()  # variables being read (no self reference)
         self.expanded = [0]  # characters of variables read, shared with the sub-parsers
+        self.lower: str | None = None  # the text in ASCII lower case (Foundry's modifiers)
 
     # ---- helpers ----
     def fail(self, problem: str, pos: int | None = None) -> NotationError:
@@ -296,6 +302,14 @@ class _Parser:
                                 "(chancekit computes the formula itself)")
             if self.peek() == ",":
                 raise self.fail("unexpected ',' (a set needs parentheses: '(1d6, 2d4)kh1')")
+            rest = self.text[self.pos:]
+            if self.dialect == "roll20" and self.text[self.pos - 1] in _WS and (
+                    rest[0].isalpha() or rest[0] == "\\"):
+                # Roll20: '/roll 1d20+5 Roll for Initiative' -- text after the formula (or
+                # after a backslash) is a comment on the roll
+                self.remarks.append(f"the text after the formula ({rest.strip()!r}) is read "
+                                    "as Roll20 reads it: a comment, not part of the roll")
+                return node
             raise self.unexpected()
         return node
 
@@ -646,7 +660,9 @@ class _Parser:
         elif ch and ch in "0123456789":
             spos = self.pos
             sides = _number(self.digits())
-            if sides == 0:
+            if sides == 0 and count == 0 and self.dialect == "roll20":
+                sides = 1  # Roll20's '0d0' (a zero in a group of sums): no dice, 0
+            elif sides == 0:
                 raise self.fail("a die needs at least 1 side (d0 has none)", spos)
             if sides > MAX_SIDES:
                 raise LimitError(
@@ -668,8 +684,11 @@ class _Parser:
                                           else max(faces))
         self.faces_now, self.margin = faces, None
         ops = self.operators(dice=True, top=top)
+        # Foundry rolls |n| dice for a count n below 0 and negates their total (DiceTerm#total,
+        # before a margin of success 'ms' is taken off, as Die#total does)
+        signed = self.dialect == "foundry" and isinstance(count, Node)
         return self.with_margin(VarDice(count, sides, faces, ops, start + 1,
-                                        self.text[start:self.pos]))
+                                        self.text[start:self.pos], (), signed))
 
     def with_margin(self, node: Dice | VarDice) -> Node:
         """Foundry's margin of success ``ms``: the term's total minus the target
@@ -811,9 +830,22 @@ class _Parser:
         cnt_col, cnt_text = 0, ""
         marks: list[Op] = []
         match = _OP_MATCH[names]
+        # Foundry reads its modifiers in any case (2d6KH1 = 2d6kh1): matched in ASCII lower
+        # case (same length, so the columns hold)
+        if fvtt and self.lower is None:
+            self.lower = self.text.translate(_ASCII_LOWER)  # once per text, not per term
+        low = self.lower if fvtt and self.lower is not None else self.text
         while True:
             t, p = self.text, self.pos
-            m = match(t, p)
+            if (fvtt and dice and self.faces_now == (0, 1) and low.startswith(("c0", "c1"), p)
+                    and not t[p + 2:p + 3].isdigit()):
+                # Foundry's coin call (Coin#call): count the coins showing 1 (heads) or 0
+                steps.append(("cs", Selector(None, int(t[p + 1]), p + 1)))
+                cnt_col = cnt_col or p + 1
+                cnt_text += t[p:p + 2]
+                self.pos += 2
+                continue
+            m = match(low, p)
             name = m[0] if m else None
             if name is None or (name == "!" and t.startswith("!=", p)) or (
                     name == "=" and t.startswith("==", p)):
@@ -1067,6 +1099,15 @@ class _Parser:
         if self.peek() == "-":
             sign = -1
             self.pos += 1
+        if self.dialect == "roll20" and self.text.startswith("[[", self.pos):
+            # Roll20 runs inline rolls first: '3d6>[[1+3]]' compares to 4
+            p = self.pos
+            value = _fold(self.inline_roll())
+            if value is None:
+                raise self.fail("Roll20's rolled compare point (an inline roll with dice "
+                                f"after '{name}') is not supported: chancekit needs a fixed "
+                                "target there (e.g. '>[[1+3]]')", p)
+            return Selector(cat, sign * value, col)
         num = self.digits()
         if not num:
             if optional and self.pos == start:
@@ -1169,7 +1210,7 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
                      node.brace)
     if isinstance(node, VarDice):
         return VarDice(node.count, node.sides, node.faces, node.ops, node.col, node.spelled,
-                       node.notes + notes)
+                       node.notes + notes, node.signed)
     if isinstance(node, Call):
         return Call(node.name, node.args, node.col, node.notes + notes)
     if isinstance(node, Binary):  # Foundry's margin of success: the dice carry the notes
@@ -1177,6 +1218,24 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
             return Binary(node.op, _with_notes(node.left, notes), node.right, node.col)
         return Binary(node.op, node.left, _with_notes(node.right, notes), node.col)
     raise AssertionError(node)  # pragma: no cover
+
+
+def _fold(node: Node) -> int | None:
+    """The whole number a dice-free node stands for (``[[1+3]]`` -> 4), else ``None``."""
+    if isinstance(node, Num):
+        v = node.value
+        return int(v) if isinstance(v, int) or getattr(v, "denominator", 0) == 1 else None
+    if isinstance(node, Group) and len(node.items) == 1 and not node.ops:
+        return _fold(node.items[0])
+    if isinstance(node, Unary):
+        v = _fold(node.operand)
+        return None if v is None else (-v if node.op == "-" else v)
+    if isinstance(node, Binary) and node.op in ("+", "-", "*"):
+        a, b = _fold(node.left), _fold(node.right)
+        if a is None or b is None:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
 
 
 def strip_comment(text: str) -> str:

@@ -154,7 +154,7 @@ class _Roller:
         if isinstance(node.count, Node):
             count, t = self.eval(node.count)
             head.append(f"({t})")
-            if not isinstance(_clean(count), int) or count < 0:
+            if not isinstance(_clean(count), int) or (count < 0 and not node.signed):
                 raise NotationError(f"the number of dice rolled {_fmt(count)}: a whole "
                                     "number of at least 0 is needed", self.text, node.col)
         faces = node.faces
@@ -168,9 +168,12 @@ class _Roller:
         assert faces is not None
         label = (f"{int(count)}d{len(faces)}" if isinstance(faces, range) and faces.start == 1
                  else f"{int(count)}d{{{','.join(map(str, faces))}}}")
-        dice = Dice(int(count), faces, node.ops, node.col, label, node.notes)
+        negative = count < 0  # Foundry (signed): |count| dice, the total negated
+        dice = Dice(abs(int(count)), faces, node.ops, node.col, label.lstrip("-"), node.notes)
         check_dice_ops(dice, self.text)
         total, text = self.dice(dice)
+        if negative:
+            total, text = -total, f"-({text})"
         return total, f"{node.spelled}: {' '.join(head)} -> {text}"
 
     def dice(self, node: Dice) -> tuple[Any, str]:
