@@ -75,6 +75,14 @@ def cmp(c: str, t: int, v: int) -> bool:
     return {"=": v == t, "<": v < t, "<=": v <= t, ">": v > t, ">=": v >= t}[c]
 
 
+def hit(arg: Any, v: int) -> bool:
+    """``v`` meets a compare point ``(c, t)``, or any of a list of them (Roll20's
+    ``r1r3r5``: one reroll of several compare points)."""
+    if isinstance(arg, list):
+        return any(cmp(c, t, v) for c, t in arg)
+    return cmp(*arg, v)
+
+
 # ------------------------------------------------------------------------- foundry
 class _Result:
     __slots__ = ("active", "count", "depth", "failure", "result", "success")
@@ -256,8 +264,8 @@ def foundry_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[s
         x = foundry_term(a, choose, depth)
         return x, foundry_term(b, choose, depth)
 
-    if kind == "term":
-        return ta, one, {}
+    if kind == "term":  # Foundry reads its modifiers in any case: every third one in capitals
+        return (ta.upper() if len(ta) % 3 == 0 else ta), one, {}
     if kind == "sum":
         return f"{ta} - {tb}", lambda c, d: (lambda x: x[0] - x[1])(two(c, d)), {}
     if kind == "floor":
@@ -274,12 +282,14 @@ def foundry_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[s
             "bonus": tb}
     if kind == "max":
         return f"max({ta}, {tb})", lambda c, d: max(two(c, d)), {}
-    # a parenthesised count: (1d2)d3, each possible count weighted (no count modifiers
-    # in the count: chancekit refuses a count that can be negative, Foundry negates)
-    a["mods"] = [m for m in a["mods"] if m[0] not in ("cs", "cf", "df", "sf", "even", "odd",
-                                                        "ms")]
-    return (f"({foundry_text(a)})d3",
-            lambda c, d: sum(1 + c(3) for _ in range(one(c, d))), {})
+    # a parenthesised count: (1d2-1)d3, each possible count weighted; a count below 0
+    # rolls that many dice and negates their total (Foundry's DiceTerm#total)
+    def counted(c: Callable[[int], int], d: int) -> Any:
+        n = one(c, d) - 1
+        total = sum(1 + c(3) for _ in range(abs(n)))
+        return -total if n < 0 else total
+
+    return f"({ta}-1)d3", counted, {}
 
 
 # ------------------------------------------------------------------------- roll20
@@ -307,7 +317,7 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             for v in dice:
                 out.append(v)
                 level = 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     out.append(v)
                     level += 1
@@ -317,7 +327,7 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             for v in dice:
                 out.append(v)
                 level = 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     out.append(v - 1)
                     level += 1
@@ -326,19 +336,19 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             out = []
             for v in dice:
                 total, level = v, 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     total += v
                     level += 1
                 out.append(total)
             dice = out
         elif name == "r":
-            rest = [f for f in range(1, faces + 1) if not cmp(*arg, f)]
+            rest = [f for f in range(1, faces + 1) if not hit(arg, f)]
             if not rest:
                 raise Endless
-            dice = [rest[choose(len(rest))] if cmp(*arg, v) else v for v in dice]
+            dice = [rest[choose(len(rest))] if hit(arg, v) else v for v in dice]
         elif name == "ro":
-            dice = [roll() if cmp(*arg, v) else v for v in dice]
+            dice = [roll() if hit(arg, v) else v for v in dice]
         elif name in ("kh", "kl", "dh", "dl"):
             s = sorted(dice)
             k = min(arg, len(s))
@@ -353,8 +363,8 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
     if spec.get("succ"):
         total = 0
         for v in dice:
-            total += cmp(*spec["succ"], v)
-            if spec.get("fail") and cmp(*spec["fail"], v):
+            total += hit(spec["succ"], v)
+            if spec.get("fail") and hit(spec["fail"], v):
                 total -= 1
         return total
     if spec.get("mt"):

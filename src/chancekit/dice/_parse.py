@@ -403,7 +403,12 @@ class _Parser:
         elif self.dialect != "avrae" and ch == "@":
             node = self.variable()
         elif self.dialect == "roll20" and self.text.startswith("?{", self.pos):
+            start = self.pos
             node = self.query()
+            if self.peek() in ("d", "D") and self.peek() and (
+                    self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
+                # Roll20 fills a query in before it rolls: '?{Number of Dice|1}d20' is 1d20
+                node = self.dice(start, node)
         elif ch in ("&", "%") and self.dialect != "avrae" and self.text.startswith(
                 ("&{", "%{"), self.pos):
             what = ("a roll option such as &{tracker}" if ch == "&" else
@@ -877,8 +882,8 @@ class _Parser:
                 ops.append(Op("k" if name[0] == "k" else "p", (sel,), col, t[p:self.pos]))
             elif name in ("r", "rr", "ro"):
                 once = name == "ro" or (name == "r" and not r20)
-                got = self.compare(name, optional=fvtt)
-                if got is None:  # Foundry: 'r' alone rerolls the 1s
+                got = self.compare(name, optional=True)
+                if got is None:  # Foundry and Roll20 (8d6r): 'r' alone rerolls the 1s
                     got = Selector(None, 1, col)
                 if fvtt:
                     self.refuse_limited(name, p)
@@ -1155,6 +1160,57 @@ class _Parser:
                             f"highest/lowest", col - 1)
         return Selector(cat, value, col)
 
+    def one_roll_group(self, inner: Node, ops: tuple[Op, ...], col: int) -> Node:
+        """Roll20's grouped roll of one sub-roll, ``{4d6+3d8}k4`` / ``{3d20+5}>21``: keep,
+        drop and target numbers act on the dice inside, not on the total -- keep/drop
+        across every die of the sum (a set of single dice), a target number on each die
+        plus the numbers of the sum (``{3d20+5}>21``: each d20 + 5 >= 21, i.e. d20 >= 16)."""
+        terms = _summands(inner)
+        where = col - 1
+        if terms is None or not all(isinstance(t, Dice | Num) for t in terms):
+            raise self.fail("Roll20's grouped roll of one sub-roll with keep/drop or a "
+                            "target number takes a sum of dice and numbers here "
+                            "({4d6+3d8}k4, {3d20+5}>21); write a comma to act on totals "
+                            "({2d6, 1d8}kh1)", where)
+        dice = [t for t in terms if isinstance(t, Dice)]
+        extra = sum((t.value for t in terms if isinstance(t, Num)), Fraction(0))
+        if not dice:
+            raise self.fail("Roll20's grouped roll with keep/drop or a target number "
+                            "needs dice inside", where)
+        if extra.denominator != 1:
+            raise self.fail("Roll20's grouped roll of one sub-roll adds a whole number to "
+                            "each die here", where)
+        keeps = [o for o in ops if o.kind in ("k", "p")]
+        if keeps and extra:
+            raise self.fail("Roll20's keep/drop across a grouped roll of dice and numbers "
+                            f"(here {extra} besides the dice) is not supported: keep or drop "
+                            "among the dice only ({4d6+3d8}k4)", where)
+        if any(o.kind in ("cnt", "mt") or o.kind in ("k", "p") for t in dice for o in t.ops):
+            raise self.fail("Roll20's grouped roll of one sub-roll whose dice already keep, "
+                            "drop or count is not supported: write those after the group",
+                            where)
+        if keeps:  # every die one item: the group's keep/drop picks among the dice
+            count = sum(t.count for t in dice)
+            if count > 64:
+                raise self.fail(f"Roll20's keep/drop across {count} dice of a grouped roll "
+                                "is past the 64 chancekit takes here", where)
+            items = tuple(Dice(1, t.faces, t.ops, t.col, t.spelled, t.notes)
+                          for t in dice for _ in range(t.count))
+            return Group(items, ops, True, col, brace=True)
+        shift = int(extra)  # each die + shift against the target: the die against target - shift
+
+        def moved(sels: tuple[Selector, ...]) -> tuple[Selector, ...]:
+            return tuple(Selector(s.cat, s.num - shift, s.col) for s in sels)
+
+        counted: Node | None = None
+        for t in dice:
+            mine = tuple(Op(o.kind, moved(o.sels), o.col, o.spelled, moved(o.fails), o.steps)
+                         if o.kind == "cnt" else o for o in ops)
+            node = Dice(t.count, t.faces, t.ops + mine, t.col, t.spelled, t.notes)
+            counted = node if counted is None else Binary("+", counted, node, col)
+        assert counted is not None
+        return counted
+
     def group(self, brace: bool = False, sides: bool = False) -> Node:
         col = self.pos + 1
         close = "}" if brace else ")"
@@ -1185,6 +1241,10 @@ class _Parser:
                 and self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
             return self.dice(col - 1, items[0])  # (1d4)d6: a rolled number of dice
         ops = () if sides else self.operators(dice=False, top=None, brace=brace)
+        if (brace and self.dialect == "roll20" and len(items) == 1 and not comma
+                and not isinstance(items[0], Dice) and any(o.kind in ("k", "p", "cnt")
+                                                            for o in ops)):
+            return self.one_roll_group(items[0], ops, col)
         if brace and len(items) == 1 and isinstance(items[0], Dice) and ops:
             # a group of one roll: its operators act on the dice inside (Roll20)
             inner = items[0]
@@ -1197,6 +1257,20 @@ class _Parser:
                         self.text[col - 1:self.pos], inner.notes)
         return Group(tuple(items), ops, True if brace else (comma or bool(ops)), col,
                      brace=brace)
+
+
+def _summands(node: Node) -> list[Node] | None:
+    """The terms of ``a + b + c`` (``None`` if another operator joins them)."""
+    if isinstance(node, Binary) and node.op == "+":
+        left, right = _summands(node.left), _summands(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, Binary) and node.op == "-" and isinstance(node.right, Num):
+        left = _summands(node.left)  # '{3d6-1}>3': each die - 1
+        right = Num(-node.right.value, node.right.col, node.right.spelled)
+        return None if left is None else [*left, right]
+    if isinstance(node, Group) and len(node.items) == 1 and not node.ops and not node.is_set:
+        return _summands(node.items[0])
+    return [node]
 
 
 def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
