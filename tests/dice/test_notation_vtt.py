@@ -331,3 +331,53 @@ def test_the_web_api_takes_variables() -> None:
     status, body = handle("/api/dist", json.dumps({
         "expressions": ["1d20"], "variables": {"x": [1]}}))
     assert status == 400 and body["error"]["field"] == "variables"
+
+
+# ----------------------------------------------------------------- capitals, negative counts
+@pytest.mark.parametrize("written,lower", [
+    ("2D6KH1", "2d6kh1"), ("4d6KH3", "4d6kh3"), ("4D6Kh3", "4d6kh3"),
+    ("10D10CS>=8DF=1", "10d10cs>=8df=1"), ("6d6EVEN", "6d6even"), ("4d10MIN2", "4d10min2"),
+    ("5d10XO10", "5d10xo10"), ("3DCC1", "3dcc1"), ("2d20KL + 5", "2d20kl + 5"),
+    ("1d20RR<3", "1d20rr<3"), ("3d6MS10", "3d6ms10"), ("4d6Sf<2", "4d6sf<2"),
+])
+def test_foundry_reads_its_modifiers_in_any_case(written: str, lower: str) -> None:
+    """Foundry lower-cases a modifier's command (DiceTerm#_evaluateModifiers) and matches
+    its arguments case-insensitively (Die's /i regular expressions)."""
+    assert dist(written, dialect="foundry") == dist(lower, dialect="foundry")
+
+
+def test_capitals_stay_refused_by_name_where_the_dialect_has_no_such_modifier() -> None:
+    with pytest.raises(NotationError) as info:
+        dist("2d6KH1", dialect="roll20")
+    assert "'KH' is not a roll20 dice modifier" in info.value.problem
+    with pytest.raises(NotationError) as info:
+        dist("2d6ZZ", dialect="foundry")
+    assert "'ZZ' is not a foundry dice modifier" in info.value.problem
+
+
+@pytest.mark.parametrize("formula,want", [
+    # Foundry rolls |n| dice for a count n < 0, applies the modifiers, negates the total
+    ("(-1)d6", {-v: Fraction(1, 6) for v in range(1, 7)}),
+    ("(1d2-2)d6", {0: Fraction(1, 2), **{-v: Fraction(1, 12) for v in range(1, 7)}}),
+    ("(-2)d2kh1", {-1: Fraction(1, 4), -2: Fraction(3, 4)}),
+    ("(-2)d2cs2", {0: Fraction(1, 4), -1: Fraction(1, 2), -2: Fraction(1, 4)}),
+    # Die#total takes the margin off the negated total: -(1d2) - 1
+    ("(-1)d2ms>=1", {-2: Fraction(1, 2), -3: Fraction(1, 2)}),
+    ("-2d2", {-2: Fraction(1, 4), -3: Fraction(1, 2), -4: Fraction(1, 4)}),
+    ("{-1d2}", {-1: Fraction(1, 2), -2: Fraction(1, 2)}),
+    ("(@n)d2", {-2: Fraction(1, 4), -3: Fraction(1, 2), -4: Fraction(1, 4)}),
+])
+def test_foundry_negative_rolled_counts_negate_the_term(formula: str, want: Any) -> None:
+    assert _pmf(dist(formula, dialect="foundry", variables={"n": -2})) == want
+
+
+@pytest.mark.parametrize("dialect", ["roll20", "avrae"])
+def test_other_dialects_keep_refusing_a_negative_count(dialect: str) -> None:
+    with pytest.raises(NotationError, match="at least 0"):
+        dist("(1d2-2)d6", dialect=dialect)
+
+
+def test_rolling_a_negative_count() -> None:
+    for seed in range(20):
+        r = roll("(-3)d6", PCG32(seed), dialect="foundry")
+        assert r.total == -sum(r.dice) and len(r.dice) == 3

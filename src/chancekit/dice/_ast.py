@@ -10,7 +10,7 @@ Every node remembers its 1-based column in the source text, so errors found afte
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from chancekit.dice.distribution import EXPLODE_DEPTH
@@ -119,7 +119,7 @@ class VarDice(Node):
     col: int
     spelled: str
     notes: tuple[str, ...] = ()
-    signed: bool = False
+    signed: bool = field(default=False, compare=False)  # equal trees in every dialect
 
 
 @dataclass(frozen=True, slots=True)

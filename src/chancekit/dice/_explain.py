@@ -96,6 +96,9 @@ def _node(n: Node) -> str:
         return f"is {_short(n.left)} to the power {_short(n.right)}"
     if isinstance(n, Binary) and n.op in _CMP:
         return f"is 1 if {_short(n.left)} is {_CMP[n.op]} {_short(n.right)}, else 0"
+    if isinstance(n, VarDice) and n.signed:
+        return (("; ".join(_op(o) for o in n.ops) or f"sums {n.spelled}")
+                + " (a count below 0: that many dice, negated)")
     if isinstance(n, Dice | VarDice):
         return "; ".join(_op(o) for o in n.ops) or f"sums {n.spelled}"
     if isinstance(n, Group):
