@@ -381,3 +381,24 @@ def test_rolling_a_negative_count() -> None:
     for seed in range(20):
         r = roll("(-3)d6", PCG32(seed), dialect="foundry")
         assert r.total == -sum(r.dice) and len(r.dice) == 3
+
+
+@pytest.mark.parametrize("formula,column,fragment", [
+    ("3DCC2", 4, "coin call 'c' applies to coins only"),
+    ("{1d6,1d6}X", 10, "foundry's 'x' applies to dice, not to a group"),
+    ("3d6ro1", 4, "Roll20's reroll-once 'ro' is not foundry notation"),
+    ("3d6RO1", 4, "Roll20's reroll-once 'ro' is not foundry notation"),
+    ("2d6ms", 6, "Foundry's margin of success 'ms' needs a target number"),
+])
+def test_foundry_refusals_in_any_case_name_the_construct(formula: str, column: int,
+                                                         fragment: str) -> None:
+    with pytest.raises(NotationError) as info:
+        dist(formula, dialect="foundry")
+    assert fragment in info.value.problem and info.value.column == column, str(info.value)
+
+
+def test_a_huge_negative_count_is_refused_by_the_dice_limit() -> None:
+    with pytest.raises(LimitError) as info:
+        dist("(-1000000000)d6", dialect="foundry")
+    assert info.value.limit == "MAX_DICE" and "(negated)" in str(info.value)
+    assert dist("3d6rodd", dialect="foundry") == dist("3d6r1odd", dialect="foundry")

@@ -421,8 +421,13 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
                 f"MAX_DICE = {MAX_DICE:,} at column {node.col} of {quote(ctx.text)}",
                 limit="MAX_DICE", value=count.count * count.top)
         cd = _eval(node.count, ctx)
-        counts = _whole(cd, "number of dice", -MAX_DICE if node.signed else 0, MAX_DICE,
+        counts = _whole(cd, "number of dice", -(1 << 64) if node.signed else 0, MAX_DICE,
                         "MAX_DICE", ctx, node.col)
+        if counts[0] < -MAX_DICE:  # Foundry: a count below 0 rolls that many dice
+            raise LimitError(
+                f"the number of dice can be {counts[0]}: {-counts[0]:,} dice (negated) are "
+                f"past the limit MAX_DICE = {MAX_DICE:,} at column {node.col} of "
+                f"{quote(ctx.text)}", limit="MAX_DICE", value=-counts[0])
         cw = [cd.weights[c] for c in cd.outcomes()]
     else:
         counts, cw = [node.count], [1]

@@ -850,6 +850,9 @@ class _Parser:
                 cnt_text += t[p:p + 2]
                 self.pos += 2
                 continue
+            if fvtt and low.startswith("ro", p) and not low.startswith("rodd", p):
+                # 'r' then 'o...' would hide Roll20's 'ro' ('rodd' is Foundry's r + odd)
+                raise self.fail(_FOREIGN["foundry"]["ro"].format("ro"), p)
             m = match(low, p)
             name = m[0] if m else None
             if name is None or (name == "!" and t.startswith("!=", p)) or (
@@ -929,8 +932,10 @@ class _Parser:
                 self.pos += len(cat or "")
                 num = self.digits()
                 if not num or len(num) > 18:
-                    raise self.unexpected(expected="a target number for 'ms' (e.g. 'ms>=10': "
-                                          "the total minus 10)")
+                    raise self.fail("Foundry's margin of success 'ms' needs a target number "
+                                    "(e.g. 'ms>=10': the total minus 10; Foundry ignores a "
+                                    "bare 'ms')" if not num else
+                                    "the target of 'ms' is too large (at most 18 digits)")
                 self.margin = (cat in ("<", "<="), _number(num), col)
             elif name in ("mt", "m"):
                 size_text = self.digits()
@@ -1069,13 +1074,14 @@ class _Parser:
         if t.startswith("!=", p):
             return
         own = {"roll20": _R20_OPS, "foundry": _FVTT_OPS}.get(self.dialect, ())
-        if not dice and any(w.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
-            name = max((o for o in own if w.startswith(o)), key=len)
+        low = w.lower() if self.dialect == "foundry" else w  # Foundry: any case (2D6KH1)
+        if not dice and any(low.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
+            name = max((o for o in own if low.startswith(o)), key=len)
             raise self.fail(f"{self.dialect}'s '{name}' applies to dice, not to a group "
                             f"'{{...}}' (a group takes keep/drop and target numbers)", p)
         table = _FOREIGN.get(self.dialect, {})
         for key in sorted(table, key=len, reverse=True):
-            if w.startswith(key):
+            if low.startswith(key):
                 raise self.fail(table[key].format(key), p)
         if not w[0].isalpha():
             return
