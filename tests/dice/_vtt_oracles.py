@@ -121,7 +121,8 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
                             raise Endless
                         results.append(_Result(rest[choose(len(rest))]))
         elif name in ("x", "xo"):
-            c, t = arg or ("=", faces)
+            c, t = (arg or ("=", faces))[:2]
+            budget = arg[2] if arg is not None and len(arg) > 2 else None  # 'x5=10'
             initial = len(results)
             for r in results:  # each explosion operator starts its own chains (the cap)
                 r.depth = 0
@@ -133,9 +134,13 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
                     break
                 if not r.active:
                     continue
-                limit = 1 if name == "xo" else depth
+                if budget is not None and budget <= 0:  # Foundry: out of explosions
+                    break
+                limit = 1 if name == "xo" else depth if budget is None else math.inf
                 if cmp(c, t, r.result) and r.depth < limit:
                     results.append(_Result(roll(), r.depth + 1))
+                    if budget is not None:
+                        budget -= 1
         elif name in ("k", "kh", "kl", "d", "dh", "dl"):
             keep = name[0] == "k"
             highest = (name in ("k", "kh")) if keep else (name == "dh")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vtt_oracles import enumerate_tapes, foundry_term, roll20_term
+from _vtt_oracles import cmp, enumerate_tapes, foundry_term, roll20_term
 
 import chancekit.dice._compile as compile_mod
 import chancekit.dice._roll as roll_mod
@@ -111,7 +111,8 @@ def from_icepool(d: Any) -> Dist:
 
 
 # ------------------------------------------------------------------ Foundry, read here
-_FMOD = re.compile(r"(rr|r|xo|x|kh|kl|k|dh|dl|df|d|min|max|cs|cf|sf|even|odd|ms)([<>=]*)(\d*)")
+_FMOD = re.compile(r"(rr|r|xo|x|kh|kl|k|dh|dl|df|d|min|max|cs|cf|sf|even|odd|ms)(\d*(?=[<>=]))?"
+                   r"([<>=]*)(\d*)")
 
 
 def foundry_spec_of(term: str) -> dict[str, Any]:
@@ -123,7 +124,7 @@ def foundry_spec_of(term: str) -> dict[str, Any]:
     while pos < len(rest):
         mm = _FMOD.match(rest, pos)
         assert mm, (term, rest[pos:])
-        name, c, t = mm.groups()
+        name, cap, c, t = mm.groups()
         pos = mm.end()
         arg: Any
         if name in ("k", "kh", "kl", "d", "dh", "dl"):
@@ -136,6 +137,8 @@ def foundry_spec_of(term: str) -> dict[str, Any]:
             arg = (c or "=", int(t))
         else:
             arg = (c or "=", int(t)) if t else None
+            if cap:  # Foundry's limited explosions: 'x5=10', at most 5 in all
+                arg = (*arg, int(cap))
         mods.append((name, arg))
     return {"n": n, "faces": faces, "mods": mods}
 
@@ -154,6 +157,10 @@ def foundry_term_dist(term: str) -> Dist:
     spec = foundry_spec_of(term)
     body = [m for m in spec["mods"] if m[0] != "ms"]
     margin = [a for n, a in spec["mods"] if n == "ms"]
+    if len(body) == 1 and isinstance(body[0][1], tuple) and len(body[0][1]) > 2:  # x5=10
+        name, (c, t, cap) = body[0]
+        return limited_explosions(spec["n"], spec["faces"], lambda v: cmp(c, t, v), cap,
+                                  once=name == "xo")
     if any(n in ("k", "kh", "kl", "d", "dh", "dl") for n, _ in body):
         total = tapes(lambda c: foundry_term(spec, c, DEPTH))
     else:  # every modifier acts die by die: one die enumerated, then convolved
@@ -164,6 +171,31 @@ def foundry_term_dist(term: str) -> Dist:
             cat, t = margin[0]
             total = mapd(total, lambda v: v - t if cat in (">", ">=", "=") else t - v)
     return total
+
+
+def limited_explosions(n: int, faces: int, match: Callable[[int], bool], cap: int, *,
+                       once: bool) -> Dist:
+    """Foundry's ``Die#explode`` with a limit, over the sequence of dice it looks at:
+    dice X1, X2, ... are checked in order (the n rolled, then each new one appended);
+    a match rolls one more while the limit lasts; every rolled die counts. ``scan(i,
+    rolled, left)`` is the total of the dice from X_i on."""
+    memo: dict[tuple[int, int, int], Dist] = {}
+
+    def scan(i: int, rolled: int, left: int) -> Dist:
+        if i == rolled or left == 0 or (once and i == n):
+            return power(die(faces), rolled - i)  # rolled, never checked
+        key = (i, rolled, left)
+        if key not in memo:
+            out: Dist = {}
+            for v in range(1, faces + 1):
+                rest = scan(i + 1, rolled + 1, left - 1) if match(v) else scan(
+                    i + 1, rolled, left)
+                for x, p in rest.items():
+                    out[x + v] = out.get(x + v, Fraction(0)) + p / faces
+            memo[key] = out
+        return memo[key]
+
+    return scan(0, n, cap)
 
 
 def foundry_oracle(formula: str) -> Dist:
@@ -354,3 +386,25 @@ def test_documented_example(dialect: str, formula: str, check: str, source: str,
         want = roll20_oracle(formula)
     want = {k: v for k, v in want.items() if v}
     assert got == want, (formula, source)
+
+
+@pytest.mark.parametrize("formula", [
+    "2d3x1=3", "2d4x2>=3", "3d2x2=2", "2d3xo1=3", "2d4x2>=3cs>=3", "1d2x3=2", "2d2x3>=1",
+    "2d3x2<=2cf", "1d3x2=3even", "3d2xo2=2",
+])
+def test_foundry_limited_explosions_match_foundrys_loop(formula: str) -> None:
+    """Small limited explosions against Foundry's ``Die`` loop replayed over every
+    sequence of die results (``foundry_term``), and ``roll()`` fed every sequence."""
+    spec = foundry_spec_of(formula)
+    want = tapes(lambda c: foundry_term(spec, c, 99))
+    assert _pmf(dist(formula, dialect="foundry")) == {k: v for k, v in want.items() if v}
+    from chancekit.dice._parse import parse
+    from chancekit.dice._roll import roll_tree
+
+    class Tape:
+        def __init__(self, choose: Any) -> None:
+            self.randbelow = choose
+
+    tree = parse(formula, "foundry")
+    got = tapes(lambda c: roll_tree(tree, Tape(c), formula)[0])
+    assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}

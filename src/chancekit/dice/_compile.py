@@ -331,6 +331,8 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Num):
         return constant(node.value)
     if isinstance(node, Dice):
+        if any(o.kind in ("e", "eo") and o.steps for o in node.ops):
+            return _limited_explosions(node, ctx)
         pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
         for op in node.ops:
             if op.kind not in _BREAKDOWN:  # breakdown only
@@ -453,18 +455,92 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         dice = Dice(1, faces_, node.ops, node.col, node.spelled)
         check_dice_ops(dice, ctx.text)
         die = _die(dice)
+        capped = any(o.kind in ("e", "eo") and o.steps for o in node.ops)
         for c, wc in zip(counts, cw, strict=True):
-            pool = Pool(die, abs(c), depth=EXPLODE_DEPTH)
-            for op in node.ops:
-                if op.kind not in _BREAKDOWN:
-                    pool = pool._with(op)
+            if capped:  # Foundry's limited explosions: that many dice, exactly
+                total = _limited_explosions(Dice(abs(c), faces_, node.ops, node.col,
+                                                 node.spelled), ctx)
+            else:
+                pool = Pool(die, abs(c), depth=EXPLODE_DEPTH)
+                for op in node.ops:
+                    if op.kind not in _BREAKDOWN:
+                        pool = pool._with(op)
+                total = pool.sum()
             ctx.col = node.col
             # Foundry (signed): a count below 0 rolls |count| dice and negates the total
-            parts.append(-pool.sum() if c < 0 else pool.sum())
+            parts.append(-total if c < 0 else total)
             weights.append(ws * wc)
     if len(parts) == 1:
         return parts[0]
     return mixture(Distribution.mixture(parts, weights), parts, weights)
+
+
+def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
+    """Foundry's limited explosions, ``6d10x5=10`` / ``6d10x2>=9`` / ``6d10xo2=10``: the
+    dice are checked in order (the rolled ones, then the new ones), each match rolls one
+    more die while the limit lasts, and every rolled die counts (Foundry's
+    ``Die#explode``). Exact, no depth cap: ``f(p, b)``, the total of ``p`` dice still to
+    check with ``b`` explosions left, is ``p`` plain dice when ``b = 0``, else the mixture
+    of (a matching die + ``f(p, b-1)``) and (another die + ``f(p-1, b)``); with ``xo``
+    only the rolled dice are checked. A count after it (``cs``, ``cf``, ``df``, ``sf``,
+    ``even``, ``odd``) scores every die alike. Cost: ``(n+1)(limit+1)`` mixtures of sums
+    of at most ``n + limit`` dice, charged before the first.
+
+    >>> from chancekit.dice.notation import dist
+    >>> dist("1d6x1=6", dialect="foundry").mean()  # 3.5 + 1/6 x 3.5
+    Fraction(49, 12)
+    """
+    from chancekit.dice.selectors import foundry_count
+
+    ops = [o for o in node.ops if o.kind not in _BREAKDOWN]
+    first, rest = ops[0], ops[1:]
+    if not (first.kind in ("e", "eo") and first.steps) or len(rest) > 1 or any(
+            o.kind != "cnt" for o in rest):
+        raise NotationError(
+            "Foundry's limited explosions ('x5=10') are taken first and alone, or followed by "
+            "one count ('6d10x2>=9cs>=8'); chancekit does not take them with other "
+            "modifiers", ctx.text, first.col)
+    cap, n, fs = first.steps[0], node.count, list(node.faces)
+    cnt = rest[0] if rest else None
+    # (n+1)(limit+1) states, each sums up to n+limit dice of |faces| outcomes against a
+    # die, with weights of about (n+limit) log2|faces| bits
+    width = max(1, (n + cap) * max(1, len(fs) - 1).bit_length() // 64)
+    limits.charge((n + 1) * (cap + 1) * (n + cap + 1) * len(fs) * len(fs) * width
+                  * ENTRY_WORK, "Foundry's limited explosions")
+
+    def score(v: int) -> Any:
+        if cnt is None:
+            return v
+        got = foundry_count(cnt.steps, v) if cnt.steps else cnt.score(v)
+        return v if got is None else got
+
+    hit = [v for v in fs if first.matches(v)]
+    miss = [v for v in fs if not first.matches(v)]
+    one = faces([score(v) for v in fs])
+    hits = faces([score(v) for v in hit]) if hit else None
+    misses = faces([score(v) for v in miss]) if miss else None
+    memo: dict[tuple[int, int], Distribution] = {}
+
+    def f(p: int, b: int) -> Distribution:
+        if p == 0:
+            return constant(0)
+        if b == 0:
+            return p @ one
+        key = (p, b)
+        if key not in memo:
+            parts, weights = [], []
+            if hits is not None:  # a match: one more die (checked too, unless 'xo')
+                parts.append(hits + (f(p, b - 1) if first.kind == "e" else
+                                     one + f(p - 1, b - 1)))
+                weights.append(len(hit))
+            if misses is not None:
+                parts.append(misses + f(p - 1, b))
+                weights.append(len(miss))
+            memo[key] = parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+        return memo[key]
+
+    ctx.col = node.col
+    return f(n, cap)
 
 
 def _powers_work(counts: list[int], sides: list[int], fixed: Sequence[int] | None) -> int:
@@ -497,7 +573,7 @@ def check_dice_ops(node: Dice, text: str) -> None:
     """Refuse operators that would loop forever or never end on this die (shared by
     ``dist`` and ``roll``): rerolling or exploding on every face."""
     for op in node.ops:
-        if op.kind in ("rr", "e", "ce", "pe") and node.matches_every_face(op):
+        if op.kind in ("rr", "e", "ce", "pe") and node.matches_every_face(op) and not op.steps:
             what = "reroll" if op.kind == "rr" else "explode"
             raise NotationError(
                 f"'{op.spelled}' would {what} every face of the die forever; match fewer faces",

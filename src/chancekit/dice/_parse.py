@@ -893,15 +893,19 @@ class _Parser:
                 ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos]))
             elif name in ("!", "x", "!!", "!p", "xo"):
                 sel = self.compare(name, optional=True)
-                if fvtt:
-                    self.refuse_limited(name, p)
+                cap: tuple[int, ...] = ()
+                if fvtt and sel is not None and sel.cat is None and self.peek() in (
+                        "<", ">", "=") and self.peek():
+                    # Foundry's 'x5=10' / 'x2>=9': at most that many explosions in all
+                    cap = (sel.num,)
+                    sel = self.compare(name)
                 if sel is None:
                     if top is None:
                         raise self.fail(f"'{name}' on dice with rolled sides needs the face "
                                         f"to explode on (e.g. '{name}=6')", p)
                     sel = Selector(None, top, col)
                 kind = {"!": "e", "x": "e", "!!": "ce", "!p": "pe", "xo": "eo"}[name]
-                ops.append(Op(kind, (sel,), col, t[p:self.pos]))
+                ops.append(Op(kind, (sel,), col, t[p:self.pos], steps=cap))
             elif name in ("min", "max", "mi", "ma"):
                 sign = -1 if self.peek() == "-" else 1
                 self.pos += sign < 0
@@ -980,7 +984,8 @@ class _Parser:
         merged: list[Op] = []
         for op in ops:  # repeated rerolls / explosions of one kind: the union (r1r2)
             last = merged[-1] if merged else None
-            if last is not None and last.kind == op.kind and op.kind in _MERGING:
+            if (last is not None and last.kind == op.kind and op.kind in _MERGING
+                    and not (last.steps or op.steps)):  # a limited explosion stays alone
                 merged[-1] = Op(last.kind, last.sels + op.sels, last.col,
                                 last.spelled + op.spelled)
             else:

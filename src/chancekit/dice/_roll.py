@@ -248,7 +248,10 @@ class _Roller:
                     break
         else:  # "e", "pe", "eo": explode, new dice explode too, at most EXPLODE_DEPTH per
             # chain (1 for "eo"); a penetrating die counts one less, explodes on its face
-            limit = 1 if kind == "eo" else EXPLODE_DEPTH
+            # Foundry's limited explosions ('x5=10', op.steps): at most that many in all, in
+            # Foundry's order (the rolled dice, then the new ones), no depth cap beyond it
+            budget = op.steps[0] if op.steps else None
+            limit = 1 if kind == "eo" else EXPLODE_DEPTH if budget is None else budget + 1
             shift = -1 if kind == "pe" else 0
             depth = {id(d): 0 for d in kept}
             todo = [d for d in kept if op.matches(d.value)]
@@ -257,6 +260,10 @@ class _Roller:
                 for d in todo:
                     if depth[id(d)] >= limit:
                         continue
+                    if budget is not None:
+                        if budget <= 0:
+                            break
+                        budget -= 1
                     d.rolls[-1].exploded = True
                     f = self.draw(faces)
                     child = _Die(f + shift, f)
