@@ -46,7 +46,8 @@ def _op(op: Op) -> str:
     if k == "ra":
         return f"rolls one more die if a die is {_sels(s)}"
     if k in ("e", "eo"):
-        return f"explodes the dice {_sels(s)}{' once' if k == 'eo' else ''} (extra dice)"
+        limit = f", at most {op.steps[0]} in all" if op.steps else ""
+        return f"explodes the dice {_sels(s)}{' once' if k == 'eo' else ''} (extra dice{limit})"
     if k == "ce":
         return f"compounds the dice {_sels(s)} (added to the die)"
     if k == "pe":
