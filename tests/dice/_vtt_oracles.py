@@ -106,7 +106,24 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
     margin: tuple[str, int] | None = None
     counted = False
     for name, arg in spec["mods"]:
-        if name in ("r", "rr"):
+        if name in ("r", "rr") and arg is not None and len(arg) > 2:
+            # Foundry's limited rerolls ('r1=1'): Die#reroll's loop as written
+            c, t, budget = arg
+            checked, initial = 0, len(results)
+            while checked < len(results):
+                r = results[checked]
+                checked += 1
+                if not r.active:
+                    continue
+                if budget <= 0:
+                    break
+                if cmp(c, t, r.result):
+                    r.active = False
+                    results.append(_Result(roll()))
+                    budget -= 1
+                if name == "r" and checked >= initial:
+                    break
+        elif name in ("r", "rr"):
             c, t = arg or ("=", 1)
             initial = len(results)
             for i in range(initial):

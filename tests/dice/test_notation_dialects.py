@@ -308,7 +308,7 @@ def test_ambiguities_of_the_three_rows() -> None:
     ("4d6k", "avrae", 5, "a number for the keep operator"),
     ("4d6r>", "roll20", 6, "compare point"),  # Roll20: bare 4d6r rerolls the 1s
     ("1d6x", "roll20", 4, "Foundry's explode modifier 'x'"),
-    ("1d20r1=1", "foundry", 5, "limited rerolls"),
+    ("1d20r1=1kh1", "foundry", 5, "limited rerolls"),
     ("1d(1d6, 2)", "roll20", 3, "one value"),
     ("1d(1d3-1)", "roll20", 1, "number of sides"),
     ("(1d3-2)d6", "roll20", 1, "number of dice"),

@@ -260,7 +260,7 @@ def test_the_margin_of_success_reads_differently_in_roll20_and_says_so() -> None
     ("2d6ms>=8", "avrae", 4, "unexpected"),  # avrae: no dialect to name
     ("4d6even", "roll20", 4, "Foundry's even-count modifier"),
     ("5d10x2>=8kh1", "foundry", 5, "limited explosions"),
-    ("20d20r1=1", "foundry", 6, "limited rerolls"),
+    ("20d20r1=1kh1", "foundry", 6, "limited rerolls"),
     ("4d6min2r1", "foundry", 8, "reads the die as rolled"),
     ("4d6cs>4x", "foundry", 8, "after a count modifier"),
     ("sin(1)", "foundry", 1, "Foundry's Math.sin() is not supported"),

@@ -391,10 +391,11 @@ def test_documented_example(dialect: str, formula: str, check: str, source: str,
 @pytest.mark.parametrize("formula", [
     "2d3x1=3", "2d4x2>=3", "3d2x2=2", "2d3xo1=3", "2d4x2>=3cs>=3", "1d2x3=2", "2d2x3>=1",
     "2d3x2<=2cf", "1d3x2=3even", "3d2xo2=2",
+    "2d3r1=1", "3d2r2=1", "2d3rr2<3", "3d3rr1<=2", "2d2rr3=1cs2", "3d3r2>=2sf<2",
 ])
 def test_foundry_limited_explosions_match_foundrys_loop(formula: str) -> None:
-    """Small limited explosions against Foundry's ``Die`` loop replayed over every
-    sequence of die results (``foundry_term``), and ``roll()`` fed every sequence."""
+    """Small limited explosions and rerolls against Foundry's ``Die`` loop replayed over
+    every sequence of die results (``foundry_term``), and ``roll()`` fed every sequence."""
     spec = foundry_spec_of(formula)
     want = tapes(lambda c: foundry_term(spec, c, 99))
     assert _pmf(dist(formula, dialect="foundry")) == {k: v for k, v in want.items() if v}

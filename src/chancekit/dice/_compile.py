@@ -331,7 +331,7 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Num):
         return constant(node.value)
     if isinstance(node, Dice):
-        if any(o.kind in ("e", "eo") and o.steps for o in node.ops):
+        if any(o.kind in _LIMITED and o.steps for o in node.ops):
             return _limited_explosions(node, ctx)
         pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
         for op in node.ops:
@@ -455,7 +455,7 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         dice = Dice(1, faces_, node.ops, node.col, node.spelled)
         check_dice_ops(dice, ctx.text)
         die = _die(dice)
-        capped = any(o.kind in ("e", "eo") and o.steps for o in node.ops)
+        capped = any(o.kind in _LIMITED and o.steps for o in node.ops)
         for c, wc in zip(counts, cw, strict=True):
             if capped:  # Foundry's limited explosions: that many dice, exactly
                 total = _limited_explosions(Dice(abs(c), faces_, node.ops, node.col,
@@ -475,13 +475,18 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
     return mixture(Distribution.mixture(parts, weights), parts, weights)
 
 
+#: Foundry's operators that take a limit ('x5=10', 'xo2=10', 'r1=1', 'rr2<3')
+_LIMITED = ("e", "eo", "ro", "rr")
+
+
 def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
     """Foundry's limited explosions, ``6d10x5=10`` / ``6d10x2>=9`` / ``6d10xo2=10``: the
     dice are checked in order (the rolled ones, then the new ones), each match rolls one
     more die while the limit lasts, and every rolled die counts (Foundry's
-    ``Die#explode``). Exact, no depth cap: ``f(p, b)``, the total of ``p`` dice still to
-    check with ``b`` explosions left, is ``p`` plain dice when ``b = 0``, else the mixture
-    of (a matching die + ``f(p, b-1)``) and (another die + ``f(p-1, b)``); with ``xo``
+    ``Die#explode``); limited rerolls (``20d20r1=1``, ``rr2<3``) likewise replace a
+    match by a new die (``Die#reroll``). Exact, no depth cap: ``f(p, b)``, the total of
+    ``p`` dice still to check with ``b`` explosions left, is ``p`` plain dice when
+    ``b = 0``, else the mixture of (a matching die + ``f(p, b-1)``) and (another die + ``f(p-1, b)``); with ``xo``
     only the rolled dice are checked. A count after it (``cs``, ``cf``, ``df``, ``sf``,
     ``even``, ``odd``) scores every die alike. Cost: ``(n+1)(limit+1)`` mixtures of sums
     of at most ``n + limit`` dice, charged before the first.
@@ -494,19 +499,23 @@ def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
 
     ops = [o for o in node.ops if o.kind not in _BREAKDOWN]
     first, rest = ops[0], ops[1:]
-    if not (first.kind in ("e", "eo") and first.steps) or len(rest) > 1 or any(
+    if not (first.kind in _LIMITED and first.steps) or len(rest) > 1 or any(
             o.kind != "cnt" for o in rest):
+        what = ("limited rerolls ('r1=1')" if any(o.kind in ("ro", "rr") and o.steps
+                                                  for o in ops)
+                else "limited explosions ('x5=10')")
         raise NotationError(
-            "Foundry's limited explosions ('x5=10') are taken first and alone, or followed by "
-            "one count ('6d10x2>=9cs>=8'); chancekit does not take them with other "
-            "modifiers", ctx.text, first.col)
+            f"Foundry's {what} are taken first and alone, or followed by one count "
+            "('6d10x2>=9cs>=8'); chancekit does not take them with other modifiers",
+            ctx.text, next(o for o in ops if o.steps).col)
+    reroll = first.kind in ("ro", "rr")
     cap, n, fs = first.steps[0], node.count, list(node.faces)
     cnt = rest[0] if rest else None
     # (n+1)(limit+1) states, each sums up to n+limit dice of |faces| outcomes against a
     # die, with weights of about (n+limit) log2|faces| bits
     width = max(1, (n + cap) * max(1, len(fs) - 1).bit_length() // 64)
     limits.charge((n + 1) * (cap + 1) * (n + cap + 1) * len(fs) * len(fs) * width
-                  * ENTRY_WORK, "Foundry's limited explosions")
+                  * ENTRY_WORK, "Foundry's limited explosions or rerolls")
 
     def score(v: int) -> Any:
         if cnt is None:
@@ -529,7 +538,11 @@ def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
         key = (p, b)
         if key not in memo:
             parts, weights = [], []
-            if hits is not None:  # a match: one more die (checked too, unless 'xo')
+            if hits is not None and reroll:  # a match is replaced by a new die: 'rr'
+                # checks it too, 'r' (once) takes it as it falls
+                parts.append(f(p, b - 1) if first.kind == "rr" else one + f(p - 1, b - 1))
+                weights.append(len(hit))
+            elif hits is not None:  # a match: one more die (checked too, unless 'xo')
                 parts.append(hits + (f(p, b - 1) if first.kind == "e" else
                                      one + f(p - 1, b - 1)))
                 weights.append(len(hit))

@@ -886,14 +886,18 @@ class _Parser:
             elif name in ("r", "rr", "ro"):
                 once = name == "ro" or (name == "r" and not r20)
                 got = self.compare(name, optional=True)
+                cap: tuple[int, ...] = ()
+                if fvtt and got is not None and got.cat is None and self.peek() in (
+                        "<", ">", "=") and self.peek():
+                    # Foundry's 'r1=1' / 'rr2<3': at most that many rerolls in all
+                    cap = (got.num,)
+                    got = self.compare(name)
                 if got is None:  # Foundry and Roll20 (8d6r): 'r' alone rerolls the 1s
                     got = Selector(None, 1, col)
-                if fvtt:
-                    self.refuse_limited(name, p)
-                ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos]))
+                ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos], steps=cap))
             elif name in ("!", "x", "!!", "!p", "xo"):
                 sel = self.compare(name, optional=True)
-                cap: tuple[int, ...] = ()
+                cap = ()
                 if fvtt and sel is not None and sel.cat is None and self.peek() in (
                         "<", ">", "=") and self.peek():
                     # Foundry's 'x5=10' / 'x2>=9': at most that many explosions in all
@@ -1059,14 +1063,6 @@ class _Parser:
                     f"Foundry's '{clamps[0].spelled}' changes what a die counts, but "
                     f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
                     "that order here; write min/max after the other modifiers", o.col - 1)
-
-    def refuse_limited(self, name: str, p: int) -> None:
-        """Foundry's ``r2<3`` / ``x2>=8``: a number then a compare point limits how many
-        dice reroll or explode (not supported, refused by name)."""
-        if self.peek() in ("<", ">", "=") and self.peek():
-            raise self.fail(f"Foundry's limited {'explosions' if 'x' in name else 'rerolls'} "
-                            f"('{self.text[p:self.pos]}' followed by a compare point: at most "
-                            f"that many dice) are not supported", p)
 
     def refuse_modifier(self, *, dice: bool, brace: bool) -> None:
         """After dice or a group, letters that are no modifier of this dialect: name the

@@ -213,16 +213,21 @@ class _Roller:
             for i, d in enumerate(kept):
                 if (i in picked) != (kind == "k"):
                     d.kept = False
-        elif kind == "rr":
+        elif kind in ("rr", "ro"):
+            # Foundry's limited rerolls ('r1=1', op.steps): at most that many in all, in
+            # Foundry's order (the rolled dice, then the new results)
+            budget = op.steps[0] if op.steps else None
             todo = [d for d in kept if op.matches(d.value)]
             while todo:
                 for d in todo:
+                    if budget is not None:
+                        if budget <= 0:
+                            return
+                        budget -= 1
                     self.reroll(d, faces)
+                if kind == "ro":
+                    break
                 todo = [d for d in todo if op.matches(d.value)]
-        elif kind == "ro":
-            for d in kept:
-                if op.matches(d.value):
-                    self.reroll(d, faces)
         elif kind == "ce":  # compounding: the fresh rolls are added to the die itself
             for d in kept:
                 if op.matches(d.value):
