@@ -486,10 +486,11 @@ def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
     ``Die#explode``); limited rerolls (``20d20r1=1``, ``rr2<3``) likewise replace a
     match by a new die (``Die#reroll``). Exact, no depth cap: ``f(p, b)``, the total of
     ``p`` dice still to check with ``b`` explosions left, is ``p`` plain dice when
-    ``b = 0``, else the mixture of (a matching die + ``f(p, b-1)``) and (another die + ``f(p-1, b)``); with ``xo``
-    only the rolled dice are checked. A count after it (``cs``, ``cf``, ``df``, ``sf``,
-    ``even``, ``odd``) scores every die alike. Cost: ``(n+1)(limit+1)`` mixtures of sums
-    of at most ``n + limit`` dice, charged before the first.
+    ``b = 0``, else the mixture of (a matching die + ``f(p, b-1)``) and (another die +
+    ``f(p-1, b)``); with ``xo`` only the rolled dice are checked. A count after it
+    (``cs``, ``cf``, ``df``, ``sf``, ``even``, ``odd``) scores every die alike. Cost:
+    ``(n+1)(limit+1)`` mixtures of sums of at most ``n + limit`` dice, charged before
+    the first.
 
     >>> from chancekit.dice.notation import dist
     >>> dist("1d6x1=6", dialect="foundry").mean()  # 3.5 + 1/6 x 3.5
