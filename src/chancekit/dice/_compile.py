@@ -529,32 +529,26 @@ def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
     one = faces([score(v) for v in fs])
     hits = faces([score(v) for v in hit]) if hit else None
     misses = faces([score(v) for v in miss]) if miss else None
-    memo: dict[tuple[int, int], Distribution] = {}
-
-    def f(p: int, b: int) -> Distribution:
-        if p == 0:
-            return constant(0)
-        if b == 0:
-            return p @ one
-        key = (p, b)
-        if key not in memo:
+    # bottom up, one row of budgets at a time (no recursion: a limit of 900 is 900 rows)
+    prev = [constant(0)] + [p @ one for p in range(1, n + 1)]  # b = 0: plain dice
+    for _ in range(cap):
+        row = [constant(0)]
+        for p in range(1, n + 1):
             parts, weights = [], []
             if hits is not None and reroll:  # a match is replaced by a new die: 'rr'
                 # checks it too, 'r' (once) takes it as it falls
-                parts.append(f(p, b - 1) if first.kind == "rr" else one + f(p - 1, b - 1))
+                parts.append(prev[p] if first.kind == "rr" else one + prev[p - 1])
                 weights.append(len(hit))
             elif hits is not None:  # a match: one more die (checked too, unless 'xo')
-                parts.append(hits + (f(p, b - 1) if first.kind == "e" else
-                                     one + f(p - 1, b - 1)))
+                parts.append(hits + (prev[p] if first.kind == "e" else one + prev[p - 1]))
                 weights.append(len(hit))
             if misses is not None:
-                parts.append(misses + f(p - 1, b))
+                parts.append(misses + row[p - 1])
                 weights.append(len(miss))
-            memo[key] = parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
-        return memo[key]
-
+            row.append(parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights))
+        prev = row
     ctx.col = node.col
-    return f(n, cap)
+    return prev[n]
 
 
 def _powers_work(counts: list[int], sides: list[int], fixed: Sequence[int] | None) -> int:

@@ -890,7 +890,7 @@ class _Parser:
                 if fvtt and got is not None and got.cat is None and self.peek() in (
                         "<", ">", "=") and self.peek():
                     # Foundry's 'r1=1' / 'rr2<3': at most that many rerolls in all
-                    cap = (got.num,)
+                    cap = (self.limit_of(got, name, p),)
                     got = self.compare(name)
                 if got is None:  # Foundry and Roll20 (8d6r): 'r' alone rerolls the 1s
                     got = Selector(None, 1, col)
@@ -901,7 +901,7 @@ class _Parser:
                 if fvtt and sel is not None and sel.cat is None and self.peek() in (
                         "<", ">", "=") and self.peek():
                     # Foundry's 'x5=10' / 'x2>=9': at most that many explosions in all
-                    cap = (sel.num,)
+                    cap = (self.limit_of(sel, name, p),)
                     sel = self.compare(name)
                 if sel is None:
                     if top is None:
@@ -1063,6 +1063,13 @@ class _Parser:
                     f"Foundry's '{clamps[0].spelled}' changes what a die counts, but "
                     f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
                     "that order here; write min/max after the other modifiers", o.col - 1)
+
+    def limit_of(self, sel: Selector, name: str, p: int) -> int:
+        """The limit of Foundry's ``x5=10`` / ``r1=1`` (read as a number first)."""
+        if sel.num < 0:
+            raise self.fail(f"Foundry's limited '{name}' needs a limit of 0 or more "
+                            f"('{name}2=1': at most 2), not {sel.num}", p)
+        return sel.num
 
     def refuse_modifier(self, *, dice: bool, brace: bool) -> None:
         """After dice or a group, letters that are no modifier of this dialect: name the
