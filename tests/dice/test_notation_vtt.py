@@ -402,3 +402,18 @@ def test_a_huge_negative_count_is_refused_by_the_dice_limit() -> None:
         dist("(-1000000000)d6", dialect="foundry")
     assert info.value.limit == "MAX_DICE" and "(negated)" in str(info.value)
     assert dist("3d6rodd", dialect="foundry") == dist("3d6r1odd", dialect="foundry")
+
+
+@pytest.mark.parametrize("formula,want", [
+    # Roll20: "the number of dice (N+Y) is rounded to the nearest whole number, just like
+    # round(N+Y)" -- halves up, as its round()
+    ("(5/2)d2", {3: Fraction(1, 8), 4: Fraction(3, 8), 5: Fraction(3, 8), 6: Fraction(1, 8)}),
+    ("(-1/2)d6", {0: Fraction(1)}),
+    ("(1d2/2)d2", {1: Fraction(1, 2), 2: Fraction(1, 2)}),  # 1/2 and 1 both round to 1
+])
+def test_roll20_rounds_a_computed_count(formula: str, want: Any) -> None:
+    assert _pmf(dist(formula, dialect="roll20")) == want
+    r = roll(formula, PCG32(5), dialect="roll20")
+    assert len(r.dice) in {0, 1, 2, 3} and r.total == sum(r.dice)
+    with pytest.raises(NotationError, match="whole number"):
+        dist(formula, dialect="avrae")

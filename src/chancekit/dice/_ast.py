@@ -110,7 +110,8 @@ class Group(Node):
 class VarDice(Node):
     """Dice whose count and/or sides are rolled: ``(1d4)d6``, ``1d(1d20)``. ``count`` is
     a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``. ``signed``
-    (Foundry): a count below 0 rolls that many dice and negates their total."""
+    (Foundry): a count below 0 rolls that many dice and negates their total; ``rounded``
+    (Roll20): a fractional count is rounded first, as ``round()`` (``(5/2)d6`` = 3d6)."""
 
     count: Node | int
     sides: Node | None
@@ -120,6 +121,7 @@ class VarDice(Node):
     spelled: str
     notes: tuple[str, ...] = ()
     signed: bool = field(default=False, compare=False)  # equal trees in every dialect
+    rounded: bool = field(default=False, compare=False)  # Roll20: the count rounded first
 
 
 @dataclass(frozen=True, slots=True)

@@ -423,6 +423,9 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
                 f"MAX_DICE = {MAX_DICE:,} at column {node.col} of {quote(ctx.text)}",
                 limit="MAX_DICE", value=count.count * count.top)
         cd = _eval(node.count, ctx)
+        if node.rounded and any(not isinstance(v, int) and getattr(v, "denominator", 2) != 1
+                                for v in cd.outcomes()):
+            cd = cd.map(FUNCTIONS["round"])  # Roll20: (5/2)d6 rolls round(5/2) = 3 dice
         counts = _whole(cd, "number of dice", -(1 << 64) if node.signed else 0, MAX_DICE,
                         "MAX_DICE", ctx, node.col)
         if counts[0] < -MAX_DICE:  # Foundry: a count below 0 rolls that many dice

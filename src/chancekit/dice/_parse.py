@@ -692,8 +692,10 @@ class _Parser:
         # Foundry rolls |n| dice for a count n below 0 and negates their total (DiceTerm#total,
         # before a margin of success 'ms' is taken off, as Die#total does)
         signed = self.dialect == "foundry" and isinstance(count, Node)
+        # Roll20: "the number of dice (N+Y) is rounded to the nearest whole number"
+        rounded = self.dialect == "roll20" and isinstance(count, Node)
         return self.with_margin(VarDice(count, sides, faces, ops, start + 1,
-                                        self.text[start:self.pos], (), signed))
+                                        self.text[start:self.pos], (), signed, rounded))
 
     def with_margin(self, node: Dice | VarDice) -> Node:
         """Foundry's margin of success ``ms``: the term's total minus the target
@@ -1298,7 +1300,7 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
                      node.brace)
     if isinstance(node, VarDice):
         return VarDice(node.count, node.sides, node.faces, node.ops, node.col, node.spelled,
-                       node.notes + notes, node.signed)
+                       node.notes + notes, node.signed, node.rounded)
     if isinstance(node, Call):
         return Call(node.name, node.args, node.col, node.notes + notes)
     if isinstance(node, Binary):  # Foundry's margin of success: the dice carry the notes

@@ -9,6 +9,7 @@ all rolls (the test-suite does exactly that).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -154,6 +155,8 @@ class _Roller:
         if isinstance(node.count, Node):
             count, t = self.eval(node.count)
             head.append(f"({t})")
+            if node.rounded and not isinstance(_clean(count), int):
+                count = math.floor(Fraction(count) + Fraction(1, 2))  # Roll20: round()
             if not isinstance(_clean(count), int) or (count < 0 and not node.signed):
                 raise NotationError(f"the number of dice rolled {_fmt(count)}: a whole "
                                     "number of at least 0 is needed", self.text, node.col)
