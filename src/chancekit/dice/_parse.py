@@ -296,10 +296,7 @@ class _Parser:
         self.skip_ws()
         if self.pos != len(self.text):
             if self.dialect != "avrae" and self.text.startswith(("&{", "%{"), self.pos):
-                what = ("a roll option such as &{tracker}" if self.peek() == "&" else
-                        "an ability call %{...}")
-                raise self.fail(f"Roll20's {what} is not a dice formula: remove it "
-                                "(chancekit computes the formula itself)")
+                raise self.roll20_option()
             if self.peek() == ",":
                 raise self.fail("unexpected ',' (a set needs parentheses: '(1d6, 2d4)kh1')")
             rest = self.text[self.pos:]
@@ -411,10 +408,7 @@ class _Parser:
                 node = self.dice(start, node)
         elif ch in ("&", "%") and self.dialect != "avrae" and self.text.startswith(
                 ("&{", "%{"), self.pos):
-            what = ("a roll option such as &{tracker}" if ch == "&" else
-                    "an ability call %{...}")
-            raise self.fail(f"Roll20's {what} is not a dice formula: remove it (chancekit "
-                            "computes the formula itself)")
+            raise self.roll20_option()
         elif ch == "(":
             node = self.group()
         elif ch == "{":
@@ -1065,6 +1059,15 @@ class _Parser:
                     f"Foundry's '{clamps[0].spelled}' changes what a die counts, but "
                     f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
                     "that order here; write min/max after the other modifiers", o.col - 1)
+
+    def roll20_option(self) -> NotationError:
+        """Roll20's roll option ``&{tracker}`` / ability call ``%{Bob|Attack}`` at
+        ``self.pos``: not a formula, refused naming it."""
+        end = self.text.find("}", self.pos)
+        token = self.text[self.pos:end + 1 if end >= 0 else len(self.text)]
+        what = "roll option" if self.peek() == "&" else "ability call"
+        return self.fail(f"Roll20's {what} '{token}' is not a dice formula: remove it "
+                         "(chancekit computes the formula itself)")
 
     def limit_of(self, sel: Selector, name: str, p: int) -> int:
         """The limit of Foundry's ``x5=10`` / ``r1=1`` (read as a number first)."""
