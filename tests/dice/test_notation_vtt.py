@@ -271,6 +271,10 @@ def test_the_margin_of_success_reads_differently_in_roll20_and_says_so() -> None
     ("2**3", "avrae", 2, "'**' (a power) is roll20 and foundry notation"),
     ("2d6c1", "foundry", 4, "coin call"),
     ("4d6>3mt", "roll20", 4, "matching total 'mt' with target numbers"),
+    ("3d6>[[1d4]]", "roll20", 5, "Roll20's rolled compare point"),
+    ("{2d6+3}kh1", "roll20", 1, "Roll20's keep/drop across a grouped roll of dice and numbers"),
+    ("{2d6*2}>3", "roll20", 1, "Roll20's grouped roll of one sub-roll"),
+    ("{4d6kh3+1d8}>3", "roll20", 1, "whose dice already keep, drop or count"),
 ])
 def test_refusals_name_the_construct_and_the_dialect(formula: str, dialect: str, column: int,
                                                      fragment: str) -> None:
@@ -417,3 +421,13 @@ def test_roll20_rounds_a_computed_count(formula: str, want: Any) -> None:
     assert r.total in want  # the dice of the count are among r.dice too
     with pytest.raises(NotationError, match="whole number"):
         dist(formula, dialect="avrae")
+
+
+def test_roll20_text_after_the_formula_is_a_comment_with_a_note() -> None:
+    notes = ambiguities("/roll 1d20+5 Roll for Initiative", "roll20")
+    assert any("('Roll for Initiative') is read as Roll20 reads it: a comment" in n
+               for n in notes)
+    assert dist("1d20+5 Roll for Initiative", dialect="roll20") == dist("1d20+5",
+                                                                        dialect="roll20")
+    with pytest.raises(NotationError):  # no space before it: a typo, not a comment
+        dist("1d20+5Roll", dialect="roll20")
