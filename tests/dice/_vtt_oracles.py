@@ -75,6 +75,14 @@ def cmp(c: str, t: int, v: int) -> bool:
     return {"=": v == t, "<": v < t, "<=": v <= t, ">": v > t, ">=": v >= t}[c]
 
 
+def hit(arg: Any, v: int) -> bool:
+    """``v`` meets a compare point ``(c, t)``, or any of a list of them (Roll20's
+    ``r1r3r5``: one reroll of several compare points)."""
+    if isinstance(arg, list):
+        return any(cmp(c, t, v) for c, t in arg)
+    return cmp(*arg, v)
+
+
 # ------------------------------------------------------------------------- foundry
 class _Result:
     __slots__ = ("active", "count", "depth", "failure", "result", "success")
@@ -98,7 +106,24 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
     margin: tuple[str, int] | None = None
     counted = False
     for name, arg in spec["mods"]:
-        if name in ("r", "rr"):
+        if name in ("r", "rr") and arg is not None and len(arg) > 2:
+            # Foundry's limited rerolls ('r1=1'): Die#reroll's loop as written
+            c, t, budget = arg
+            checked, initial = 0, len(results)
+            while checked < len(results):
+                r = results[checked]
+                checked += 1
+                if not r.active:
+                    continue
+                if budget <= 0:
+                    break
+                if cmp(c, t, r.result):
+                    r.active = False
+                    results.append(_Result(roll()))
+                    budget -= 1
+                if name == "r" and checked >= initial:
+                    break
+        elif name in ("r", "rr"):
             c, t = arg or ("=", 1)
             initial = len(results)
             for i in range(initial):
@@ -113,7 +138,8 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
                             raise Endless
                         results.append(_Result(rest[choose(len(rest))]))
         elif name in ("x", "xo"):
-            c, t = arg or ("=", faces)
+            c, t = (arg or ("=", faces))[:2]
+            budget = arg[2] if arg is not None and len(arg) > 2 else None  # 'x5=10'
             initial = len(results)
             for r in results:  # each explosion operator starts its own chains (the cap)
                 r.depth = 0
@@ -125,9 +151,13 @@ def foundry_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int)
                     break
                 if not r.active:
                     continue
-                limit = 1 if name == "xo" else depth
+                if budget is not None and budget <= 0:  # Foundry: out of explosions
+                    break
+                limit = 1 if name == "xo" else depth if budget is None else math.inf
                 if cmp(c, t, r.result) and r.depth < limit:
                     results.append(_Result(roll(), r.depth + 1))
+                    if budget is not None:
+                        budget -= 1
         elif name in ("k", "kh", "kl", "d", "dh", "dl"):
             keep = name[0] == "k"
             highest = (name in ("k", "kh")) if keep else (name == "dh")
@@ -256,8 +286,8 @@ def foundry_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[s
         x = foundry_term(a, choose, depth)
         return x, foundry_term(b, choose, depth)
 
-    if kind == "term":
-        return ta, one, {}
+    if kind == "term":  # Foundry reads its modifiers in any case: every third one in capitals
+        return (ta.upper() if len(ta) % 3 == 0 else ta), one, {}
     if kind == "sum":
         return f"{ta} - {tb}", lambda c, d: (lambda x: x[0] - x[1])(two(c, d)), {}
     if kind == "floor":
@@ -274,12 +304,14 @@ def foundry_formula(rng: random.Random) -> tuple[str, Callable[..., Any], dict[s
             "bonus": tb}
     if kind == "max":
         return f"max({ta}, {tb})", lambda c, d: max(two(c, d)), {}
-    # a parenthesised count: (1d2)d3, each possible count weighted (no count modifiers
-    # in the count: chancekit refuses a count that can be negative, Foundry negates)
-    a["mods"] = [m for m in a["mods"] if m[0] not in ("cs", "cf", "df", "sf", "even", "odd",
-                                                        "ms")]
-    return (f"({foundry_text(a)})d3",
-            lambda c, d: sum(1 + c(3) for _ in range(one(c, d))), {})
+    # a parenthesised count: (1d2-1)d3, each possible count weighted; a count below 0
+    # rolls that many dice and negates their total (Foundry's DiceTerm#total)
+    def counted(c: Callable[[int], int], d: int) -> Any:
+        n = one(c, d) - 1
+        total = sum(1 + c(3) for _ in range(abs(n)))
+        return -total if n < 0 else total
+
+    return f"({ta}-1)d3", counted, {}
 
 
 # ------------------------------------------------------------------------- roll20
@@ -307,7 +339,7 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             for v in dice:
                 out.append(v)
                 level = 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     out.append(v)
                     level += 1
@@ -317,7 +349,7 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             for v in dice:
                 out.append(v)
                 level = 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     out.append(v - 1)
                     level += 1
@@ -326,19 +358,19 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
             out = []
             for v in dice:
                 total, level = v, 0
-                while cmp(*arg, v) and level < depth:
+                while hit(arg, v) and level < depth:
                     v = roll()
                     total += v
                     level += 1
                 out.append(total)
             dice = out
         elif name == "r":
-            rest = [f for f in range(1, faces + 1) if not cmp(*arg, f)]
+            rest = [f for f in range(1, faces + 1) if not hit(arg, f)]
             if not rest:
                 raise Endless
-            dice = [rest[choose(len(rest))] if cmp(*arg, v) else v for v in dice]
+            dice = [rest[choose(len(rest))] if hit(arg, v) else v for v in dice]
         elif name == "ro":
-            dice = [roll() if cmp(*arg, v) else v for v in dice]
+            dice = [roll() if hit(arg, v) else v for v in dice]
         elif name in ("kh", "kl", "dh", "dl"):
             s = sorted(dice)
             k = min(arg, len(s))
@@ -353,8 +385,8 @@ def roll20_term(spec: dict[str, Any], choose: Callable[[int], int], depth: int) 
     if spec.get("succ"):
         total = 0
         for v in dice:
-            total += cmp(*spec["succ"], v)
-            if spec.get("fail") and cmp(*spec["fail"], v):
+            total += hit(spec["succ"], v)
+            if spec.get("fail") and hit(spec["fail"], v):
                 total -= 1
         return total
     if spec.get("mt"):

@@ -270,8 +270,11 @@ def test_python_api_gives_every_mechanic() -> None:
         "10d10!!kh5", dialect="roll20")
     assert Pool(d(6), 3).penetrate(equal(6)).sum() == dist("3d6!p", dialect="roll20")
     assert Pool(d(6), 3).explode_once(equal(6)).sum() == dist("3d6xo", dialect="foundry")
-    assert Pool.of([3 @ d(20) + 5]).count(at_least(21)).sum() == dist(
-        "{3d20+5}>21", dialect="roll20")
+    # Roll20's reference: "{3d20+5}>21 - Roll 3 d20's, for each roll add 5 and then count a
+    # success for each result of 21 or more" (a group of one sub-roll counts its dice)
+    assert Pool(d(20), 3).count(at_least(16)).sum() == dist("{3d20+5}>21", dialect="roll20")
+    assert Pool.of([2 @ d(20) + 5, d(8)]).count(at_least(21)).sum() == dist(
+        "{2d20+5, 1d8}>21", dialect="roll20")
     assert Pool(d(6), 4).count(at_most(2)).sum() == dist("4d6<2", dialect="roll20")
     with pytest.raises(InvalidValueError, match="last"):
         Pool(d(6), 4).count(at_least(5)).keep(highest(2))
@@ -303,9 +306,9 @@ def test_ambiguities_of_the_three_rows() -> None:
     ("10d10f1", "roll20", 6, "failures need a target number"),
     ("4d6!!", "avrae", 4, "compounding"),
     ("4d6k", "avrae", 5, "a number for the keep operator"),
-    ("4d6r", "roll20", 5, "compare point"),
+    ("4d6r>", "roll20", 6, "compare point"),  # Roll20: bare 4d6r rerolls the 1s
     ("1d6x", "roll20", 4, "Foundry's explode modifier 'x'"),
-    ("1d20r1=1", "foundry", 5, "limited rerolls"),
+    ("1d20r1=1kh1", "foundry", 5, "limited rerolls"),
     ("1d(1d6, 2)", "roll20", 3, "one value"),
     ("1d(1d3-1)", "roll20", 1, "number of sides"),
     ("(1d3-2)d6", "roll20", 1, "number of dice"),

@@ -73,7 +73,7 @@ def _agree(dialect: str, make: Any, seed: int, count: int) -> tuple[int, int, li
 def test_foundry_300_random_formulas_match_the_brute_force(small_depth: int) -> None:
     equal, refused, bad = _agree("foundry", foundry_formula, 32, 300)
     assert not bad, "\n".join(bad[:10])
-    assert equal >= 270, (equal, refused)  # a refusal by name is rare (min/max orders)
+    assert equal >= 265, (equal, refused)  # a refusal by name is rare (min/max orders)
 
 
 def test_roll20_300_random_formulas_match_the_brute_force(small_depth: int) -> None:
@@ -259,8 +259,8 @@ def test_the_margin_of_success_reads_differently_in_roll20_and_says_so() -> None
     ("2d6x", "roll20", 4, "Foundry's explode modifier 'x'"),
     ("2d6ms>=8", "avrae", 4, "unexpected"),  # avrae: no dialect to name
     ("4d6even", "roll20", 4, "Foundry's even-count modifier"),
-    ("5d10x2>=8", "foundry", 5, "limited explosions"),
-    ("20d20r1=1", "foundry", 6, "limited rerolls"),
+    ("5d10x2>=8kh1", "foundry", 5, "limited explosions"),
+    ("20d20r1=1kh1", "foundry", 6, "limited rerolls"),
     ("4d6min2r1", "foundry", 8, "reads the die as rolled"),
     ("4d6cs>4x", "foundry", 8, "after a count modifier"),
     ("sin(1)", "foundry", 1, "Foundry's Math.sin() is not supported"),
@@ -269,8 +269,12 @@ def test_the_margin_of_success_reads_differently_in_roll20_and_says_so() -> None
     ("1d20 &{tracker}", "roll20", 6, "&{tracker}"),
     ("4d6zz", "foundry", 4, "'zz' is not a foundry dice modifier"),
     ("2**3", "avrae", 2, "'**' (a power) is roll20 and foundry notation"),
-    ("2dcc1", "foundry", 4, "coin call"),
+    ("2d6c1", "foundry", 4, "coin call"),
     ("4d6>3mt", "roll20", 4, "matching total 'mt' with target numbers"),
+    ("3d6>[[1d4]]", "roll20", 5, "Roll20's rolled compare point"),
+    ("{2d6+3}kh1", "roll20", 1, "Roll20's keep/drop across a grouped roll of dice and numbers"),
+    ("{2d6*2}>3", "roll20", 1, "Roll20's grouped roll of one sub-roll"),
+    ("{4d6kh3+1d8}>3", "roll20", 1, "whose dice already keep, drop or count"),
 ])
 def test_refusals_name_the_construct_and_the_dialect(formula: str, dialect: str, column: int,
                                                      fragment: str) -> None:
@@ -331,3 +335,99 @@ def test_the_web_api_takes_variables() -> None:
     status, body = handle("/api/dist", json.dumps({
         "expressions": ["1d20"], "variables": {"x": [1]}}))
     assert status == 400 and body["error"]["field"] == "variables"
+
+
+# ----------------------------------------------------------------- capitals, negative counts
+@pytest.mark.parametrize("written,lower", [
+    ("2D6KH1", "2d6kh1"), ("4d6KH3", "4d6kh3"), ("4D6Kh3", "4d6kh3"),
+    ("10D10CS>=8DF=1", "10d10cs>=8df=1"), ("6d6EVEN", "6d6even"), ("4d10MIN2", "4d10min2"),
+    ("5d10XO10", "5d10xo10"), ("3DCC1", "3dcc1"), ("2d20KL + 5", "2d20kl + 5"),
+    ("1d20RR<3", "1d20rr<3"), ("3d6MS10", "3d6ms10"), ("4d6Sf<2", "4d6sf<2"),
+])
+def test_foundry_reads_its_modifiers_in_any_case(written: str, lower: str) -> None:
+    """Foundry lower-cases a modifier's command (DiceTerm#_evaluateModifiers) and matches
+    its arguments case-insensitively (Die's /i regular expressions)."""
+    assert dist(written, dialect="foundry") == dist(lower, dialect="foundry")
+
+
+def test_capitals_stay_refused_by_name_where_the_dialect_has_no_such_modifier() -> None:
+    with pytest.raises(NotationError) as info:
+        dist("2d6KH1", dialect="roll20")
+    assert "'KH' is not a roll20 dice modifier" in info.value.problem
+    with pytest.raises(NotationError) as info:
+        dist("2d6ZZ", dialect="foundry")
+    assert "'ZZ' is not a foundry dice modifier" in info.value.problem
+
+
+@pytest.mark.parametrize("formula,want", [
+    # Foundry rolls |n| dice for a count n < 0, applies the modifiers, negates the total
+    ("(-1)d6", {-v: Fraction(1, 6) for v in range(1, 7)}),
+    ("(1d2-2)d6", {0: Fraction(1, 2), **{-v: Fraction(1, 12) for v in range(1, 7)}}),
+    ("(-2)d2kh1", {-1: Fraction(1, 4), -2: Fraction(3, 4)}),
+    ("(-2)d2cs2", {0: Fraction(1, 4), -1: Fraction(1, 2), -2: Fraction(1, 4)}),
+    # Die#total takes the margin off the negated total: -(1d2) - 1
+    ("(-1)d2ms>=1", {-2: Fraction(1, 2), -3: Fraction(1, 2)}),
+    ("-2d2", {-2: Fraction(1, 4), -3: Fraction(1, 2), -4: Fraction(1, 4)}),
+    ("{-1d2}", {-1: Fraction(1, 2), -2: Fraction(1, 2)}),
+    ("(@n)d2", {-2: Fraction(1, 4), -3: Fraction(1, 2), -4: Fraction(1, 4)}),
+])
+def test_foundry_negative_rolled_counts_negate_the_term(formula: str, want: Any) -> None:
+    assert _pmf(dist(formula, dialect="foundry", variables={"n": -2})) == want
+
+
+@pytest.mark.parametrize("dialect", ["roll20", "avrae"])
+def test_other_dialects_keep_refusing_a_negative_count(dialect: str) -> None:
+    with pytest.raises(NotationError, match="at least 0"):
+        dist("(1d2-2)d6", dialect=dialect)
+
+
+def test_rolling_a_negative_count() -> None:
+    for seed in range(20):
+        r = roll("(-3)d6", PCG32(seed), dialect="foundry")
+        assert r.total == -sum(r.dice) and len(r.dice) == 3
+
+
+@pytest.mark.parametrize("formula,column,fragment", [
+    ("3DCC2", 4, "coin call 'c' applies to coins only"),
+    ("{1d6,1d6}X", 10, "foundry's 'x' applies to dice, not to a group"),
+    ("3d6ro1", 4, "Roll20's reroll-once 'ro' is not foundry notation"),
+    ("3d6RO1", 4, "Roll20's reroll-once 'ro' is not foundry notation"),
+    ("2d6ms", 6, "Foundry's margin of success 'ms' needs a target number"),
+])
+def test_foundry_refusals_in_any_case_name_the_construct(formula: str, column: int,
+                                                         fragment: str) -> None:
+    with pytest.raises(NotationError) as info:
+        dist(formula, dialect="foundry")
+    assert fragment in info.value.problem and info.value.column == column, str(info.value)
+
+
+def test_a_huge_negative_count_is_refused_by_the_dice_limit() -> None:
+    with pytest.raises(LimitError) as info:
+        dist("(-1000000000)d6", dialect="foundry")
+    assert info.value.limit == "MAX_DICE" and "(negated)" in str(info.value)
+    assert dist("3d6rodd", dialect="foundry") == dist("3d6r1odd", dialect="foundry")
+
+
+@pytest.mark.parametrize("formula,want", [
+    # Roll20: "the number of dice (N+Y) is rounded to the nearest whole number, just like
+    # round(N+Y)" -- halves up, as its round()
+    ("(5/2)d2", {3: Fraction(1, 8), 4: Fraction(3, 8), 5: Fraction(3, 8), 6: Fraction(1, 8)}),
+    ("(-1/2)d6", {0: Fraction(1)}),
+    ("(1d2/2)d2", {1: Fraction(1, 2), 2: Fraction(1, 2)}),  # 1/2 and 1 both round to 1
+])
+def test_roll20_rounds_a_computed_count(formula: str, want: Any) -> None:
+    assert _pmf(dist(formula, dialect="roll20")) == want
+    r = roll(formula, PCG32(5), dialect="roll20")
+    assert r.total in want  # the dice of the count are among r.dice too
+    with pytest.raises(NotationError, match="whole number"):
+        dist(formula, dialect="avrae")
+
+
+def test_roll20_text_after_the_formula_is_a_comment_with_a_note() -> None:
+    notes = ambiguities("/roll 1d20+5 Roll for Initiative", "roll20")
+    assert any("('Roll for Initiative') is read as Roll20 reads it: a comment" in n
+               for n in notes)
+    assert dist("1d20+5 Roll for Initiative", dialect="roll20") == dist("1d20+5",
+                                                                        dialect="roll20")
+    with pytest.raises(NotationError):  # no space before it: a typo, not a comment
+        dist("1d20+5Roll", dialect="roll20")

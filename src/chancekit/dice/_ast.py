@@ -10,7 +10,7 @@ Every node remembers its 1-based column in the source text, so errors found afte
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from chancekit.dice.distribution import EXPLODE_DEPTH
@@ -109,7 +109,9 @@ class Group(Node):
 @dataclass(frozen=True, slots=True)
 class VarDice(Node):
     """Dice whose count and/or sides are rolled: ``(1d4)d6``, ``1d(1d20)``. ``count`` is
-    a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``."""
+    a node or a fixed int; ``sides`` a node, or ``None`` with fixed ``faces``. ``signed``
+    (Foundry): a count below 0 rolls that many dice and negates their total; ``rounded``
+    (Roll20): a fractional count is rounded first, as ``round()`` (``(5/2)d6`` = 3d6)."""
 
     count: Node | int
     sides: Node | None
@@ -118,6 +120,8 @@ class VarDice(Node):
     col: int
     spelled: str
     notes: tuple[str, ...] = ()
+    signed: bool = field(default=False, compare=False)  # equal trees in every dialect
+    rounded: bool = field(default=False, compare=False)  # Roll20: the count rounded first
 
 
 @dataclass(frozen=True, slots=True)

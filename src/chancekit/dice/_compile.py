@@ -13,7 +13,8 @@ notation                        API
 ``a >= b``                      ``a.ge(b)`` (a 0/1 distribution), likewise ``== != < >``
 ``10d10!!kh5`` (roll20)         ``Pool(d(10), 10).compound(equal(10)).keep(highest(5))``
 ``10d10>=8f1`` (roll20)         ``Pool(d(10), 10).count(at_least(8), fail=at_most(1))``
-``{3d20+5}>21`` (roll20)        ``Pool.of([3 @ d(20) + 5]).count(at_least(21)).sum()``
+``{3d20+5}>21`` (roll20)        ``Pool(d(20), 3).count(at_least(16)).sum()`` (each die)
+``{2d20+5, 1d8}>21`` (roll20)   ``Pool.of([2 @ d(20) + 5, d(8)]).count(at_least(21))``
 ``(1d4)d6``                     ``Distribution.mixture`` of ``Pool(d(6), n).sum()``
 ``floor(x)`` (roll20, foundry)  ``x.map(math.floor)``; ``max(a, b)``: ``a.max(b)``
 ==============================  =================================================
@@ -330,6 +331,8 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Num):
         return constant(node.value)
     if isinstance(node, Dice):
+        if any(o.kind in _LIMITED and o.steps for o in node.ops):
+            return _limited_explosions(node, ctx)
         pool = Pool(_die(node), node.count, depth=EXPLODE_DEPTH)
         for op in node.ops:
             if op.kind not in _BREAKDOWN:  # breakdown only
@@ -420,7 +423,16 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
                 f"MAX_DICE = {MAX_DICE:,} at column {node.col} of {quote(ctx.text)}",
                 limit="MAX_DICE", value=count.count * count.top)
         cd = _eval(node.count, ctx)
-        counts = _whole(cd, "number of dice", 0, MAX_DICE, "MAX_DICE", ctx, node.col)
+        if node.rounded and any(not isinstance(v, int) and getattr(v, "denominator", 2) != 1
+                                for v in cd.outcomes()):
+            cd = cd.map(FUNCTIONS["round"])  # Roll20: (5/2)d6 rolls round(5/2) = 3 dice
+        counts = _whole(cd, "number of dice", -(1 << 64) if node.signed else 0, MAX_DICE,
+                        "MAX_DICE", ctx, node.col)
+        if counts[0] < -MAX_DICE:  # Foundry: a count below 0 rolls that many dice
+            raise LimitError(
+                f"the number of dice can be {counts[0]}: {-counts[0]:,} dice (negated) are "
+                f"past the limit MAX_DICE = {MAX_DICE:,} at column {node.col} of "
+                f"{quote(ctx.text)}", limit="MAX_DICE", value=-counts[0])
         cw = [cd.weights[c] for c in cd.outcomes()]
     else:
         counts, cw = [node.count], [1]
@@ -433,10 +445,10 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         sides, sw = [0], [1]
     # up front: one pool per (count, sides), each at least its dice x faces
     width = [len(node.faces)] if node.faces is not None else sides
-    limits.charge(sum(max(c, 1) for c in counts) * sum(width) * ENTRY_WORK,
+    limits.charge(sum(max(abs(c), 1) for c in counts) * sum(width) * ENTRY_WORK,
                   "rolled numbers of dice and sides")
     if not node.ops:  # plain dice: every count's power priced before the first is built
-        limits.check(_powers_work(counts, sides, node.faces),
+        limits.check(_powers_work([abs(c) for c in counts], sides, node.faces),
                      "rolled numbers of dice and sides")
     parts: list[Distribution] = []
     weights: list[int] = []
@@ -446,17 +458,100 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
         dice = Dice(1, faces_, node.ops, node.col, node.spelled)
         check_dice_ops(dice, ctx.text)
         die = _die(dice)
+        capped = any(o.kind in _LIMITED and o.steps for o in node.ops)
         for c, wc in zip(counts, cw, strict=True):
-            pool = Pool(die, c, depth=EXPLODE_DEPTH)
-            for op in node.ops:
-                if op.kind not in _BREAKDOWN:
-                    pool = pool._with(op)
+            if capped:  # Foundry's limited explosions: that many dice, exactly
+                total = _limited_explosions(Dice(abs(c), faces_, node.ops, node.col,
+                                                 node.spelled), ctx)
+            else:
+                pool = Pool(die, abs(c), depth=EXPLODE_DEPTH)
+                for op in node.ops:
+                    if op.kind not in _BREAKDOWN:
+                        pool = pool._with(op)
+                total = pool.sum()
             ctx.col = node.col
-            parts.append(pool.sum())
+            # Foundry (signed): a count below 0 rolls |count| dice and negates the total
+            parts.append(-total if c < 0 else total)
             weights.append(ws * wc)
     if len(parts) == 1:
         return parts[0]
     return mixture(Distribution.mixture(parts, weights), parts, weights)
+
+
+#: Foundry's operators that take a limit ('x5=10', 'xo2=10', 'r1=1', 'rr2<3')
+_LIMITED = ("e", "eo", "ro", "rr")
+
+
+def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
+    """Foundry's limited explosions, ``6d10x5=10`` / ``6d10x2>=9`` / ``6d10xo2=10``: the
+    dice are checked in order (the rolled ones, then the new ones), each match rolls one
+    more die while the limit lasts, and every rolled die counts (Foundry's
+    ``Die#explode``); limited rerolls (``20d20r1=1``, ``rr2<3``) likewise replace a
+    match by a new die (``Die#reroll``). Exact, no depth cap: ``f(p, b)``, the total of
+    ``p`` dice still to check with ``b`` explosions left, is ``p`` plain dice when
+    ``b = 0``, else the mixture of (a matching die + ``f(p, b-1)``) and (another die +
+    ``f(p-1, b)``); with ``xo`` only the rolled dice are checked. A count after it
+    (``cs``, ``cf``, ``df``, ``sf``, ``even``, ``odd``) scores every die alike. Cost:
+    ``(n+1)(limit+1)`` mixtures of sums of at most ``n + limit`` dice, charged before
+    the first.
+
+    >>> from chancekit.dice.notation import dist
+    >>> dist("1d6x1=6", dialect="foundry").mean()  # 3.5 + 1/6 x 3.5
+    Fraction(49, 12)
+    """
+    from chancekit.dice.selectors import foundry_count
+
+    ops = [o for o in node.ops if o.kind not in _BREAKDOWN]
+    first, rest = ops[0], ops[1:]
+    if not (first.kind in _LIMITED and first.steps) or len(rest) > 1 or any(
+            o.kind != "cnt" for o in rest):
+        what = ("limited rerolls ('r1=1')" if any(o.kind in ("ro", "rr") and o.steps
+                                                  for o in ops)
+                else "limited explosions ('x5=10')")
+        raise NotationError(
+            f"Foundry's {what} are taken first and alone, or followed by one count "
+            "('6d10x2>=9cs>=8'); chancekit does not take them with other modifiers",
+            ctx.text, next(o for o in ops if o.steps).col)
+    reroll = first.kind in ("ro", "rr")
+    cap, n, fs = first.steps[0], node.count, list(node.faces)
+    cnt = rest[0] if rest else None
+    # (n+1)(limit+1) states, each sums up to n+limit dice of |faces| outcomes against a
+    # die, with weights of about (n+limit) log2|faces| bits
+    width = max(1, (n + cap) * max(1, len(fs) - 1).bit_length() // 64)
+    limits.charge((n + 1) * (cap + 1) * (n + cap + 1) * len(fs) * len(fs) * width
+                  * ENTRY_WORK, "Foundry's limited explosions or rerolls")
+
+    def score(v: int) -> Any:
+        if cnt is None:
+            return v
+        got = foundry_count(cnt.steps, v) if cnt.steps else cnt.score(v)
+        return v if got is None else got
+
+    hit = [v for v in fs if first.matches(v)]
+    miss = [v for v in fs if not first.matches(v)]
+    one = faces([score(v) for v in fs])
+    hits = faces([score(v) for v in hit]) if hit else None
+    misses = faces([score(v) for v in miss]) if miss else None
+    # bottom up, one row of budgets at a time (no recursion: a limit of 900 is 900 rows)
+    prev = [constant(0)] + [p @ one for p in range(1, n + 1)]  # b = 0: plain dice
+    for _ in range(cap):
+        row = [constant(0)]
+        for p in range(1, n + 1):
+            parts, weights = [], []
+            if hits is not None and reroll:  # a match is replaced by a new die: 'rr'
+                # checks it too, 'r' (once) takes it as it falls
+                parts.append(prev[p] if first.kind == "rr" else one + prev[p - 1])
+                weights.append(len(hit))
+            elif hits is not None:  # a match: one more die (checked too, unless 'xo')
+                parts.append(hits + (prev[p] if first.kind == "e" else one + prev[p - 1]))
+                weights.append(len(hit))
+            if misses is not None:
+                parts.append(misses + row[p - 1])
+                weights.append(len(miss))
+            row.append(parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights))
+        prev = row
+    ctx.col = node.col
+    return prev[n]
 
 
 def _powers_work(counts: list[int], sides: list[int], fixed: Sequence[int] | None) -> int:
@@ -489,7 +584,7 @@ def check_dice_ops(node: Dice, text: str) -> None:
     """Refuse operators that would loop forever or never end on this die (shared by
     ``dist`` and ``roll``): rerolling or exploding on every face."""
     for op in node.ops:
-        if op.kind in ("rr", "e", "ce", "pe") and node.matches_every_face(op):
+        if op.kind in ("rr", "e", "ce", "pe") and node.matches_every_face(op) and not op.steps:
             what = "reroll" if op.kind == "rr" else "explode"
             raise NotationError(
                 f"'{op.spelled}' would {what} every face of the die forever; match fewer faces",

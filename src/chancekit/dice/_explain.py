@@ -46,7 +46,8 @@ def _op(op: Op) -> str:
     if k == "ra":
         return f"rolls one more die if a die is {_sels(s)}"
     if k in ("e", "eo"):
-        return f"explodes the dice {_sels(s)}{' once' if k == 'eo' else ''} (extra dice)"
+        limit = f", at most {op.steps[0]} in all" if op.steps else ""
+        return f"explodes the dice {_sels(s)}{' once' if k == 'eo' else ''} (extra dice{limit})"
     if k == "ce":
         return f"compounds the dice {_sels(s)} (added to the die)"
     if k == "pe":
@@ -96,6 +97,9 @@ def _node(n: Node) -> str:
         return f"is {_short(n.left)} to the power {_short(n.right)}"
     if isinstance(n, Binary) and n.op in _CMP:
         return f"is 1 if {_short(n.left)} is {_CMP[n.op]} {_short(n.right)}, else 0"
+    if isinstance(n, VarDice) and n.signed:
+        return (("; ".join(_op(o) for o in n.ops) or f"sums {n.spelled}")
+                + " (a count below 0: that many dice, negated)")
     if isinstance(n, Dice | VarDice):
         return "; ".join(_op(o) for o in n.ops) or f"sums {n.spelled}"
     if isinstance(n, Group):

@@ -111,7 +111,7 @@ _DOCUMENTED = {
     "roll20": ("! !! !p", "r ro", "k kh kl d dh dl", "min max", "> < = f", "cs cf", "m mt",
                "s sa sd"),
     "foundry": ("r rr", "x xo", "k kh kl d dh dl", "min max", "cs cf df sf", "even odd",
-                "ms"),
+                "ms", "c0 c1 (coins)"),
 }
 #: letters after dice that spell another dialect's modifier, per dialect read: the message
 _FOREIGN = {
@@ -156,7 +156,8 @@ _FOREIGN = {
              "(10d10cs>=8df=1), or use --dialect roll20",
         "e": "avrae's explode '{}' is not foundry notation: Foundry writes 'x' (3d6x)",
         "p": "avrae's drop '{}' is not foundry notation: Foundry writes 'd' / 'dl' (4d6dl1)",
-        "c": "Foundry's coin call '{}' (dc then c) is not supported",
+        "c": "Foundry's coin call '{}' applies to coins only, with 0 or 1 (3dcc1 counts "
+             "the heads, 3dcc0 the tails)",
         "ms": "Foundry's margin of success '{}' applies to dice (2d6ms>=8), not to a pool",
     },
 }
@@ -187,6 +188,10 @@ def _face_sample(faces: Sequence[int], ops: Sequence[Op] = ()) -> list[int]:
     picked = set(faces[:64]) | set(faces[-64:]) | {n for n in nums if lo <= n <= hi}
     return sorted(picked)
 _MERGING = ("rr", "ro", "e", "ce", "pe", "eo")
+
+
+#: ASCII upper case -> lower case, one character for one (Foundry's modifiers in any case)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _op_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
@@ -251,6 +256,7 @@ class _Parser:
         self.remarks: list[str] = []  # notes on how the text was read (Roll20 queries)
         self.expanding: tuple[str, ...] = ()  # variables being read (no self reference)
         self.expanded = [0]  # characters of variables read, shared with the sub-parsers
+        self.lower: str | None = None  # the text in ASCII lower case (Foundry's modifiers)
 
     # ---- helpers ----
     def fail(self, problem: str, pos: int | None = None) -> NotationError:
@@ -290,12 +296,17 @@ class _Parser:
         self.skip_ws()
         if self.pos != len(self.text):
             if self.dialect != "avrae" and self.text.startswith(("&{", "%{"), self.pos):
-                what = ("a roll option such as &{tracker}" if self.peek() == "&" else
-                        "an ability call %{...}")
-                raise self.fail(f"Roll20's {what} is not a dice formula: remove it "
-                                "(chancekit computes the formula itself)")
+                raise self.roll20_option()
             if self.peek() == ",":
                 raise self.fail("unexpected ',' (a set needs parentheses: '(1d6, 2d4)kh1')")
+            rest = self.text[self.pos:]
+            if self.dialect == "roll20" and self.text[self.pos - 1] in _WS and (
+                    rest[0].isalpha() or rest[0] == "\\"):
+                # Roll20: '/roll 1d20+5 Roll for Initiative' -- text after the formula (or
+                # after a backslash) is a comment on the roll
+                self.remarks.append(f"the text after the formula ({rest.strip()!r}) is read "
+                                    "as Roll20 reads it: a comment, not part of the roll")
+                return node
             raise self.unexpected()
         return node
 
@@ -389,13 +400,15 @@ class _Parser:
         elif self.dialect != "avrae" and ch == "@":
             node = self.variable()
         elif self.dialect == "roll20" and self.text.startswith("?{", self.pos):
+            start = self.pos
             node = self.query()
+            if self.peek() in ("d", "D") and self.peek() and (
+                    self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
+                # Roll20 fills a query in before it rolls: '?{Number of Dice|1}d20' is 1d20
+                node = self.dice(start, node)
         elif ch in ("&", "%") and self.dialect != "avrae" and self.text.startswith(
                 ("&{", "%{"), self.pos):
-            what = ("a roll option such as &{tracker}" if ch == "&" else
-                    "an ability call %{...}")
-            raise self.fail(f"Roll20's {what} is not a dice formula: remove it (chancekit "
-                            "computes the formula itself)")
+            raise self.roll20_option()
         elif ch == "(":
             node = self.group()
         elif ch == "{":
@@ -646,7 +659,9 @@ class _Parser:
         elif ch and ch in "0123456789":
             spos = self.pos
             sides = _number(self.digits())
-            if sides == 0:
+            if sides == 0 and count == 0 and self.dialect == "roll20":
+                sides = 1  # Roll20's '0d0' (a zero in a group of sums): no dice, 0
+            elif sides == 0:
                 raise self.fail("a die needs at least 1 side (d0 has none)", spos)
             if sides > MAX_SIDES:
                 raise LimitError(
@@ -668,8 +683,13 @@ class _Parser:
                                           else max(faces))
         self.faces_now, self.margin = faces, None
         ops = self.operators(dice=True, top=top)
+        # Foundry rolls |n| dice for a count n below 0 and negates their total (DiceTerm#total,
+        # before a margin of success 'ms' is taken off, as Die#total does)
+        signed = self.dialect == "foundry" and isinstance(count, Node)
+        # Roll20: "the number of dice (N+Y) is rounded to the nearest whole number"
+        rounded = self.dialect == "roll20" and isinstance(count, Node)
         return self.with_margin(VarDice(count, sides, faces, ops, start + 1,
-                                        self.text[start:self.pos]))
+                                        self.text[start:self.pos], (), signed, rounded))
 
     def with_margin(self, node: Dice | VarDice) -> Node:
         """Foundry's margin of success ``ms``: the term's total minus the target
@@ -811,9 +831,25 @@ class _Parser:
         cnt_col, cnt_text = 0, ""
         marks: list[Op] = []
         match = _OP_MATCH[names]
+        # Foundry reads its modifiers in any case (2d6KH1 = 2d6kh1): matched in ASCII lower
+        # case (same length, so the columns hold)
+        if fvtt and self.lower is None:
+            self.lower = self.text.translate(_ASCII_LOWER)  # once per text, not per term
+        low = self.lower if fvtt and self.lower is not None else self.text
         while True:
             t, p = self.text, self.pos
-            m = match(t, p)
+            if (fvtt and dice and self.faces_now == (0, 1) and low.startswith(("c0", "c1"), p)
+                    and not t[p + 2:p + 3].isdigit()):
+                # Foundry's coin call (Coin#call): count the coins showing 1 (heads) or 0
+                steps.append(("cs", Selector(None, int(t[p + 1]), p + 1)))
+                cnt_col = cnt_col or p + 1
+                cnt_text += t[p:p + 2]
+                self.pos += 2
+                continue
+            if fvtt and low.startswith("ro", p) and not low.startswith("rodd", p):
+                # 'r' then 'o...' would hide Roll20's 'ro' ('rodd' is Foundry's r + odd)
+                raise self.fail(_FOREIGN["foundry"]["ro"].format("ro"), p)
+            m = match(low, p)
             name = m[0] if m else None
             if name is None or (name == "!" and t.startswith("!=", p)) or (
                     name == "=" and t.startswith("==", p)):
@@ -845,23 +881,31 @@ class _Parser:
                 ops.append(Op("k" if name[0] == "k" else "p", (sel,), col, t[p:self.pos]))
             elif name in ("r", "rr", "ro"):
                 once = name == "ro" or (name == "r" and not r20)
-                got = self.compare(name, optional=fvtt)
-                if got is None:  # Foundry: 'r' alone rerolls the 1s
+                got = self.compare(name, optional=True)
+                cap: tuple[int, ...] = ()
+                if fvtt and got is not None and got.cat is None and self.peek() in (
+                        "<", ">", "=") and self.peek():
+                    # Foundry's 'r1=1' / 'rr2<3': at most that many rerolls in all
+                    cap = (self.limit_of(got, name, p),)
+                    got = self.compare(name)
+                if got is None:  # Foundry and Roll20 (8d6r): 'r' alone rerolls the 1s
                     got = Selector(None, 1, col)
-                if fvtt:
-                    self.refuse_limited(name, p)
-                ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos]))
+                ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos], steps=cap))
             elif name in ("!", "x", "!!", "!p", "xo"):
                 sel = self.compare(name, optional=True)
-                if fvtt:
-                    self.refuse_limited(name, p)
+                cap = ()
+                if fvtt and sel is not None and sel.cat is None and self.peek() in (
+                        "<", ">", "=") and self.peek():
+                    # Foundry's 'x5=10' / 'x2>=9': at most that many explosions in all
+                    cap = (self.limit_of(sel, name, p),)
+                    sel = self.compare(name)
                 if sel is None:
                     if top is None:
                         raise self.fail(f"'{name}' on dice with rolled sides needs the face "
                                         f"to explode on (e.g. '{name}=6')", p)
                     sel = Selector(None, top, col)
                 kind = {"!": "e", "x": "e", "!!": "ce", "!p": "pe", "xo": "eo"}[name]
-                ops.append(Op(kind, (sel,), col, t[p:self.pos]))
+                ops.append(Op(kind, (sel,), col, t[p:self.pos], steps=cap))
             elif name in ("min", "max", "mi", "ma"):
                 sign = -1 if self.peek() == "-" else 1
                 self.pos += sign < 0
@@ -892,8 +936,10 @@ class _Parser:
                 self.pos += len(cat or "")
                 num = self.digits()
                 if not num or len(num) > 18:
-                    raise self.unexpected(expected="a target number for 'ms' (e.g. 'ms>=10': "
-                                          "the total minus 10)")
+                    raise self.fail("Foundry's margin of success 'ms' needs a target number "
+                                    "(e.g. 'ms>=10': the total minus 10; Foundry ignores a "
+                                    "bare 'ms')" if not num else
+                                    "the target of 'ms' is too large (at most 18 digits)")
                 self.margin = (cat in ("<", "<="), _number(num), col)
             elif name in ("mt", "m"):
                 size_text = self.digits()
@@ -938,7 +984,8 @@ class _Parser:
         merged: list[Op] = []
         for op in ops:  # repeated rerolls / explosions of one kind: the union (r1r2)
             last = merged[-1] if merged else None
-            if last is not None and last.kind == op.kind and op.kind in _MERGING:
+            if (last is not None and last.kind == op.kind and op.kind in _MERGING
+                    and not (last.steps or op.steps)):  # a limited explosion stays alone
                 merged[-1] = Op(last.kind, last.sels + op.sels, last.col,
                                 last.spelled + op.spelled)
             else:
@@ -1013,13 +1060,21 @@ class _Parser:
                     f"'{o.spelled}' after it reads the die as rolled: chancekit does not take "
                     "that order here; write min/max after the other modifiers", o.col - 1)
 
-    def refuse_limited(self, name: str, p: int) -> None:
-        """Foundry's ``r2<3`` / ``x2>=8``: a number then a compare point limits how many
-        dice reroll or explode (not supported, refused by name)."""
-        if self.peek() in ("<", ">", "=") and self.peek():
-            raise self.fail(f"Foundry's limited {'explosions' if 'x' in name else 'rerolls'} "
-                            f"('{self.text[p:self.pos]}' followed by a compare point: at most "
-                            f"that many dice) are not supported", p)
+    def roll20_option(self) -> NotationError:
+        """Roll20's roll option ``&{tracker}`` / ability call ``%{Bob|Attack}`` at
+        ``self.pos``: not a formula, refused naming it."""
+        end = self.text.find("}", self.pos)
+        token = self.text[self.pos:end + 1 if end >= 0 else len(self.text)]
+        what = "roll option" if self.peek() == "&" else "ability call"
+        return self.fail(f"Roll20's {what} '{token}' is not a dice formula: remove it "
+                         "(chancekit computes the formula itself)")
+
+    def limit_of(self, sel: Selector, name: str, p: int) -> int:
+        """The limit of Foundry's ``x5=10`` / ``r1=1`` (read as a number first)."""
+        if sel.num < 0:
+            raise self.fail(f"Foundry's limited '{name}' needs a limit of 0 or more "
+                            f"('{name}2=1': at most 2), not {sel.num}", p)
+        return sel.num
 
     def refuse_modifier(self, *, dice: bool, brace: bool) -> None:
         """After dice or a group, letters that are no modifier of this dialect: name the
@@ -1032,13 +1087,14 @@ class _Parser:
         if t.startswith("!=", p):
             return
         own = {"roll20": _R20_OPS, "foundry": _FVTT_OPS}.get(self.dialect, ())
-        if not dice and any(w.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
-            name = max((o for o in own if w.startswith(o)), key=len)
+        low = w.lower() if self.dialect == "foundry" else w  # Foundry: any case (2D6KH1)
+        if not dice and any(low.startswith(o) for o in own if o[0].isalpha() or o[0] == "!"):
+            name = max((o for o in own if low.startswith(o)), key=len)
             raise self.fail(f"{self.dialect}'s '{name}' applies to dice, not to a group "
                             f"'{{...}}' (a group takes keep/drop and target numbers)", p)
         table = _FOREIGN.get(self.dialect, {})
         for key in sorted(table, key=len, reverse=True):
-            if w.startswith(key):
+            if low.startswith(key):
                 raise self.fail(table[key].format(key), p)
         if not w[0].isalpha():
             return
@@ -1067,6 +1123,15 @@ class _Parser:
         if self.peek() == "-":
             sign = -1
             self.pos += 1
+        if self.dialect == "roll20" and self.text.startswith("[[", self.pos):
+            # Roll20 runs inline rolls first: '3d6>[[1+3]]' compares to 4
+            p = self.pos
+            value = _fold(self.inline_roll())
+            if value is None:
+                raise self.fail("Roll20's rolled compare point (an inline roll with dice "
+                                f"after '{name}') is not supported: chancekit needs a fixed "
+                                "target there (e.g. '>[[1+3]]')", p)
+            return Selector(cat, sign * value, col)
         num = self.digits()
         if not num:
             if optional and self.pos == start:
@@ -1114,6 +1179,57 @@ class _Parser:
                             f"highest/lowest", col - 1)
         return Selector(cat, value, col)
 
+    def one_roll_group(self, inner: Node, ops: tuple[Op, ...], col: int) -> Node:
+        """Roll20's grouped roll of one sub-roll, ``{4d6+3d8}k4`` / ``{3d20+5}>21``: keep,
+        drop and target numbers act on the dice inside, not on the total -- keep/drop
+        across every die of the sum (a set of single dice), a target number on each die
+        plus the numbers of the sum (``{3d20+5}>21``: each d20 + 5 >= 21, i.e. d20 >= 16)."""
+        terms = _summands(inner)
+        where = col - 1
+        if terms is None or not all(isinstance(t, Dice | Num) for t in terms):
+            raise self.fail("Roll20's grouped roll of one sub-roll with keep/drop or a "
+                            "target number takes a sum of dice and numbers here "
+                            "({4d6+3d8}k4, {3d20+5}>21); write a comma to act on totals "
+                            "({2d6, 1d8}kh1)", where)
+        dice = [t for t in terms if isinstance(t, Dice)]
+        extra = sum((t.value for t in terms if isinstance(t, Num)), Fraction(0))
+        if not dice:
+            raise self.fail("Roll20's grouped roll with keep/drop or a target number "
+                            "needs dice inside", where)
+        if extra.denominator != 1:
+            raise self.fail("Roll20's grouped roll of one sub-roll adds a whole number to "
+                            "each die here", where)
+        keeps = [o for o in ops if o.kind in ("k", "p")]
+        if keeps and extra:
+            raise self.fail("Roll20's keep/drop across a grouped roll of dice and numbers "
+                            f"(here {extra} besides the dice) is not supported: keep or drop "
+                            "among the dice only ({4d6+3d8}k4)", where)
+        if any(o.kind in ("cnt", "mt") or o.kind in ("k", "p") for t in dice for o in t.ops):
+            raise self.fail("Roll20's grouped roll of one sub-roll whose dice already keep, "
+                            "drop or count is not supported: write those after the group",
+                            where)
+        if keeps:  # every die one item: the group's keep/drop picks among the dice
+            count = sum(t.count for t in dice)
+            if count > 64:
+                raise self.fail(f"Roll20's keep/drop across {count} dice of a grouped roll "
+                                "is past the 64 chancekit takes here", where)
+            items = tuple(Dice(1, t.faces, t.ops, t.col, t.spelled, t.notes)
+                          for t in dice for _ in range(t.count))
+            return Group(items, ops, True, col, brace=True)
+        shift = int(extra)  # each die + shift against the target: the die against target - shift
+
+        def moved(sels: tuple[Selector, ...]) -> tuple[Selector, ...]:
+            return tuple(Selector(s.cat, s.num - shift, s.col) for s in sels)
+
+        counted: Node | None = None
+        for t in dice:
+            mine = tuple(Op(o.kind, moved(o.sels), o.col, o.spelled, moved(o.fails), o.steps)
+                         if o.kind == "cnt" else o for o in ops)
+            node = Dice(t.count, t.faces, t.ops + mine, t.col, t.spelled, t.notes)
+            counted = node if counted is None else Binary("+", counted, node, col)
+        assert counted is not None
+        return counted
+
     def group(self, brace: bool = False, sides: bool = False) -> Node:
         col = self.pos + 1
         close = "}" if brace else ")"
@@ -1144,6 +1260,10 @@ class _Parser:
                 and self.text[self.pos + 1:self.pos + 2] in tuple(_SIDES_START)):
             return self.dice(col - 1, items[0])  # (1d4)d6: a rolled number of dice
         ops = () if sides else self.operators(dice=False, top=None, brace=brace)
+        if (brace and self.dialect == "roll20" and len(items) == 1 and not comma
+                and not isinstance(items[0], Dice) and any(o.kind in ("k", "p", "cnt")
+                                                            for o in ops)):
+            return self.one_roll_group(items[0], ops, col)
         if brace and len(items) == 1 and isinstance(items[0], Dice) and ops:
             # a group of one roll: its operators act on the dice inside (Roll20)
             inner = items[0]
@@ -1158,6 +1278,20 @@ class _Parser:
                      brace=brace)
 
 
+def _summands(node: Node) -> list[Node] | None:
+    """The terms of ``a + b + c`` (``None`` if another operator joins them)."""
+    if isinstance(node, Binary) and node.op == "+":
+        left, right = _summands(node.left), _summands(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, Binary) and node.op == "-" and isinstance(node.right, Num):
+        left = _summands(node.left)  # '{3d6-1}>3': each die - 1
+        right = Num(-node.right.value, node.right.col, node.right.spelled)
+        return None if left is None else [*left, right]
+    if isinstance(node, Group) and len(node.items) == 1 and not node.ops and not node.is_set:
+        return _summands(node.items[0])
+    return [node]
+
+
 def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
     if isinstance(node, Num):
         return Num(node.value, node.col, node.spelled, node.notes + notes)
@@ -1169,7 +1303,7 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
                      node.brace)
     if isinstance(node, VarDice):
         return VarDice(node.count, node.sides, node.faces, node.ops, node.col, node.spelled,
-                       node.notes + notes)
+                       node.notes + notes, node.signed, node.rounded)
     if isinstance(node, Call):
         return Call(node.name, node.args, node.col, node.notes + notes)
     if isinstance(node, Binary):  # Foundry's margin of success: the dice carry the notes
@@ -1177,6 +1311,24 @@ def _with_notes(node: Node, notes: tuple[str, ...]) -> Node:
             return Binary(node.op, _with_notes(node.left, notes), node.right, node.col)
         return Binary(node.op, node.left, _with_notes(node.right, notes), node.col)
     raise AssertionError(node)  # pragma: no cover
+
+
+def _fold(node: Node) -> int | None:
+    """The whole number a dice-free node stands for (``[[1+3]]`` -> 4), else ``None``."""
+    if isinstance(node, Num):
+        v = node.value
+        return int(v) if isinstance(v, int) or getattr(v, "denominator", 0) == 1 else None
+    if isinstance(node, Group) and len(node.items) == 1 and not node.ops:
+        return _fold(node.items[0])
+    if isinstance(node, Unary):
+        v = _fold(node.operand)
+        return None if v is None else (-v if node.op == "-" else v)
+    if isinstance(node, Binary) and node.op in ("+", "-", "*"):
+        a, b = _fold(node.left), _fold(node.right)
+        if a is None or b is None:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
 
 
 def strip_comment(text: str) -> str:

@@ -9,6 +9,7 @@ all rolls (the test-suite does exactly that).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -154,7 +155,9 @@ class _Roller:
         if isinstance(node.count, Node):
             count, t = self.eval(node.count)
             head.append(f"({t})")
-            if not isinstance(_clean(count), int) or count < 0:
+            if node.rounded and not isinstance(_clean(count), int):
+                count = math.floor(Fraction(count) + Fraction(1, 2))  # Roll20: round()
+            if not isinstance(_clean(count), int) or (count < 0 and not node.signed):
                 raise NotationError(f"the number of dice rolled {_fmt(count)}: a whole "
                                     "number of at least 0 is needed", self.text, node.col)
         faces = node.faces
@@ -168,9 +171,12 @@ class _Roller:
         assert faces is not None
         label = (f"{int(count)}d{len(faces)}" if isinstance(faces, range) and faces.start == 1
                  else f"{int(count)}d{{{','.join(map(str, faces))}}}")
-        dice = Dice(int(count), faces, node.ops, node.col, label, node.notes)
+        negative = count < 0  # Foundry (signed): |count| dice, the total negated
+        dice = Dice(abs(int(count)), faces, node.ops, node.col, label.lstrip("-"), node.notes)
         check_dice_ops(dice, self.text)
         total, text = self.dice(dice)
+        if negative:
+            total, text = -total, f"-({text})"
         return total, f"{node.spelled}: {' '.join(head)} -> {text}"
 
     def dice(self, node: Dice) -> tuple[Any, str]:
@@ -210,16 +216,21 @@ class _Roller:
             for i, d in enumerate(kept):
                 if (i in picked) != (kind == "k"):
                     d.kept = False
-        elif kind == "rr":
+        elif kind in ("rr", "ro"):
+            # Foundry's limited rerolls ('r1=1', op.steps): at most that many in all, in
+            # Foundry's order (the rolled dice, then the new results)
+            budget = op.steps[0] if op.steps else None
             todo = [d for d in kept if op.matches(d.value)]
             while todo:
                 for d in todo:
+                    if budget is not None:
+                        if budget <= 0:
+                            return
+                        budget -= 1
                     self.reroll(d, faces)
+                if kind == "ro":
+                    break
                 todo = [d for d in todo if op.matches(d.value)]
-        elif kind == "ro":
-            for d in kept:
-                if op.matches(d.value):
-                    self.reroll(d, faces)
         elif kind == "ce":  # compounding: the fresh rolls are added to the die itself
             for d in kept:
                 if op.matches(d.value):
@@ -245,7 +256,10 @@ class _Roller:
                     break
         else:  # "e", "pe", "eo": explode, new dice explode too, at most EXPLODE_DEPTH per
             # chain (1 for "eo"); a penetrating die counts one less, explodes on its face
-            limit = 1 if kind == "eo" else EXPLODE_DEPTH
+            # Foundry's limited explosions ('x5=10', op.steps): at most that many in all, in
+            # Foundry's order (the rolled dice, then the new ones), no depth cap beyond it
+            budget = op.steps[0] if op.steps else None
+            limit = 1 if kind == "eo" else EXPLODE_DEPTH if budget is None else budget + 1
             shift = -1 if kind == "pe" else 0
             depth = {id(d): 0 for d in kept}
             todo = [d for d in kept if op.matches(d.value)]
@@ -254,6 +268,10 @@ class _Roller:
                 for d in todo:
                     if depth[id(d)] >= limit:
                         continue
+                    if budget is not None:
+                        if budget <= 0:
+                            break
+                        budget -= 1
                     d.rolls[-1].exploded = True
                     f = self.draw(faces)
                     child = _Die(f + shift, f)

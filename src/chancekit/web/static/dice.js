@@ -20,8 +20,27 @@
     });
     return out;
   }
+  // "str=3, prof=2, dmg=1d8+2": the values of @name placeholders and ?{Query} answers. A
+  // comma starts a new pair only where "name=" follows, so a formula keeps its commas
+  // (dmg=max(1d6, 2)); a piece without "=" is an error naming it
+  function parseVars(text) {
+    const out = {};
+    for (const raw of text.split(/[,;\n](?=[^,;=()]+=)/)) {
+      const piece = raw.trim();
+      if (!piece) continue;
+      const m = /^@?\{?([^={}]+?)\}?\s*=\s*(.+)$/.exec(piece);   // a query's name may have spaces
+      if (!m) throw new Error(`variables: '${piece}' is not name=value (e.g. prof=2)`);
+      out[m[1].trim()] = m[2].trim();
+    }
+    return out;
+  }
+  // the request's variables, or an error shown in place of the answer
+  function withVars(body) {
+    const vars = parseVars($("#vars").value);
+    return Object.keys(vars).length ? { ...body, variables: vars } : body;
+  }
   const mode = () => document.querySelector("input[name=mode]:checked").value;
-  const view = () => ({ exprs: $("#exprs").value, dialect: $("#dialect").value, mode: mode(),
+  const view = () => ({ exprs: $("#exprs").value, dialect: $("#dialect").value, vars: $("#vars").value, mode: mode(),
                         transpose: $("#transpose").checked, log: $("#log").checked, bars: $("#bars").checked });
 
   const runs = CK.runner({ hasResult: () => !!result, onError: (r) => {
@@ -35,7 +54,7 @@
       `The ${partial.length === 1 ? "line" : `${partial.length} lines`} before it finished and ${partial.length === 1 ? "is" : "are"} shown below.`));
     if (err.type === "LimitError" && err.approx && expressions.length)   // huge weights
       box.append(el("div", {}, el("button", { id: "approx", class: "primary", type: "button",
-        onclick: () => runs.go("/api/dist", { expressions, dialect: $("#dialect").value, approx: true }) },
+        onclick: () => runs.go("/api/dist", withVars({ expressions, dialect: $("#dialect").value, approx: true })) },
         "Certified approximation"),
         " an answer with proven error bounds instead (every probability within 1e-12; not exact)"));
     if (err.type === "LimitError" && expressions[err.index])
@@ -62,8 +81,16 @@
     const linkError = $("#link-error");     // kept until the user changes something
     $("#error").replaceChildren(...(linkError && !touched ? [linkError] : [])); $("#notes").replaceChildren(); $("#estimate-card").hidden = true;
     if (!expressions.length) { $("#status").textContent = "type an expression, e.g. 4d6kh3"; return; }
+    let body;
+    try {
+      body = withVars({ expressions, dialect: $("#dialect").value });
+    } catch (e) {
+      $("#error").replaceChildren(errorBox({ message: e.message, field: "variables" }));
+      document.body.dataset.state = "error";
+      return;
+    }
     sent = expressions;
-    return runs.go("/api/dist", { expressions, dialect: $("#dialect").value });
+    return runs.go("/api/dist", body);
   }
 
   function render() {
@@ -147,7 +174,14 @@
     $("#estimate-card").hidden = false;
     $("#estimate-method").textContent = "rolling…";
     document.body.dataset.estimate = "busy";
-    const r = await api("/api/estimate", { expressions: exprs, dialect: $("#dialect").value, samples: 10000 });
+    let body;
+    try {
+      body = withVars({ expressions: exprs, dialect: $("#dialect").value, samples: 10000 });
+    } catch (e) {
+      $("#estimate-method").replaceChildren(errorBox({ message: e.message }));
+      document.body.dataset.estimate = "error"; return;
+    }
+    const r = await api("/api/estimate", body);
     if (!r.ok) {
       $("#estimate-method").replaceChildren(errorBox(r.data.error || {}));
       document.body.dataset.estimate = "error"; return;
@@ -209,6 +243,7 @@
   const share = () => CK.share(view());
   function apply(state) {
     if (typeof state.exprs === "string") $("#exprs").value = state.exprs;
+    $("#vars").value = typeof state.vars === "string" ? state.vars : "";
     if (MODES[state.mode]) document.querySelector(`input[name=mode][value=${state.mode}]`).checked = true;
     $("#transpose").checked = !!state.transpose; $("#log").checked = !!state.log; $("#bars").checked = !!state.bars;
     if ([...$("#dialect").options].some((o) => o.value === state.dialect)) $("#dialect").value = state.dialect;
@@ -223,6 +258,8 @@
   $("#exprs").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 700); });
   $("#run").addEventListener("click", () => { clearTimeout(timer); run(); });
   $("#dialect").addEventListener("change", () => { clearTimeout(timer); run(); });
+  $("#vars").addEventListener("input", () => { touched = true; clearTimeout(timer); timer = setTimeout(run, 700); });
+  $("#vars").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); clearTimeout(timer); run(); } });
   document.querySelectorAll("#examples button.ex").forEach((b) => b.addEventListener("click", () => {
     $("#exprs").value = b.dataset.text; $("#dialect").value = b.dataset.dialect;
     clearTimeout(timer); run();
