@@ -36,6 +36,9 @@ def test_negative_faces_with_a_comparison_still_explode():
     assert dist("1d6!-1", dialect="roll20").mean() == dist("1d6!", dialect="roll20").mean() - 1
 
 
-def test_required_selectors_still_read_a_negative_face():
-    # 'r' needs its face: r-1 rerolls the -1s of a fudge die (roll20 rerolls until no match)
-    assert dist("4dFr-1", dialect="roll20") == dist("4dFr<=-1", dialect="roll20")
+def test_a_bare_reroll_then_minus_reads_as_the_roll20_oracle_does():
+    # Roll20's bare 'r' rerolls the lowest face (a fudge die's -1s), and '-1' after it is
+    # arithmetic: rpg-dice-roller gives 4dFr-1 the totals -1..3 ([0r, 0, 0, 1]-1 = 0)
+    assert dist("4dFr-1", dialect="roll20") == dist("4dFr<=-1", dialect="roll20") - 1
+    assert dist("4dFr", dialect="roll20") == dist("4dFr<=-1", dialect="roll20")
+    assert dist("2d6r", dialect="roll20") == dist("2d6r1", dialect="roll20")

@@ -888,8 +888,13 @@ class _Parser:
                     # Foundry's 'r1=1' / 'rr2<3': at most that many rerolls in all
                     cap = (self.limit_of(got, name, p),)
                     got = self.compare(name)
-                if got is None:  # Foundry and Roll20 (8d6r): 'r' alone rerolls the 1s
-                    got = Selector(None, 1, col)
+                if got is None:  # 'r' alone: Foundry rerolls the 1s; Roll20 (8d6r) the
+                    # lowest face -- the 1s of usual dice, the -1s of fudge dice, as the
+                    # Roll20 oracle (rpg-dice-roller) reads 4dFr
+                    lowest = 1
+                    if r20 and self.faces_now:
+                        lowest = min(self.faces_now)
+                    got = Selector(None, lowest, col)
                 ops.append(Op("ro" if once else "rr", (got,), col, t[p:self.pos], steps=cap))
             elif name in ("!", "x", "!!", "!p", "xo"):
                 sel = self.compare(name, optional=True)
