@@ -592,7 +592,10 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             limits.count(work)
             return _cached(("extreme", die, n, order), lambda: _extreme_iid(die, n, hi))
         way = _check_keep_work(die, n, k, hi)
-        if way == "pool":  # a few faces far apart: the sums that occur, not the span
+        if way == "pool" or n * len(die) <= SMALL_KEEP:
+            # a few faces far apart: the sums that occur, not the span; or a small pool
+            # (4d6kh3): the face walk over Python integers, as fast as the polynomials here
+            # and python-flint is not needed (the static site answers before it loads it)
             return evaluate_pool(_keep_rules(k, order), dice)
         if way == "drop":
             return _cached(("drop", die, n, n - k, order),
@@ -605,6 +608,11 @@ def keep_sum(dice: Sequence[Distribution], *, highest: int | None = None,
             total = total + die.repeat_sum(n)
         return total
     return evaluate_pool(_keep_rules(k, order), dice)
+
+
+#: n x faces at most this: a keep of n identical dice goes through the face walk over Python
+#: integers (4d6kh3: 0.08 ms, as the polynomial ways; 6d6kh3 0.4 ms against 0.06 ms)
+SMALL_KEEP = 24
 
 
 def keep_work(die: Distribution, n: int, k: int, *, highest: bool = True) -> int:
