@@ -59,7 +59,7 @@ from chancekit.markov.chain import (
     explore,
     steps,
 )
-from chancekit.markov.processes import _rational, _state_chain
+from chancekit.markov.processes import _state_chain, _stepper
 
 __all__ = ["MAX_COPIES", "MAX_WANTED", "Cost", "Spend", "all_of", "copies", "copies_each",
            "copies_within", "cost", "plan", "spend", "state_of"]
@@ -140,18 +140,8 @@ def _chain_of(system: System) -> tuple[Any, Callable[[Any], list[Fraction]],
         else:
             canon = canon_inner
 
-        def probs(s: Any) -> list[Fraction]:
-            sysc.setstate(s)
-            p = [_rational(x) for x in sysc.probabilities()]
-            tot = sum(p)
-            return [x / tot for x in p]
-
-        def after(s: Any, i: int) -> Any:
-            sysc.setstate(s)
-            sysc.observe(i)
-            return canon(sysc.getstate())
-
-        return canon(sysc.getstate()), probs, after
+        probs = _stepper(sysc, canon)
+        return canon(sysc.getstate()), probs, probs.after
     if getattr(system, "markov_observe", True) is False or getattr(
             getattr(system, "inner", None), "markov_observe", True) is False:
         raise InvalidValueError(f"{type(system).__name__}'s next state depends on more than "
@@ -363,17 +353,7 @@ def copies(system: System, value: Any = None, k: int = 1, *, state: Any = None,
     >>> round(float(two.within(160)), 4)
     0.7207
     """
-    sysc, target = _system(system, value, state)
-    value = sysc.values[target]
-    k = _copies_k(k)
-    if upto is not None:
-        upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
-    if tail is not None:
-        if isinstance(tail, bool) or not isinstance(tail, (int, float, Fraction)) or not (
-                0 < tail < 1):
-            raise InvalidValueError("tail", tail, "a probability 0 < tail < 1")
-        tail = Fraction(tail)
-    return _copies(sysc, target, value, k, upto, tail, last=True)[-1]
+    return _copies(*_wait(system, value, k, state, upto, tail), last=True)[-1]
 
 
 def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = None,
@@ -386,8 +366,14 @@ def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = N
     >>> [s.mean for s in copies_each(PityTimer(0.5, hard=2), True, 3)]
     [Fraction(3, 2), Fraction(3, 1), Fraction(9, 2)]
     """
+    return _copies(*_wait(system, value, k, state, upto, tail))
+
+
+def _wait(system: Any, value: Any, k: Any, state: Any, upto: Any, tail: Any
+          ) -> tuple[System, int, Any, int, int | None, Fraction | None]:
+    """The arguments of :func:`copies` and :func:`copies_each`, checked: (the system set
+    to ``state``, the index of ``value``, ``value``, ``k``, ``upto``, ``tail``)."""
     sysc, target = _system(system, value, state)
-    value = sysc.values[target]
     k = _copies_k(k)
     if upto is not None:
         upto = require_int("upto", upto, lo=0, hi=MAX_MARKOV_STEPS)
@@ -396,7 +382,7 @@ def copies_each(system: System, value: Any = None, k: int = 1, *, state: Any = N
                 0 < tail < 1):
             raise InvalidValueError("tail", tail, "a probability 0 < tail < 1")
         tail = Fraction(tail)
-    return _copies(sysc, target, value, k, upto, tail)
+    return sysc, target, sysc.values[target], k, upto, tail
 
 
 def _copies(sysc: System, target: int, value: Any, k: int, upto: int | None,

@@ -431,6 +431,13 @@ def _state_chain(system: System) -> tuple[Callable[[Any], Any], Any, Callable[[A
         def canon(s: Any) -> Any:
             return s
 
+    return canon, canon(sysc.getstate()), _stepper(sysc, canon)
+
+
+def _stepper(sysc: System, canon: Callable[[Any], Any]) -> Any:
+    """``probs(state)``, the system's exact chances at a state (summing to 1), with
+    ``probs.after(state, i)``, the canonical state after drawing value ``i``: both run on
+    ``sysc`` (a copy: its state is set each call)."""
     def probs(s: Any) -> list[Fraction]:
         sysc.setstate(s)
         p = [_rational(x) for x in sysc.probabilities()]
@@ -443,7 +450,7 @@ def _state_chain(system: System) -> tuple[Callable[[Any], Any], Any, Callable[[A
         return canon(sysc.getstate())
 
     probs.after = after  # type: ignore[attr-defined]
-    return canon, canon(sysc.getstate()), probs
+    return probs
 
 
 @_lifted
