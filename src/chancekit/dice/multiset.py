@@ -708,18 +708,24 @@ _STRAIGHTS_PAIR_WORK = 10
 _STRAIGHTS_MOST = 64
 
 
+def _straights_work(n: int, ws: tuple[int, ...], total: int) -> int:
+    """An upper bound of the work units of :func:`_all_straights_closed`: its pairs of
+    terms (:func:`_straights_pairs`) at the price of one (:func:`_straights_pair_units`)."""
+    return _straights_pairs(n, ws) * _straights_pair_units(n, len(ws), total)
+
+
+def _straights_pair_units(n: int, n_faces: int, total: int) -> int:
+    """The work units of one product of terms: their integers' size in 64-bit words."""
+    bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
+    return _STRAIGHTS_PAIR_WORK * bits
+
+
 def _straights_pairs(n: int, ws: tuple[int, ...]) -> int:
-    """The pairs of terms :func:`_straights_work` counts (its units without the price of
-    a pair)."""
-    return _straights_work(n, ws, 1, priced=False)
-
-
-def _straights_work(n: int, ws: tuple[int, ...], total: int, *, priced: bool = True) -> int:
-    """An upper bound of the work of :func:`_all_straights_closed` for ``n`` dice whose
-    faces weigh ``ws``: per (level, interval length m), the distinct intervals (one for a
-    die of equal weights) x the splits (m², or the multisets of bar lengths) x the pairs
-    of terms whose dice add up to at most what is left (terms of d dice: the partitions
-    of d into parts <= m)."""
+    """An upper bound of the pairs of terms :func:`_all_straights_closed` multiplies for
+    ``n`` dice whose faces weigh ``ws``: per (level, interval length m), the distinct
+    intervals (one for a die of equal weights) x the splits (m², or the multisets of bar
+    lengths) x the pairs of terms whose dice add up to at most what is left (terms of d
+    dice: the partitions of d into parts <= m)."""
     n_faces = len(ws)
     top = min(n_faces, n)
     # p[m][d]: partitions of d into parts <= m
@@ -745,10 +751,7 @@ def _straights_work(n: int, ws: tuple[int, ...], total: int, *, priced: bool = T
         intervals = 1 if equal else len({ws[i:i + m] for i in range(n_faces - m + 1)})
         for j in range(2, n // m + 2):
             work += intervals * splits(m) * pairs(n - (j - 1) * m, m)
-    if not priced:
-        return work
-    bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
-    return work * _STRAIGHTS_PAIR_WORK * bits
+    return work
 
 
 def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
@@ -794,7 +797,8 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
     for length in range(2, min(n_faces, n) + 1):
         place[length] = span
         span *= n // length + 1
-    work = _straights_work(n, ws, die.total)
+    unit = _straights_pair_units(n, n_faces, die.total)
+    work = _straights_pairs(n, ws) * unit
     # the estimate is a loose upper bound (8d6: 660 480 units for about 20 000 done): past
     # the budget, each product is charged before it is made instead, so a pool that is in
     # fact cheap is answered and one that is not is refused within the budget's time (the
@@ -802,7 +806,7 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
     # (a product is charged its len(a) x len(b) pairs at a 40th of the estimate's price
     # of a pair: measured 0.12-0.43 ns of CPU per estimate unit on 30d6..40d6, 20d10..26d10,
     # 18d20, 50-160 times under the 20 ns a unit stands for, so still above the real work)
-    pair_units = max(1, work // max(_straights_pairs(n, ws), 1) // 40)
+    pair_units = max(1, unit // 40)
     as_we_go = work > limits.work_limit()
     if not as_we_go:
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
