@@ -201,20 +201,14 @@ def build_site(out: str | Path, *, runtime: str | Path | None = None,
     write("api/openapi.json", json.dumps(openapi_document(), indent=1).encode())
     runtime_files = sorted(n for n in report.files if n.startswith(("pyodide/", "wheels/")))
     # the saved Python heap (worker.js) is valid for exactly this runtime and wheel
-    heap = hashlib.sha256()
-    for name in runtime_files:
-        heap.update(name.encode() + b"\0" + (out / name).read_bytes())
     config = {"version": __version__, "pyodide": runtime_lock()["pyodide"],
               "wheels": [f"wheels/{flint}", f"wheels/{wheel.name}"],
               "runtime": {name: report.files[name] for name in runtime_files},
-              "snapshot": f"chancekit-snapshot-{heap.hexdigest()[:16]}"}
+              "snapshot": f"chancekit-snapshot-{_digest(out, runtime_files)}"}
     write("static/site-config.json", json.dumps(config, indent=1).encode())
     # the service worker: every file, under a cache named by the hash of their contents
     names = sorted(report.files)
-    digest = hashlib.sha256()
-    for name in names:
-        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
-    cache = f"chancekit-{__version__}-{digest.hexdigest()[:16]}"
+    cache = f"chancekit-{__version__}-{_digest(out, names)}"
     sw = _site_file("sw.js").decode().replace("__CACHE__", cache).replace(
         "__FILES__", json.dumps(["./", *names])).replace("__SNAPSHOT__", config["snapshot"])
     write("sw.js", sw.encode())
@@ -222,6 +216,14 @@ def build_site(out: str | Path, *, runtime: str | Path | None = None,
     write("site.json", json.dumps({"version": __version__, "cache": cache,
                                    "files": report.files}, indent=1).encode())
     return report
+
+
+def _digest(out: Path, names: list[str]) -> str:
+    """16 hex digits of the sha256 of these files of ``out``, names and contents."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _redirect_page(target: str) -> bytes:

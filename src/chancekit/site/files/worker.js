@@ -4,7 +4,7 @@
 // Two roles, by the init message:
 //  - "serve" (the page's worker): restore Python from the memory snapshot in the browser's
 //    cache when there is one (a repeat visit: under a second), else boot CPython (first
-//    visit: the files are fetched first, counted for the progress line);
+//    visit: the downloads counted for the progress line as they arrive);
 //  - "snapshot" (a short-lived background worker after a first visit): boot CPython, import
 //    the pages' modules, save Pyodide's memory snapshot of that heap into the cache.
 // Messages in: {type: "init", config, role}, {type: "call", id, path, body}. Out: {type:
@@ -20,7 +20,6 @@ import(root + "pyodide/pyodide.asm.mjs").catch(() => {});
 const SNAPSHOT_KEY = root + "pyodide/heap.snapshot";  // not a file: an entry of the cache
 const WARM_AFTER_MS = 1500;  // flint is loaded once the worker has been idle this long
 let handle = null, boot = null, booting = null, warmTimer = null, warmed = false;
-const py_flint_loaded = () => boot.flint_loaded();
 
 function post(m) { self.postMessage(m); }
 
@@ -247,7 +246,7 @@ self.onmessage = async (e) => {
   if (m.type === "check") {   // CKSite.selfCheck(): every installed file against its wheel's RECORD
     try { await booting; } catch (err) { return; }
     const bad = boot.check_record_all().toJs();
-    post({ type: "checked", id: m.id, bad, flint: py_flint_loaded() });
+    post({ type: "checked", id: m.id, bad, flint: boot.flint_loaded() });
     return;
   }
   if (m.type !== "call") return;
