@@ -287,7 +287,7 @@ def test_phone_layout(browser: Any, server_url: str, tmp_path: Path) -> None:
     context.set_default_timeout(60_000)
     pg = context.new_page()
     try:
-        for path in ("", "pools", "markov", "tables", "fairness", "roll"):
+        for path in ("", "pools", "markov", "gacha", "tables", "fairness", "roll"):
             pg.goto(server_url + path)
             wait(pg)
             if path == "fairness":
