@@ -81,6 +81,8 @@ class Interpreter:
         self._memo_size = 0
         self._reads: dict[int, tuple[str, ...]] = {}
         self._costs: dict[int, int] = {}  # function id -> its body's path, in units
+        self._kinds: dict[int, list[str | None]] = {}  # function id -> its parameters' kinds
+        self._params: dict[int, Any] = {}  # function id -> (names, first-name slots)
         #: calls answered from the memo (counted work for tests)
         self.memo_hits = 0
 
@@ -146,16 +148,23 @@ class Interpreter:
         self.check_outputs(static_outputs(self.program), "the program")
         self.block(self.program, {})
 
-    def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
+    def fns(self, stmts: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The block's statements as closures (compiled once per block)."""
         fns = self._blocks.get(id(stmts))
         if fns is None:
             fns = self._blocks[id(stmts)] = tuple(self.compile_stmt(s) for s in stmts)
             self._keep.append(stmts)
-        for fn in fns:
-            fn(env)
+        return fns
+
+    def block(self, stmts: tuple[Any, ...], env: dict[str, Any]) -> None:
+        for fn in self.fns(stmts):
+            value = fn(env)
+            if value is not None:  # a ``result:`` (a function's body reads it: body())
+                raise _Return(value)
 
     def compile_stmt(self, stmt: Any) -> Any:
-        """The statement as a closure ``env -> None`` (built once per node)."""
+        """The statement as a closure ``env -> value or None``: the value of a ``result:``
+        reached, else None (no value is None), built once per node."""
         t = type(stmt)
         if t is A.Assign:
             name = stmt.name
@@ -166,38 +175,38 @@ class Interpreter:
 
             return assign
         if t is A.Result:
-            ef = self.compile(stmt.expr)
-
-            def result(env: dict[str, Any]) -> None:
-                raise _Return(ef(env))
-
-            return result
+            return self.compile(stmt.expr)
         if t is A.If:
             # (no charge here: the enclosing program, loop or function charged the
             # sizes of both branches already)
-            branches = [(self.compile(c), c, b) for c, b in stmt.branches]
-            orelse = stmt.orelse
+            branches = [(self.compile(c), c, self.fns(b)) for c, b in stmt.branches]
+            else_fns = () if stmt.orelse is None else self.fns(stmt.orelse)
 
-            def if_(env: dict[str, Any]) -> None:
-                for cf, cond, body in branches:
+            def if_(env: dict[str, Any]) -> Any:
+                taken = else_fns
+                for cf, cond, fns in branches:
                     value = cf(env)
                     if value if type(value) is int else self.truth(value, cond):
-                        self.block(body, env)
-                        return
-                if orelse is not None:
-                    self.block(orelse, env)
+                        taken = fns
+                        break
+                for fn in taken:
+                    value = fn(env)
+                    if value is not None:
+                        return value
+                return None
 
             return if_
         if t is A.Loop:
             ef = self.compile(stmt.expr)
             name, body = stmt.name, stmt.body
+            body_fns = self.fns(body)
             # (a round's own machinery, binding the variable and running the block:
             # about 1 us, measured on 428f2's loops of 6 rounds)
             body_size = path_cost(body) + ROUND_NODES
             ahead = static_cost(body)
             body_outputs = static_outputs(body)
 
-            def loop(env: dict[str, Any]) -> None:
+            def loop(env: dict[str, Any]) -> Any:
                 value = ef(env)
                 if isinstance(value, V.Die):
                     raise self.error("a loop runs over a sequence or a number, not a die",
@@ -213,7 +222,11 @@ class Interpreter:
                             f"a loop of {len(items):,} rounds over {body_size:,} steps")
                 for x in items:
                     env[name] = x
-                    self.block(body, env)
+                    for fn in body_fns:
+                        got = fn(env)
+                        if got is not None:
+                            return got
+                return None
 
             return loop
         return lambda env: self.statement(stmt, env)
@@ -368,7 +381,38 @@ class Interpreter:
         if t is A.SeqLit:
             items = [(self._compile(i.value), i.stop and self._compile(i.stop),
                       i.repeat and self._compile(i.repeat), i) for i in node.items]
-            return lambda env: self.sequence(items, env)
+            if len(items) == 1 and items[0][1] and not items[0][2]:  # {A..B}
+                (lof, hif, _, _), = items
+
+                def span(env: dict[str, Any]) -> tuple[int, ...]:
+                    lo = lof(env)
+                    hi = hif(env)
+                    if type(lo) is int and type(hi) is int and 0 <= hi - lo < 64:
+                        return tuple(range(lo, hi + 1))
+                    return self.sequence(items, env, [], 0, lo, hi)
+
+                return span
+            if any(i.stop is not None or i.repeat is not None for i in node.items):
+                return lambda env: self.sequence(items, env)
+            values = [vf for vf, _, _, _ in items]
+            sequence = self.sequence
+
+            def plain(env: dict[str, Any]) -> tuple[int, ...]:
+                # {A, B, C}: no ranges, no repeats; numbers and short sequences inline,
+                # anything else from there on by the general path (the same checks)
+                out: list[int] = []
+                for k, vf in enumerate(values):
+                    value = vf(env)
+                    t = type(value)
+                    if t is int:
+                        out.append(value)
+                    elif t is tuple and len(value) <= 64 and len(out) < MAX_SEQUENCE - 64:
+                        out.extend(value)
+                    else:
+                        return sequence(items, env, out, k, value)
+                return tuple(out)
+
+            return plain
         if t is A.Call:
             args = [self._compile(a) for a in node.args]
             return lambda env: self.call(node, args, env)
@@ -407,13 +451,20 @@ class Interpreter:
             return V.EMPTY
         return V.mix([(V.at(p, right, self.lowest_first), w) for p, w in left.dist.items()])
 
-    def sequence(self, items: list[Any], env: dict[str, Any]) -> tuple[int, ...]:
-        out: list[int] = []
-        for vf, sf, rf, item in items:
-            value = vf(env)
+    def sequence(self, items: list[Any], env: dict[str, Any], out: list[int] | None = None,
+                 start: int = 0, first: Any = None, stop: Any = None) -> tuple[int, ...]:
+        """The sequence literal's numbers; ``out`` holds those of the items before
+        ``start`` already, ``first`` (and ``stop``, of a range) the value of item
+        ``start`` if evaluated already."""
+        if out is None:
+            out = []
+        for k in range(start, len(items)):
+            vf, sf, rf, item = items[k]
+            again = k == start and first is not None
+            value = first if again else vf(env)
             if sf is not None:
                 lo = self.number(value, item.value)
-                hi = self.number(sf(env), item.stop)
+                hi = self.number(stop if again and stop is not None else sf(env), item.stop)
                 length = max(hi - lo + 1, 0)  # (not len(range): past 2**63 it overflows)
                 part: tuple[int, ...] | range = range(lo, hi + 1) if length else ()
             else:
@@ -452,7 +503,9 @@ class Interpreter:
         self.charge(CALL_WORK * (1 + self.depth // 100) + len(env), "a function call")
         func = self.funcs.get(node.key)
         if func is not None:
-            kinds = [p.kind for p in func.params]
+            kinds = self._kinds.get(id(func))
+            if kinds is None:
+                kinds = self._kinds[id(func)] = [p.kind for p in func.params]
         else:
             entry = library.BUILTINS.get(node.key)
             if entry is None:
@@ -478,11 +531,11 @@ class Interpreter:
         if got is not None:
             self.memo_hits += 1
             return got[0]
-        self.charge(CALL_MISS_WORK, "a function call")
         bound, expansion = self.bind(kinds, args)
         if bound is None:
+            self.charge(CALL_MISS_WORK, "a function call")
             return V.EMPTY
-        value = self.run_function(func, bound, expansion, env)
+        value = self.run_function(func, bound, expansion, env, CALL_MISS_WORK)
         size = _memo_size(value) + sum(_memo_size(v) for v in kept)
         if len(self._memo) < MEMO_ENTRIES and self._memo_size + size <= MEMO_SIZE:
             self._memo_size += size
@@ -498,9 +551,11 @@ class Interpreter:
         parts: list[Any] = [id(func), self.depth]
         kept: list[Any] = []
         for a in args:
-            parts.append(_memo_part(a, kept))
+            t = type(a)
+            parts.append(a if t is int or (t is tuple and len(a) < 16)
+                         else _memo_part(a, kept))
         for name in names:  # (only the caller's variables the call can read)
-            parts.append(_memo_part(env.get(name, 0), kept) if name in env else None)
+            parts.append(_memo_part(env[name], kept) if name in env else None)
         return tuple(parts), kept
 
     def reads(self, func: A.FunctionDef, seen: set[int]) -> set[str]:
@@ -582,11 +637,23 @@ class Interpreter:
             yield combo[::-1]
 
     def run_function(self, func: A.FunctionDef, bound: list[Any],
-                     expansion: list[tuple[Any, Any]], env: dict[str, Any]) -> Any:
-        names = [p.name for p in func.params]
-        first = {}
-        for i, name in enumerate(names):
-            first.setdefault(name, i)
+                     expansion: list[tuple[Any, Any]], env: dict[str, Any],
+                     miss: int = 0) -> Any:
+        """The function's value for these arguments: its body run once, or once per
+        combination of the expanded ones (mixed); ``miss`` units (the call's own, not
+        remembered) charged with the body's path."""
+        got = self._params.get(id(func))
+        if got is None:
+            names = [p.name for p in func.params]
+            first: dict[str, int] = {}
+            for i, name in enumerate(names):
+                first.setdefault(name, i)
+            # (i, name) of each parameter whose name comes first (a repeated name: the
+            # first wins)
+            got = self._params[id(func)] = (names, first, [(i, name) for i, name in
+                                                           enumerate(names)
+                                                           if first[name] == i])
+        names, first, unique = got
         local = dict(env)  # a copy of the caller's variables
         self.depth += 1
         try:
@@ -595,10 +662,9 @@ class Interpreter:
                 cost = self._costs.get(id(func))
                 if cost is None:
                     cost = self._costs[id(func)] = path_cost(func.body) * NODE_WORK
-                self.charge(cost, "a function call")
-                for i, name in enumerate(names):
-                    if first[name] == i:
-                        local[name] = bound[i]
+                self.charge(cost + miss, "a function call")
+                for i, name in unique:
+                    local[name] = bound[i]
                 return self.body(func.body, local)
             body = func.body
             slots: list[Any] = [names[i] if first[names[i]] == i else None
@@ -617,6 +683,8 @@ class Interpreter:
                         expansion[k] = (i, vectors)
                         slots[k] = feature_names
                         break
+            if miss:
+                self.charge(miss, "a function call")
             body_size = path_cost(body)
             results = []
             append = results.append
@@ -691,10 +759,10 @@ class Interpreter:
         return p.body, p.names, vectors
 
     def body(self, body: tuple[Any, ...], local: dict[str, Any]) -> Any:
-        try:
-            self.block(body, local)
-        except _Return as r:
-            return r.value
+        for fn in self.fns(body):
+            value = fn(local)
+            if value is not None:
+                return value
         return V.EMPTY
 
     def writes_params(self, func: A.FunctionDef, fastest: str) -> bool:

@@ -37,7 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from chancekit import _exact as flint
-from chancekit import limits
+from chancekit import _intpoly, limits
 from chancekit._html import label as _label
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
@@ -962,7 +962,7 @@ class Distribution:
             # the weights are coprime, so are those of the power (Gauss's lemma): no gcd
             total = self._total ** n
             slot = total.bit_length()  # every coefficient is at most the total
-            if span * slot <= _SMALL_POWER_BITS:
+            if _intpoly.python_power(span * slot):
                 return _small_power(w, lo, n, span, slot, total)
             off, p = self._poly()
             return Distribution._from_poly(off * n, p**n, total=total)
@@ -1116,29 +1116,15 @@ def _exact_div(x: Any, y: Any) -> Any:
     return x / y
 
 
-#: the largest power (outcomes x bits of the total) :func:`_small_power` computes in one
-#: Python integer: below it that is faster than flint's power and its conversions
-#: (3d6: 2.5 us against 10; 20d10, 12 000 bits: even), above it far slower
-_SMALL_POWER_BITS = 8192
-
-
 def _small_power(w: dict[int, int], lo: int, n: int, span: int, slot: int,
                  total: int) -> Distribution:
     """The ``n``-fold sum of the integer weights ``w`` (outcomes from ``lo``, ``total``
     their sum to the power ``n``) as one Python integer power (Kronecker substitution):
     each weight in a ``slot``-bit field, and no field overflows (each coefficient of the
     power is at most ``total < 2**slot``). The weights are kept as the power gives them."""
-    x = 0
-    for v, c in w.items():
-        x |= c << ((v - lo) * slot)
-    y = x**n
-    mask = (1 << slot) - 1
     base = lo * n
-    out: dict[Any, int] = {}
-    for i in range(span):
-        c = (y >> (i * slot)) & mask
-        if c:
-            out[base + i] = c
+    coeffs = _intpoly.power(w, lo, n, slot)
+    out = {base + i: c for i, c in enumerate(coeffs) if c}
     self = object.__new__(Distribution)
     self._w = out  # sorted by outcome
     self._total = total
@@ -1180,18 +1166,33 @@ def _dense(x: Distribution) -> bool:
 
 def _poly_add(a: Distribution, b: Distribution) -> Distribution:
     # the span before the polynomials are built (63d4!8r>7*82d%+81d4kh4 built 1 s of them)
-    span = (next(reversed(a._w)) - next(iter(a._w))) + (next(reversed(b._w))
-                                                       - next(iter(b._w))) + 1
+    span_a = next(reversed(a._w)) - next(iter(a._w)) + 1
+    span = span_a + (next(reversed(b._w)) - next(iter(b._w)))
     if span > MAX_OUTCOMES:
         raise LimitError(
             f"the sum would span {span} outcomes, more than MAX_OUTCOMES = {MAX_OUTCOMES}",
             limit="MAX_OUTCOMES", value=span)
-    oa, pa = a._poly()
-    ob, pb = b._poly()
     if len(a._w) * len(b._w) > 400:  # small sums cost less than their estimate
         work = mul_work(len(a._w), len(b._w), a._total.bit_length() + b._total.bit_length())
         _charge(work, "adding two distributions")
         limits.count(work)
+    total = a._total * b._total  # every coefficient of the product is at most this
+    slot = total.bit_length()
+    if _intpoly.python_mul(span_a * slot, (span - span_a) * slot):  # the browser's choice
+        lo_a, lo_b = next(iter(a._w)), next(iter(b._w))
+        coeffs = _intpoly.mul(a._w, lo_a, b._w, lo_b, slot)
+        base = lo_a + lo_b
+        w = _reduce({base + i: c for i, c in enumerate(coeffs) if c})
+        if len(w) > MAX_OUTCOMES:
+            return Distribution._raw(w, reduced=True)  # (refused there, as named)
+        self = object.__new__(Distribution)
+        self._w = w  # sorted by outcome, integer outcomes
+        self._total = sum(w.values())
+        self._int = True
+        self._hash = None
+        return self
+    oa, pa = a._poly()
+    ob, pb = b._poly()
     return Distribution._from_poly(oa + ob, pa * pb)
 
 
