@@ -2463,7 +2463,6 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
     if work > most:
         return work
     kinds = [(die, n) for g in groups for die, n in g]
-    total = sum(n for _, n in kinds)
     cap: dict[int, int] = {}
 
     def size(slot: int) -> int:
@@ -2484,7 +2483,8 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
         else:
             known.append(True)  # a pool, or a fixed multiset
     evs = [] if packed else [(ev, [size(k) for k in slots]) for ev, slots in ev_list]
-    counted = [type(ev) is _Size and known[slots[0]] for ev, slots in ev_list]
+    counted = [] if packed else [type(ev) is _Size and known[slots[0]]
+                                 for ev, slots in ev_list]
     parts = _Parts(min(max((sz[0] for _, sz in evs), default=0), _PARTS_MOST))
     # one evaluation of one pool of one kind: states counted per number of dice read
     single = len(evs) == 1 and evs[0][0].arity == 1 and len(code) == 1 and len(kinds) == 1
@@ -2514,7 +2514,7 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
             width = ev.width(i, [n])
         else:
             bound: int | None = nodes
-            for (ev, sz), fixed in zip(evs, counted):
+            for (ev, sz), fixed in zip(evs, counted, strict=True):
                 b = 1 if fixed else ev.states(i, sz, parts)
                 bound = None if b is None or bound is None else bound * b
                 width += ev.width(i, sz)
