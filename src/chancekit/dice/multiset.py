@@ -863,7 +863,11 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
         try:
             work = _straights_counted(n, ws, equal, most // unit) * unit
         except _PastBudget:
-            work = most + 1
+            raise LimitError(
+                f"{what} needs more than {most:,} units of work (the MAX_WORK budget; its "
+                "products counted before any is made); use fewer dice or faces "
+                "(--max-work / limits.evaluation lifts the budget)", limit="MAX_WORK",
+                value=most + 1) from None
         limits.refuse_past_budget(work, what, "use fewer dice or faces (--max-work / "
                                   "limits.evaluation lifts the budget)")
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
@@ -1121,8 +1125,8 @@ def _per_die_total(e: MultisetExpression, ev: _Evaluator) -> Distribution | None
         return None
     from chancekit.dice.distribution import constant
 
-    total = constant(0)
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        ones = []
         for die, n, g in parts:
             def value(f: Any, g: Callable[[Any], int] = g) -> Any:
                 if not isinstance(ev, _Sum):
@@ -1135,8 +1139,22 @@ def _per_die_total(e: MultisetExpression, ev: _Evaluator) -> Distribution | None
                 return None
             if not one._int:
                 return None
-            total = total + n @ one
-    return total
+            ones.append((n, one))
+        # look ahead: the powers' work (each charged as it starts), so that a pool whose
+        # powers pass the budget is refused before the first of them
+        ahead = 0
+        for n, one in ones:
+            if n > 1:
+                outs = one.outcomes()
+                width = outs[-1] - outs[0]
+                ahead += limits.power_work(width + 1, n * width + 1,
+                                           n * one.total.bit_length())
+        limits.check(ahead, f"summing the {sum(n for n, _ in ones)} dice of the pool")
+        total: Distribution | None = None
+        for n, one in ones:
+            part = n @ one
+            total = part if total is None else total + part
+    return constant(0) if total is None else total
 
 
 def _wild(spec: Any) -> tuple[Callable[[Any], bool], Any] | None:
@@ -1552,10 +1570,13 @@ class _Evaluator:
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return (total + 1) ** 2
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         """An upper bound of this evaluation's states after ``i`` faces are read, its inputs
-        holding at most ``sizes`` elements (None: no bound but the multisets read); what
-        the walk's estimate made before it starts multiplies (:func:`_walk_work`)."""
+        holding at most ``sizes`` elements (None: no bound but the multisets read), given
+        the dice read of each kind (``known[j]``: how many elements input ``j`` has read
+        follows from them); what the walk's estimate made before it starts multiplies
+        (:func:`_walk_work`)."""
         return (sizes[0] + 1) ** 2
 
     def width(self, i: int, sizes: list[int]) -> int:
@@ -1583,8 +1604,9 @@ class _Size(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return total + 1
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
-        return sizes[0] + 1
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return 1 if known and known[0] else sizes[0] + 1
 
     def step(self, st: int, f: Any, c: list[int]) -> int:
         return st + c[0]
@@ -1613,7 +1635,8 @@ class _Sum(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return (total + 1) * faces * max(total, 1)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return None  # any values (the packed walk, for whole numbers, holds none)
 
     def step(self, st: Any, f: Any, c: list[int]) -> Any:
@@ -1635,7 +1658,8 @@ class _Expand(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return math.comb(total + faces, faces)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return math.comb(sizes[0] + i, i)
 
     def width(self, i: int, sizes: list[int]) -> int:
@@ -1666,7 +1690,8 @@ class _LargestCount(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return (total + 1) ** 2 * (faces if self.with_outcome else 1)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         s = sizes[0]
         return (s + 2) * (s + 1 if self.wild is not None else 1) * (
             i + 1 if self.with_outcome else 1)
@@ -1708,7 +1733,8 @@ class _AllCounts(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return math.comb(total + faces, faces)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         # the counts kept: a partition of at most the size into at most i parts
         s = sizes[0]
         got = parts.cumulative(1, s)
@@ -1747,8 +1773,9 @@ class _LargestStraight(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return (faces + 1) ** 2
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
-        return (i + 1) ** 2
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return (min(i, sizes[0]) + 1) ** 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return (0, 0)
@@ -1768,7 +1795,8 @@ class _AllStraights(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return math.comb(total + faces, faces)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         # (the straights still open, those ended): two partitions into parts <= i whose
         # sum is the elements read
         return parts.cumulative(2, sizes[0])
@@ -1800,7 +1828,8 @@ class _HighestOutcome(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return faces * (total + 1)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return i * sizes[0] + 1
 
     def init(self, order: str, faces: list[Any]) -> Any:
@@ -1826,7 +1855,8 @@ class _CountSubset(_Evaluator):
     def __init__(self, empty: int | None) -> None:
         self.empty = empty
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return sizes[0] + 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
@@ -1860,7 +1890,8 @@ class _Compare(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return 2
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
@@ -1916,8 +1947,10 @@ class _Lexi(_Evaluator):
     def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
         return 9 * (2 * total + 1)
 
-    def states(self, i: int, sizes: list[int], parts: _Parts) -> int | None:
-        return 9 * (sizes[0] + sizes[1] + 1)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        # (extra, first, lead): the lead follows from the elements read of both sides
+        return 9 if known and all(known) else 9 * (sizes[0] + sizes[1] + 1)
 
     def init(self, order: str, faces: list[Any]) -> Any:
         self.forward = order == self.sort
@@ -2477,15 +2510,15 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
         if isinstance(e, _Counts):
             known.append(e.kind in ("add", "mul") and all(known[k] for k in kids))
         elif isinstance(e, _Node):
-            known.append(False)
+            # highest/lowest/middle: what it has given follows from what it has read
+            known.append(isinstance(e, _Keep) and known[kids[0]])
             nodes *= e.states([size(k) for k in kids], [known[k] for k in kids])
             calls += 1
         else:
             known.append(True)  # a pool, or a fixed multiset
-    evs = [] if packed else [(ev, [size(k) for k in slots]) for ev, slots in ev_list]
-    counted = [] if packed else [type(ev) is _Size and known[slots[0]]
-                                 for ev, slots in ev_list]
-    parts = _Parts(min(max((sz[0] for _, sz in evs), default=0), _PARTS_MOST))
+    evs = [] if packed else [(ev, [size(k) for k in slots], [known[k] for k in slots])
+                             for ev, slots in ev_list]
+    parts = _Parts(min(max((sz[0] for _, sz, _ in evs), default=0), _PARTS_MOST))
     # one evaluation of one pool of one kind: states counted per number of dice read
     single = len(evs) == 1 and evs[0][0].arity == 1 and len(code) == 1 and len(kinds) == 1
     words = sum(n * die.total.bit_length() for die, n in kinds) // 64 + 1
@@ -2501,7 +2534,7 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
             by_multisets *= math.comb(n + z + 1, z + 1) if moving[k] else math.comb(n + z, z)
         width = 2
         if single:
-            ev, _ = evs[0]
+            ev = evs[0][0]
             n, z = kinds[0][1], read[0]
             steps = 0
             ms = 1  # multisets of exactly r dice over z faces
@@ -2514,8 +2547,8 @@ def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
             width = ev.width(i, [n])
         else:
             bound: int | None = nodes
-            for (ev, sz), fixed in zip(evs, counted, strict=True):
-                b = 1 if fixed else ev.states(i, sz, parts)
+            for ev, sz, kn in evs:
+                b = ev.states(i, sz, parts, kn)
                 bound = None if b is None or bound is None else bound * b
                 width += ev.width(i, sz)
             shown = math.prod((n + 1) * (n + 2) // 2 if moving[k] else n + 1
@@ -2680,9 +2713,14 @@ def _pack_plan(packing: Any, sources: dict[int, int]) -> Any:
 def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribution:
     plan, work = _compile(evs)
     what = "this pool evaluation"
-    limits.refuse_past_budget(
-        work, what, "use fewer dice or faces, or fewer operators that keep state "
-        "(--max-work / limits.evaluation lifts the budget)")
+    most = limits.work_limit()
+    if work > most:  # the estimate stopped counting past the budget: a lower bound
+        raise LimitError(
+            f"{what} needs more than {most:,} units of work (the MAX_WORK budget; "
+            "estimated before the walk starts: faces x the states it may hold x the "
+            "dice shown per state); use fewer dice or faces, or fewer operators that keep "
+            "state (--max-work / limits.evaluation lifts the budget)", limit="MAX_WORK",
+            value=work)
     # the estimate is an upper bound of the steps: charged now, the walk counts its steps
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
         limits.charge(work, what)
