@@ -30,8 +30,10 @@ one roll, however often the function reads it. Counts are never negative (icepoo
 ``keep_negative_counts`` is not offered).
 
 Cost: the face walk's, O(F · S · Π(n_j+1)²) for F faces, S states of the composed
-operators and evaluations and n_j dice of kind j; estimated (states × faces × pools)
-before the walk starts and refused past the work budget (``max-work`` lifts it).
+operators and evaluations and n_j dice of kind j; estimated before the walk starts as an
+upper bound of its steps (per face: the multisets read, or the dice left x the states
+each operator and evaluation may hold, :func:`_walk_work`) and refused past the work
+budget (``max-work`` lifts it); the closed forms estimate theirs first too.
 
 >>> from chancekit.dice import Pool, d
 >>> attack, block = Pool(d(6), 3), Pool(d(6), 2)
@@ -2267,9 +2269,11 @@ def _pool_dice(e: MultisetExpression) -> list[Distribution] | None:
 
 
 def multiset_work(evaluation: Evaluation | Sequence[Evaluation]) -> int:
-    """The estimated work (MAX_WORK units) of walking ``evaluation`` (or several): faces ×
-    the states the walk may hold × the dice shown per state, the states bounded by the
-    operators' and evaluations' own bounds and by the sub-multisets of the dice read.
+    """The estimated work (MAX_WORK units) of walking ``evaluation`` (or several), made
+    before the walk: an upper bound of its steps (:func:`_walk_work`: per face, the states
+    the walk may hold x the dice shown per state, the states bounded by the operators' and
+    evaluations' own bounds and by the sub-multisets of the dice read), plus the
+    preparation of the faces; past the budget, counting stops (a lower bound then).
 
     >>> from chancekit.dice import Pool, d
     >>> from chancekit.dice.multiset import multiset_function
