@@ -1219,10 +1219,6 @@ class _Node(MultisetExpression):
         """The walk orders this operator supports given its children's sizes."""
         return {_DESC, _ASC}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        """Most states of this operator (``total``: dice in all pools)."""
-        return 1
-
     def states(self, sizes: list[int], known: list[bool]) -> int:
         """An upper bound of this operator's states once the dice read of each kind are
         known: its inputs hold at most ``sizes`` elements, and ``known[j]``: how many
@@ -1300,9 +1296,6 @@ class _Keep(_Node):
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if sizes[0] is not None else {_DESC if self.top else _ASC}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        return self.stop + 1
-
     def states(self, sizes: list[int], known: list[bool]) -> int:
         return 1 if known[0] else min(self.stop, sizes[0]) + 1
 
@@ -1358,11 +1351,6 @@ class _SortPair(_Node):
             elif sizes[0] is not None and sizes[1] is not None:
                 out.add(order)
         return out
-
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        sa = total if sizes[0] is None else sizes[0]
-        sb = total if sizes[1] is None else sizes[1]
-        return (sa + 1) * (sb + 1)
 
     def states(self, sizes: list[int], known: list[bool]) -> int:
         # the elements read of each side (or only their difference)
@@ -1435,10 +1423,6 @@ class _MaxPair(_Node):
             return set()
         return {order}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        sb = total if sizes[1] is None else sizes[1]
-        return (sb + 1) * (sb + 2) // 2
-
     def states(self, sizes: list[int], known: list[bool]) -> int:
         # unpaired (and, reading early, the other side's elements left)
         sb = sizes[1]
@@ -1491,9 +1475,6 @@ class _Versus(_Node):
 
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if sizes[1] is not None else {self._preferred()}
-
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        return (total if sizes[1] is None else sizes[1]) + 1
 
     def states(self, sizes: list[int], known: list[bool]) -> int:
         return 1 if known[1] else sizes[1] + 1
@@ -1569,9 +1550,6 @@ class _Evaluator:
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC}
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) ** 2
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         """An upper bound of this evaluation's states after ``i`` faces are read, its inputs
@@ -1603,9 +1581,6 @@ class _Evaluator:
 
 
 class _Size(_Evaluator):
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return total + 1
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         return 1 if known and known[0] else sizes[0] + 1
@@ -1634,9 +1609,6 @@ class _Sum(_Evaluator):
             raise InvalidTypeError("sum: map", map, "a function or a mapping")
         self._k = None if map is None else id(map)
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) * faces * max(total, 1)
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         return None  # any values (the packed walk, for whole numbers, holds none)
@@ -1656,9 +1628,6 @@ class _Expand(_Evaluator):
 
     def __init__(self, order: str) -> None:
         self.order = order
-
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
 
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
@@ -1688,9 +1657,6 @@ class _LargestCount(_Evaluator):
         self._wk = None if wild is None else wild[1]
         self.with_outcome = with_outcome
         self.reads_face = wild is not None or with_outcome
-
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) ** 2 * (faces if self.with_outcome else 1)
 
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
@@ -1732,9 +1698,6 @@ class _AllCounts(_Evaluator):
         self.zero_stable = filt != "all" and filt > 0  # type: ignore[operator]
         self.reads_face = wild is not None
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         # the counts kept: a partition of at most the size into at most i parts
@@ -1772,9 +1735,6 @@ class _AllCounts(_Evaluator):
 class _LargestStraight(_Evaluator):
     consecutive = True
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (faces + 1) ** 2
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         return (min(i, sizes[0]) + 1) ** 2
@@ -1793,9 +1753,6 @@ class _LargestStraight(_Evaluator):
 
 class _AllStraights(_Evaluator):
     consecutive = True
-
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
 
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
@@ -1826,9 +1783,6 @@ class _AllStraights(_Evaluator):
 
 class _HighestOutcome(_Evaluator):
     reads_face = True
-
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return faces * (total + 1)
 
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
@@ -1889,9 +1843,6 @@ class _Compare(_Evaluator):
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return 2
-
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
         return 2
@@ -1945,9 +1896,6 @@ class _Lexi(_Evaluator):
 
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if None not in sizes else {self.sort}
-
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return 9 * (2 * total + 1)
 
     def states(self, i: int, sizes: list[int], parts: _Parts,
                known: Sequence[bool] = ()) -> int | None:
