@@ -46,9 +46,15 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _outcome(x: Any) -> Any:
+    """A JSON outcome as the library's: lists (tuple outcomes) back to tuples."""
+    return tuple(_outcome(y) for y in x) if isinstance(x, list) else x
+
+
 def weights(doc: dict) -> dict[str, Fraction]:
     total = int(doc["total_weight"])
-    return {str(o["outcome"]): Fraction(int(o["weight"]), total) for o in doc["outcomes"]}
+    return {str(_outcome(o["outcome"])): Fraction(int(o["weight"]), total)
+            for o in doc["outcomes"]}
 
 
 def exact(dist) -> dict[str, Fraction]:
@@ -144,8 +150,8 @@ def test_pool_algebra_presets(capsys: pytest.CaptureFixture[str], argv: list[str
     assert code == 0, err
     doc = json.loads(out)
     want = expect()
-    assert {o["outcome"]: int(o["weight"]) for o in doc["outcomes"]} == {
-        (str(k) if isinstance(k, tuple | str) else k): w for k, w in want.weights.items()}
+    assert {_outcome(o["outcome"]): int(o["weight"]) for o in doc["outcomes"]} == {
+        (str(k) if isinstance(k, str) else k): w for k, w in want.weights.items()}
 
 
 def test_pool_face_to_face_by_brute_force() -> None:
@@ -170,3 +176,37 @@ def test_pool_algebra_mistakes(capsys: pytest.CaptureFixture[str], argv: list[st
                                fragment: str) -> None:
     code, out, err = run(capsys, "pool", *argv)
     assert code == 1 and out == "" and fragment in err and "Traceback" not in err
+
+
+def test_tuple_outcomes_are_json_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    """Tuple outcomes (RISK's losses, a Vector of several evaluations, straights) are lists
+    of numbers in --json, valid against the schema; the table keeps "(2, 1)"."""
+    import jsonschema
+
+    from chancekit.cli.schemas import SCHEMAS
+    from chancekit.dice import multiset_function
+
+    code, out, _ = run(capsys, "pool", "risk", "3", "2", "--json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMAS["pool"])
+    assert {tuple(o["outcome"]) for o in doc["outcomes"]} == {(0, 2), (1, 1), (2, 0)}
+    code, out, _ = run(capsys, "pool", "expr", "a.count(), (a - b).count()", "a=2d6",
+                       "b=1d6", "--json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMAS["pool"])
+
+    @multiset_function
+    def both(a, b):
+        return a.count(), (a - b).count()
+    expected = both(Pool(d(6), 2), Pool(d(6), 1))
+    got = {tuple(o["outcome"]): int(o["weight"]) for o in doc["outcomes"]}
+    assert all(isinstance(x, int) for k in got for x in k)
+    total = int(doc["total_weight"])
+    assert {k: Fraction(w, total) for k, w in got.items()} == expected.pmf()
+    code, out, _ = run(capsys, "pool", "straights", "3d6", "--json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMAS["pool"])
+    assert [3] in [o["outcome"] for o in doc["outcomes"]]
+    assert [1, 1, 1] in [o["outcome"] for o in doc["outcomes"]]
+    code, out, _ = run(capsys, "pool", "risk", "3", "2")
+    assert code == 0 and "(0, 2)" in out and "[0, 2]" not in out

@@ -375,23 +375,23 @@ def test_all_straights_fast_path_larger(die: Distribution, n: int) -> None:
 
 
 def test_all_straights_fast_path_scope_and_work() -> None:
-    """Not plain pools (or no dice): the face walk; the estimate is charged up front
-    when it is under the budget; past it, each product is charged before it is made, so
-    a pool that is in fact cheap is answered (the same as the face walk's answer) and one
-    that is not is refused by the closed form's own charges, not after the face walk's
-    seconds."""
+    """Not plain pools (or no dice): the face walk; the loose estimate is charged up front
+    when it is under the budget; past it, the products are counted first by a dry run
+    (tests/dice/test_multiset_work.py), so a pool that is in fact cheap is answered (the
+    same as the face walk's answer) and one that is not is refused before any product,
+    not after the face walk's seconds."""
     assert multiset._all_straights_closed(Pool(d(6), 3).highest(2)) is None
     assert multiset._all_straights_closed(Pool(d(6), 0)) is None
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         Pool(d(6), 8).all_straights()
     assert budget.estimated == budget.counted == multiset._straights_work(8, (1,) * 6, 6) > 0
-    # an estimate past a small budget: charged as it goes, answered when the work is small
+    # a loose estimate past a small budget: counted, answered when the work is small
     small = multiset._straights_work(5, (1,) * 4, 4)
     with limits.evaluation(limit=small // 2, name="MAX_WORK") as budget:
         got = multiset._all_straights_closed(Pool(d(4), 5))
     assert budget.counted < small // 2
     assert got == Pool(d(4), 5).all_straights()   # (under the default budget)
-    # and refused by its own charges, before the face walk is tried
+    # and refused by its own count, before the face walk is tried
     with limits.evaluation(limit=1000, name="MAX_WORK"):
         with pytest.raises(LimitError, match="all_straights"):
             multiset._all_straights_closed(Pool(d(6), 8))

@@ -241,6 +241,26 @@ def test_pool_rules_are_the_library_s(server_url: str, body: dict, expected: Any
         assert Fraction(doc["success_exact"]) == project(d, "success").at_least(1)
 
 
+def test_pool_tuple_outcomes_are_lists(server_url: str) -> None:
+    """A tuple outcome (a Vector of several evaluations) is a list of numbers in the
+    rows' ``outcome``, its text in ``label``."""
+    from chancekit.dice import Pool, d, multiset_function
+
+    status, doc = call(server_url, "/api/pool", {
+        "kind": "expr", "expression": "a.count(), (a - b).count()",
+        "pools": {"a": "2d6", "b": "1d6"}})
+    assert status == 200, doc
+
+    @multiset_function
+    def both(a, b):
+        return a.count(), (a - b).count()
+    expected = both(Pool(d(6), 2), Pool(d(6), 1))
+    rows = doc["series"][0]["rows"]
+    assert all(isinstance(r["outcome"], list) for r in rows)
+    assert {tuple(r["outcome"]): Fraction(r["p_exact"]) for r in rows} == expected.pmf()
+    assert {r["label"] for r in rows} == {str(x) for x in expected.outcomes()}
+
+
 @pytest.mark.parametrize("body", [{"kind": "largest-set", "dice": "5x6"},
                                   {"kind": "nco", "action": -1, "danger": 2},
                                   {"kind": "genesys", "pool": "2Q"},

@@ -168,7 +168,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _num(x: Any) -> Any:
     """An outcome for JSON: an int below 2**53 as a number, bools as themselves, other
-    numbers as exact text ("7/2", "123456..."; any size), labels as text."""
+    numbers as exact text ("7/2", "123456..."; any size), a tuple (a
+    :class:`~chancekit.dice.multiset.Vector`, RISK's losses, straights) as a list of
+    these (None as null), labels as text."""
     from fractions import Fraction
 
     from chancekit.dice.distribution import _decimal, _fraction_text, _label
@@ -179,6 +181,8 @@ def _num(x: Any) -> Any:
         return x if -(2**53) < x < 2**53 else _decimal(x)
     if isinstance(x, Fraction):
         return _fraction_text(x)
+    if isinstance(x, tuple):  # a tuple outcome (a Vector of the pool algebra): a list
+        return [None if y is None else _num(y) for y in x]
     return _label(x)
 
 

@@ -274,3 +274,27 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 SCHEMAS = {name: {"$schema": _DIALECT, "$id": schema_id(name),
                   "title": f"chancekit {name} --json", **schema}
            for name, schema in SCHEMAS.items()}
+
+#: a tuple outcome (a Vector of the pool algebra, RISK's losses, all_straights' lengths)
+#: is a list of its elements, each a value, null or a list (added within every version:
+#: issue 29; it was the tuple's text); the text output keeps "(2, 1)"
+_TUPLE = {"type": "array", "items": {"type": ["integer", "string", "boolean", "null",
+                                              "array"]}}
+
+
+def _tuple_outcomes(schema: Any) -> None:
+    """Let the ``outcome`` of every row of outcomes (a distribution's, an estimate's) be
+    a tuple too."""
+    if isinstance(schema, dict):
+        props = schema.get("properties")
+        if isinstance(props, dict) and props.get("outcome") is _VALUE and (
+                "weight" in props or "count" in props):
+            props["outcome"] = {"anyOf": [_VALUE, _TUPLE]}
+        for value in schema.values():
+            _tuple_outcomes(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _tuple_outcomes(value)
+
+
+_tuple_outcomes(SCHEMAS)

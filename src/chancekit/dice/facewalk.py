@@ -208,26 +208,29 @@ def evaluate_pool(rule: FaceRule, *pools: Sequence[Distribution] | Distribution)
 
 def walk_groups(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
                 faces: list[Any], what: str = "evaluating these pools face by face",
-                packed: bool = False, step_units: int = STEP_WORK) -> Any:
+                packed: bool = False, step_units: int = STEP_WORK,
+                charged: bool = False) -> Any:
     """The face walk of ``rule`` over pools given as groups of (die, copies), reading
     ``faces`` in the order given (they may include faces no die shows: a fixed multiset's,
     the gaps of a straight). What :mod:`chancekit.dice.multiset` walks; not cached.
     ``packed``: the rule's steps return ``(state, shift)`` or ``Decided(shift)`` and the
     weights are generating functions packed in one integer (:func:`face_walk_packed`);
-    the packed total is returned.
+    the packed total is returned. ``charged``: the caller charged an estimate of the whole
+    walk (an upper bound of its steps) before it: each face's steps are only counted, not
+    charged again.
 
     >>> from chancekit.dice import d
     >>> rule = FaceRule(lambda st, face, c: st + c[0] * face, initial=0)
     >>> walk_groups(rule, [[(d(2), 2)]], [3, 2, 1]).probability(4)
     Fraction(1, 4)
     """
-    return _evaluate(rule, groups, list(faces), what, packed, step_units)
+    return _evaluate(rule, groups, list(faces), what, packed, step_units, charged)
 
 
 def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
               faces: list[Any] | None = None,
               what: str = "evaluating these pools face by face", packed: bool = False,
-              step_units: int = STEP_WORK) -> Any:
+              step_units: int = STEP_WORK, charged: bool = False) -> Any:
     types: list[tuple[int, Distribution, int]] = [
         (pi, die, n) for pi, g in enumerate(groups) for die, n in g]
     n_pools = len(groups)
@@ -249,14 +252,14 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
     else:
         face_list = faces
     n_faces = len(face_list)
-    if work * n_faces > (most := limits.work_limit()):
+    if not charged and work * n_faces > (most := limits.work_limit()):
         raise LimitError(
             f"evaluating these pools visits about {work * n_faces} (dice left, dice shown) "
             f"combinations per rule state, more than the MAX_WORK budget ({most:,}); use "
             "fewer dice or a built-in with a specialised algorithm", limit="MAX_WORK",
             value=work * n_faces)
     bound = rule.state_bound(face_list, sum(n for _, _, n in types))
-    if bound is not None:
+    if bound is not None and not charged:
         limits.charge(work * n_faces * min(bound, MAX_POOL_STATES) * STEP_WORK,
                       "evaluating these pools face by face", limit=MAX_WORK,
                       name="MAX_WORK")
@@ -310,16 +313,16 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
         if packed:
             return face_walk_packed(rule, face_list, tuple(n for _, _, n in types),
                                     left_moves, rest, what, given_left=True,
-                                    step_units=step_units)
+                                    step_units=step_units, charged=charged)
         return face_walk(rule, face_list, tuple(n for _, _, n in types), left_moves, rest,
                          [work * STEP_WORK] * n_faces if bound is not None else None,
-                         bound is not None, what, given_left=True)
+                         bound is not None or charged, what, given_left=True)
     if packed:
         return face_walk_packed(rule, face_list, tuple(n for _, _, n in types), moves, rest,
-                                what, step_units=step_units)
+                                what, step_units=step_units, charged=charged)
     return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
                      [work * STEP_WORK] * n_faces if bound is not None else None,
-                     bound is not None, what)
+                     bound is not None or charged, what)
 
 
 def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
@@ -414,7 +417,8 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                      moves: Callable[[int, tuple[int, ...]], list[tuple[tuple[int, ...],
                                                                       tuple[int, ...], int]]],
                      rest: Callable[[int, tuple[int, ...]], int], what: str,
-                     given_left: bool = False, step_units: int = STEP_WORK) -> int:
+                     given_left: bool = False, step_units: int = STEP_WORK,
+                     charged: bool = False) -> int:
     """:func:`face_walk` for additive evaluations (counts, sums): the rule's state holds
     only what the operators need, and what the evaluation adds up rides in the weight, a
     generating function packed in one integer (Kronecker substitution: the weight of the
@@ -423,7 +427,8 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
     ``Decided(shift)`` (nothing more is added: the rest is summed out in closed form).
     Returns the packed sum of every weight; each face is charged its exact steps.
     ``given_left``: ``moves`` gives (dice left, counts, ways) instead of (taken, ...);
-    ``step_units``: the work of one step (wide packed weights cost more than STEP_WORK).
+    ``step_units``: the work of one step (wide packed weights cost more than STEP_WORK);
+    ``charged``: an estimate of the whole walk was charged before it (steps only counted).
     Fewer states than carrying the total in the state: RISK 10 v 10 holds 121 (dice left)
     instead of about 1,000."""
     states: dict[tuple[tuple[int, ...], Any], int] = {(start, rule.initial): 1}
@@ -444,7 +449,8 @@ def face_walk_packed(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                     (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                     for taken, c, w in moves(i, rems)]
         steps = sum(len(move_cache[rems]) for rems, _ in states) * step_units
-        limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
+        if not charged:
+            limits.charge(steps, what, limit=MAX_WORK, name="MAX_WORK")
         limits.count(steps)
         for (rems, st), wt in states.items():
             opts = move_cache[rems]

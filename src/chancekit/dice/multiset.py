@@ -30,8 +30,10 @@ one roll, however often the function reads it. Counts are never negative (icepoo
 ``keep_negative_counts`` is not offered).
 
 Cost: the face walk's, O(F · S · Π(n_j+1)²) for F faces, S states of the composed
-operators and evaluations and n_j dice of kind j; estimated (states × faces × pools)
-before the walk starts and refused past the work budget (``max-work`` lifts it).
+operators and evaluations and n_j dice of kind j; estimated before the walk starts as an
+upper bound of its steps (per face: the multisets read, or the dice left x the states
+each operator and evaluation may hold, :func:`_walk_work`) and refused past the work
+budget (``max-work`` lifts it); the closed forms estimate theirs first too.
 
 >>> from chancekit.dice import Pool, d
 >>> attack, block = Pool(d(6), 3), Pool(d(6), 2)
@@ -562,7 +564,11 @@ def _largest_count_closed(e: MultisetExpression,
     p_wild = sum(w for f, w in die.weights.items() if pred(f))
     by_weight = Counter(w for f, w in die.weights.items() if not pred(f))
     bits = n * (n * die.total).bit_length()
-    work = 20 * (n + 1) * max(len(by_weight), 1) * n * (bits // 64 + 1)
+    # the truncated powers grow with the faces too (measured on 200 dice of 2..100 faces,
+    # 2026-11-27: 0.7 to 2.2 times the estimate without the last factor)
+    faces = sum(by_weight.values())
+    work = (20 * (n + 1) * max(len(by_weight), 1) * n * (bits // 64 + 1)
+            * (5 + faces.bit_length()) // 5)
     limits.refuse_past_budget(work, f"the largest set of {n} dice with wild faces",
                               "use fewer dice")
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
@@ -701,23 +707,48 @@ def _sort_pair_count_closed(e: MultisetExpression) -> Distribution | None:
     return _unpack(cur[-1], width, [na + 1], lambda outs: outs[0])
 
 
-#: work units of one (term, term) product of the straights closed form (about 200 ns)
+#: work units of one (term, term) product of the straights closed form per 64-bit word of
+#: its integers, in the loose bound (:func:`_straights_work`)
 _STRAIGHTS_PAIR_WORK = 10
 #: the most faces, and the most dice, the straights closed form takes (past either: the
-#: face walk, which estimates and refuses on its own)
+#: face walk, whose estimate made before it starts refuses what is past the budget)
 _STRAIGHTS_MOST = 64
+#: work units of one item (a product of terms, a term copied) the straights closed form
+#: makes, counted by its dry run (:func:`_straights_item_units`): a fixed part, a part per
+#: die per face (fewer faces: fewer terms per product, so more big-integer operations per
+#: term) and a part per 16 words of its integers. The dry run is in the price: it makes
+#: the same products on small integers (a quarter to half the time of the real run).
+#: Measured with the dry run (2026-11-27, 2-core project machine): 28-33 ns an item on
+#: 26d10..30d10 and 22d20, 117-142 on 42d6..60d6, 190 on 64d5, 420-650 on 64d4..64d2
+_STRAIGHTS_ITEM_WORK = 2
+class _PastBudget(Exception):
+    """The dry run of the straights closed form counted past the budget (internal)."""
 
 
 def _straights_work(n: int, ws: tuple[int, ...], total: int) -> int:
-    """An upper bound of the work units of :func:`_all_straights_closed`: its pairs of
-    terms (:func:`_straights_pairs`) at the price of one (:func:`_straights_pair_units`)."""
+    """A loose upper bound of the work units of :func:`_all_straights_closed`: its pairs of
+    terms (:func:`_straights_pairs`) at the price of one (:func:`_straights_pair_units`);
+    when it passes the budget the closed form counts its products exactly by a dry run
+    (:func:`_straights_counted`) instead. O(levels x lengths x dice) integer operations."""
     return _straights_pairs(n, ws) * _straights_pair_units(n, len(ws), total)
 
 
+def _straights_words(n: int, n_faces: int, total: int) -> int:
+    """The size in 64-bit words of the closed form's integers (weights x n!^faces)."""
+    return (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
+
+
 def _straights_pair_units(n: int, n_faces: int, total: int) -> int:
-    """The work units of one product of terms: their integers' size in 64-bit words."""
-    bits = (n * total.bit_length() + n_faces * math.factorial(n).bit_length()) // 64 + 1
-    return _STRAIGHTS_PAIR_WORK * bits
+    """The work units of one product of terms in the loose bound: their size in words."""
+    return _STRAIGHTS_PAIR_WORK * _straights_words(n, n_faces, total)
+
+
+def _straights_item_units(n: int, n_faces: int, total: int) -> int:
+    """The work units of one item the dry run counts: :data:`_STRAIGHTS_ITEM_WORK`, 1.2 a
+    die per face, 1 per 16 words of the integers (60d6: 15 units, 300 ns, for 142 ns
+    measured; 64d2: 40 units for 650 ns; 26d10: 5 units for 33 ns)."""
+    return (_STRAIGHTS_ITEM_WORK + 6 * n // (5 * n_faces)
+            + _straights_words(n, n_faces, total) // 16)
 
 
 def _straights_pairs(n: int, ws: tuple[int, ...]) -> int:
@@ -725,7 +756,8 @@ def _straights_pairs(n: int, ws: tuple[int, ...]) -> int:
     ``n`` dice whose faces weigh ``ws``: per (level, interval length m), the distinct
     intervals (one for a die of equal weights) x the splits (m², or the multisets of bar
     lengths) x the pairs of terms whose dice add up to at most what is left (terms of d
-    dice: the partitions of d into parts <= m)."""
+    dice: the partitions of d into parts <= m). Loose (20 to 3,000 times the products
+    made): only the bound under which no dry run is needed."""
     n_faces = len(ws)
     top = min(n_faces, n)
     # p[m][d]: partitions of d into parts <= m
@@ -754,11 +786,42 @@ def _straights_pairs(n: int, ws: tuple[int, ...]) -> int:
     return work
 
 
+def _straights_setup(n: int, n_faces: int) -> tuple[int, dict[int, int], list[int]]:
+    """(span, place, bar_key) of the closed form's keys: dice used x span + the number of
+    bars of each length 2.. (mixed radix, ``place[length]``)."""
+    place: dict[int, int] = {}
+    span = 1
+    for length in range(2, min(n_faces, n) + 1):
+        place[length] = span
+        span *= n // length + 1
+    bar_key = [0] + [m * span + place.get(m, 0) for m in range(1, n_faces + 1)]
+    return span, place, bar_key
+
+
+def _straights_counted(n: int, ws: tuple[int, ...], equal: bool, most: int) -> int:
+    """The items (products of terms, terms copied) :func:`_all_straights_closed` makes,
+    counted exactly by a dry run of the same code on small integers: the weights replaced
+    by their ranks (the same zeros and the same equal intervals, so the same terms) and
+    the factorials by 1. Raises :class:`_PastBudget` as soon as the count passes ``most``,
+    so the count costs at most about half the work it refuses."""
+    rank = {w: i + 1 for i, w in enumerate(sorted(set(ws) - {0}))}
+    small = tuple(rank.get(w, 0) for w in ws)
+    span, _, bar_key = _straights_setup(n, len(ws))
+    done = [0]
+
+    def count(items: int) -> None:
+        done[0] += items
+        if done[0] > most:
+            raise _PastBudget
+    _straights_whole(n, small, equal, span, bar_key, [0] + [1] * (n + 1), count)
+    return done[0]
+
+
 def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
                           ) -> Distribution | None:
     """``all_straights`` of ``n`` identical dice with integer faces in closed form, or None
-    when ``e`` is not such a pool (or the estimate is past the budget: the general walk
-    then estimates and refuses as before).
+    when ``e`` is not such a pool (past 64 dice or 64 faces: the face walk, whose estimate
+    refuses up front what is past the budget).
 
     Level by level instead of face by face. With exponential generating functions the
     weight of a count vector ``c``, ``n! Π_f w_f^c_f / c_f!``, splits into a factor
@@ -776,7 +839,13 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
     range only the terms using all ``n`` dice are formed, bottom up
     (:func:`_straights_equal`). 8d6: about 160 products of terms where the face walk
     makes 1,600 steps over 700 distinct states. ``intervals``: the recursion over
-    intervals even for equal weights (the tests compare the two)."""
+    intervals even for equal weights (the tests compare the two).
+
+    Work, estimated before any product is made: under the budget by a loose bound
+    (:func:`_straights_work`, O(levels x lengths x dice)); past it by counting the
+    products exactly with a dry run on small integers (:func:`_straights_counted`),
+    which stops as soon as the count passes the budget: 64d6 is refused after about
+    0.2 s of counting, 36d6 is answered."""
     if _LAZY.get():
         return None
     plain = e._plain()
@@ -791,35 +860,54 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
         return None  # the face walk, which estimates and refuses on its own
     ws = tuple(die.weights.get(f, 0) for f in range(lo, hi + 1))
     n_faces = len(ws)
-    # the keys: dice used x span + the number of bars of each length 2.. (mixed radix)
-    place: dict[int, int] = {}
-    span = 1
-    for length in range(2, min(n_faces, n) + 1):
-        place[length] = span
-        span *= n // length + 1
-    unit = _straights_pair_units(n, n_faces, die.total)
-    work = _straights_pairs(n, ws) * unit
-    # the estimate is a loose upper bound (8d6: 660 480 units for about 20 000 done): past
-    # the budget, each product is charged before it is made instead, so a pool that is in
-    # fact cheap is answered and one that is not is refused within the budget's time (the
-    # face walk would charge face by face and refuse only after seconds: 40d6, 6 s)
-    # (a product is charged its len(a) x len(b) pairs at a 40th of the estimate's price
-    # of a pair: measured 0.12-0.43 ns of CPU per estimate unit on 30d6..40d6, 20d10..26d10,
-    # 18d20, 50-160 times under the 20 ns a unit stands for, so still above the real work)
-    pair_units = max(1, unit // 40)
-    as_we_go = work > limits.work_limit()
-    if not as_we_go:
-        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
-            limits.charge(work, "this pool evaluation (all_straights)")
-            limits.count(work)
-
-    def charge(pairs: int) -> None:
-        if as_we_go and pairs:
-            limits.charge(pairs * pair_units, "this pool evaluation (all_straights)",
-                          limit=limits.MAX_WORK, name="MAX_WORK")
-    bar_key = [0] + [m * span + place.get(m, 0) for m in range(1, n_faces + 1)]
+    equal = len(set(ws)) == 1 and not intervals
+    what = f"all_straights of {n} dice with {n_faces} faces"
+    work = _straights_work(n, ws, die.total)
+    most = limits.work_limit()
+    if work > most:  # the loose bound is past the budget: count the products exactly
+        unit = _straights_item_units(n, n_faces, die.total)
+        try:
+            work = _straights_counted(n, ws, equal, most // unit) * unit
+        except _PastBudget:
+            raise LimitError(
+                f"{what} needs more than {most:,} units of work (the MAX_WORK budget; its "
+                "products counted before any is made); use fewer dice or faces "
+                "(--max-work / limits.evaluation lifts the budget)", limit="MAX_WORK",
+                value=most + 1) from None
+        limits.refuse_past_budget(work, what, "use fewer dice or faces (--max-work / "
+                                  "limits.evaluation lifts the budget)")
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        limits.charge(work, f"this pool evaluation ({what})")
+        limits.count(work)
+    span, place, bar_key = _straights_setup(n, n_faces)
     fn = math.factorial(n)
     uncovered = [0] + [fn // math.factorial(j - 1) for j in range(1, n + 2)]
+    whole = _straights_whole(n, ws, equal, span, bar_key, uncovered, lambda items: None)
+    div = fn ** (n_faces - 1)
+    res: dict[Any, int] = {}
+    for k, c in whole.items():
+        used, rest = divmod(k, span)
+        if used != n or not c:
+            continue
+        lens: list[int] = []
+        for length in range(max(place, default=1), 1, -1):
+            count, rest = divmod(rest, place[length])
+            lens += [length] * count
+        lens += [1] * (n - sum(lens))
+        res[tuple(lens)] = c // div
+    return Distribution._raw(res)
+
+
+def _straights_whole(n: int, ws: tuple[int, ...], equal: bool, span: int,
+                     bar_key: list[int], uncovered: list[int],
+                     charge: Callable[[int], None]) -> dict[int, int]:
+    """The level-1 arrangement of :func:`_all_straights_closed` over the faces weighing
+    ``ws`` (``equal``: all alike, :func:`_straights_equal`; else the recursion over
+    intervals). ``charge(items)`` is told every product of terms before it is made (the
+    dry run counts them)."""
+    n_faces = len(ws)
+    if equal:
+        return _straights_equal(n, n_faces, ws[0], span, bar_key, uncovered, charge)
     g_memo: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
     t_memo: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
     top = ws
@@ -835,7 +923,9 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
             else:
                 kb = bar_key[m]
                 weight = math.prod(w)
-                got = {k + kb: c * weight for k, c in arrange(j + 1, w).items()}
+                inner = arrange(j + 1, w)
+                charge(len(inner))
+                got = {k + kb: c * weight for k, c in inner.items()}
             t_memo[key] = got
         return got
 
@@ -876,6 +966,7 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
         before = [{0: 1}]  # before[s]: prefixes of length s whose last position is free
         acc: dict[int, int] = {0: 1}
         for p in range(1, m + 1):
+            charge(len(acc))
             free = {k: c * u for k, c in acc.items()}
             last = exact and p == m
             acc = {k: c for k, c in free.items() if k // span == n} if last else dict(free)
@@ -903,24 +994,7 @@ def _all_straights_closed(e: MultisetExpression, *, intervals: bool = False
             before.append(free)
         return acc
 
-    if len(set(ws)) == 1 and not intervals:
-        whole = _straights_equal(n, n_faces, ws[0], span, bar_key, uncovered, charge)
-    else:
-        whole = arrange(1, top)
-    div = fn ** (n_faces - 1)
-    res: dict[Any, int] = {}
-    for k, c in whole.items():
-        used, rest = divmod(k, span)
-        if used != n or not c:
-            continue
-        lens: list[int] = []
-        for length in range(max(place, default=1), 1, -1):
-            count, rest = divmod(rest, place[length])
-            lens += [length] * count
-        lens += [1] * (n - sum(lens))
-        res[tuple(lens)] = c // div
-    return Distribution._raw(res)
-
+    return arrange(1, top)
 
 
 def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int],
@@ -943,7 +1017,9 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
         lim = (avail + 1) * span
         out: dict[int, int] = {} if exact else {0: u**m}
         if m == 1 and not exact:  # one position: free, or one bar of length 1
-            for k, c in bars.get(j * stride + 1, ()):
+            one = bars.get(j * stride + 1, ())
+            charge(len(one))
+            for k, c in one:
                 if k < lim:
                     out[k] = c
             return out
@@ -972,7 +1048,7 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
                         stack.append((length, dict(t), cov, rr, same, length))
                     continue
                 # c1 * rr // same is whole: the multinomial of the bar lengths so far
-                charge(len(partial) * len(t))
+                charge(len(partial) * (len(t) + 2))
                 if exact:
                     idx = indexed.get(j * stride + length)
                     if idx is None:
@@ -998,6 +1074,7 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
                             break
                         k = k1 + k2
                         nxt[k] = nget(k, 0) + c1 * c2
+                charge(len(nxt))
                 if not exact:
                     for k, c in nxt.items():
                         out[k] = get(k, 0) + c * ways
@@ -1011,8 +1088,9 @@ def _straights_equal(n: int, n_faces: int, w: int, span: int, bar_key: list[int]
             if n - j * length < 1:  # no dice left for a bar one level up
                 bars[j * stride + length] = [(kb, uncovered[j + 1]**length * wl)]
                 continue
-            bars[j * stride + length] = sorted(
-                [(k + kb, c * wl) for k, c in arrange(j + 1, length, False).items()])
+            inner = arrange(j + 1, length, False)
+            charge(len(inner))
+            bars[j * stride + length] = sorted([(k + kb, c * wl) for k, c in inner.items()])
     return arrange(1, n_faces, True)
 
 def _per_die(e: MultisetExpression) -> list[tuple[Distribution, int, Callable[[Any], int]]
@@ -1053,8 +1131,8 @@ def _per_die_total(e: MultisetExpression, ev: _Evaluator) -> Distribution | None
         return None
     from chancekit.dice.distribution import constant
 
-    total = constant(0)
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        ones = []
         for die, n, g in parts:
             def value(f: Any, g: Callable[[Any], int] = g) -> Any:
                 if not isinstance(ev, _Sum):
@@ -1067,8 +1145,22 @@ def _per_die_total(e: MultisetExpression, ev: _Evaluator) -> Distribution | None
                 return None
             if not one._int:
                 return None
-            total = total + n @ one
-    return total
+            ones.append((n, one))
+        # look ahead: the powers' work (each charged as it starts), so that a pool whose
+        # powers pass the budget is refused before the first of them
+        ahead = 0
+        for n, one in ones:
+            if n > 1:
+                outs = one.outcomes()
+                width = outs[-1] - outs[0]
+                ahead += limits.power_work(width + 1, n * width + 1,
+                                           n * one.total.bit_length())
+        limits.check(ahead, f"summing the {sum(n for n, _ in ones)} dice of the pool")
+        total: Distribution | None = None
+        for n, one in ones:
+            part = n @ one
+            total = part if total is None else total + part
+    return constant(0) if total is None else total
 
 
 def _wild(spec: Any) -> tuple[Callable[[Any], bool], Any] | None:
@@ -1131,8 +1223,10 @@ class _Node(MultisetExpression):
         """The walk orders this operator supports given its children's sizes."""
         return {_DESC, _ASC}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        """Most states of this operator (``total``: dice in all pools)."""
+    def states(self, sizes: list[int], known: list[bool]) -> int:
+        """An upper bound of this operator's states once the dice read of each kind are
+        known: its inputs hold at most ``sizes`` elements, and ``known[j]``: how many
+        elements input ``j`` has read follows from the dice read (a pool, pools added)."""
         return 1
 
     def __repr__(self) -> str:
@@ -1206,8 +1300,8 @@ class _Keep(_Node):
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if sizes[0] is not None else {_DESC if self.top else _ASC}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        return self.stop + 1
+    def states(self, sizes: list[int], known: list[bool]) -> int:
+        return 1 if known[0] else min(self.stop, sizes[0]) + 1
 
     def make(self, order: str, sizes: list[int | None]) -> tuple[Any, Callable[..., Any]]:
         start, stop = self.start, self.stop
@@ -1262,10 +1356,9 @@ class _SortPair(_Node):
                 out.add(order)
         return out
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        sa = total if sizes[0] is None else sizes[0]
-        sb = total if sizes[1] is None else sizes[1]
-        return (sa + 1) * (sb + 1)
+    def states(self, sizes: list[int], known: list[bool]) -> int:
+        # the elements read of each side (or only their difference)
+        return (1 if known[0] else sizes[0] + 1) * (1 if known[1] else sizes[1] + 1)
 
     def make(self, order: str, sizes: list[int | None]) -> tuple[Any, Callable[..., Any]]:
         earlier, tie, later, xres = self._results(order)
@@ -1334,9 +1427,10 @@ class _MaxPair(_Node):
             return set()
         return {order}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        sb = total if sizes[1] is None else sizes[1]
-        return (sb + 1) * (sb + 2) // 2
+    def states(self, sizes: list[int], known: list[bool]) -> int:
+        # unpaired (and, reading early, the other side's elements left)
+        sb = sizes[1]
+        return sb + 1 if known[1] or not self._plan()[2] else (sb + 1) * (sb + 2) // 2
 
     def make(self, order: str, sizes: list[int | None]) -> tuple[Any, Callable[..., Any]]:
         _, pair_equal, early = self._plan()
@@ -1386,8 +1480,8 @@ class _Versus(_Node):
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if sizes[1] is not None else {self._preferred()}
 
-    def bound(self, sizes: list[int | None], total: int) -> int:
-        return (total if sizes[1] is None else sizes[1]) + 1
+    def states(self, sizes: list[int], known: list[bool]) -> int:
+        return 1 if known[1] else sizes[1] + 1
 
     def make(self, order: str, sizes: list[int | None]) -> tuple[Any, Callable[..., Any]]:
         strict = self.op in (">", "<")
@@ -1460,8 +1554,18 @@ class _Evaluator:
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC}
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) ** 2
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        """An upper bound of this evaluation's states after ``i`` faces are read, its inputs
+        holding at most ``sizes`` elements (None: no bound but the multisets read), given
+        the dice read of each kind (``known[j]``: how many elements input ``j`` has read
+        follows from them); what the walk's estimate made before it starts multiplies
+        (:func:`_walk_work`)."""
+        return (sizes[0] + 1) ** 2
+
+    def width(self, i: int, sizes: list[int]) -> int:
+        """The most numbers in one state (hashed and copied at each step)."""
+        return 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return 0
@@ -1481,8 +1585,9 @@ class _Evaluator:
 
 
 class _Size(_Evaluator):
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return total + 1
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return 1 if known and known[0] else sizes[0] + 1
 
     def step(self, st: int, f: Any, c: list[int]) -> int:
         return st + c[0]
@@ -1508,8 +1613,9 @@ class _Sum(_Evaluator):
             raise InvalidTypeError("sum: map", map, "a function or a mapping")
         self._k = None if map is None else id(map)
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) * faces * max(total, 1)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return None  # any values (the packed walk, for whole numbers, holds none)
 
     def step(self, st: Any, f: Any, c: list[int]) -> Any:
         k = c[0]
@@ -1527,8 +1633,12 @@ class _Expand(_Evaluator):
     def __init__(self, order: str) -> None:
         self.order = order
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return math.comb(sizes[0] + i, i)
+
+    def width(self, i: int, sizes: list[int]) -> int:
+        return sizes[0]
 
     def init(self, order: str, faces: list[Any]) -> Any:
         self.walk = order
@@ -1552,8 +1662,11 @@ class _LargestCount(_Evaluator):
         self.with_outcome = with_outcome
         self.reads_face = wild is not None or with_outcome
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (total + 1) ** 2 * (faces if self.with_outcome else 1)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        s = sizes[0]
+        return (s + 2) * (s + 1 if self.wild is not None else 1) * (
+            i + 1 if self.with_outcome else 1)
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return (None, 0)  # (best (count, face) or None, wild count)
@@ -1589,8 +1702,15 @@ class _AllCounts(_Evaluator):
         self.zero_stable = filt != "all" and filt > 0  # type: ignore[operator]
         self.reads_face = wild is not None
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        # the counts kept: a partition of at most the size into at most i parts
+        s = sizes[0]
+        got = parts.cumulative(1, s)
+        return None if got is None else got * (s + 1 if self.wild is not None else 1)
+
+    def width(self, i: int, sizes: list[int]) -> int:
+        return min(i, sizes[0]) + 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return ((), 0)
@@ -1619,8 +1739,9 @@ class _AllCounts(_Evaluator):
 class _LargestStraight(_Evaluator):
     consecutive = True
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return (faces + 1) ** 2
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return (min(i, sizes[0]) + 1) ** 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return (0, 0)
@@ -1637,8 +1758,14 @@ class _LargestStraight(_Evaluator):
 class _AllStraights(_Evaluator):
     consecutive = True
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return math.comb(total + faces, faces)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        # (the straights still open, those ended): two partitions into parts <= i whose
+        # sum is the elements read
+        return parts.cumulative(2, sizes[0])
+
+    def width(self, i: int, sizes: list[int]) -> int:
+        return sizes[0] + 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return ((), ())
@@ -1661,8 +1788,9 @@ class _AllStraights(_Evaluator):
 class _HighestOutcome(_Evaluator):
     reads_face = True
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return faces * (total + 1)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return i * sizes[0] + 1
 
     def init(self, order: str, faces: list[Any]) -> Any:
         self.walk = order
@@ -1686,6 +1814,10 @@ class _CountSubset(_Evaluator):
 
     def __init__(self, empty: int | None) -> None:
         self.empty = empty
+
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        return sizes[0] + 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
         return None
@@ -1715,7 +1847,8 @@ class _Compare(_Evaluator):
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
         return 2
 
     def init(self, order: str, faces: list[Any]) -> Any:
@@ -1768,8 +1901,10 @@ class _Lexi(_Evaluator):
     def allowed(self, sizes: list[int | None]) -> set[str]:
         return {_DESC, _ASC} if None not in sizes else {self.sort}
 
-    def bound(self, sizes: list[int | None], total: int, faces: int) -> int:
-        return 9 * (2 * total + 1)
+    def states(self, i: int, sizes: list[int], parts: _Parts,
+               known: Sequence[bool] = ()) -> int | None:
+        # (extra, first, lead): the lead follows from the elements read of both sides
+        return 9 if known and all(known) else 9 * (sizes[0] + sizes[1] + 1)
 
     def init(self, order: str, faces: list[Any]) -> Any:
         self.forward = order == self.sort
@@ -2086,9 +2221,11 @@ def _pool_dice(e: MultisetExpression) -> list[Distribution] | None:
 
 
 def multiset_work(evaluation: Evaluation | Sequence[Evaluation]) -> int:
-    """The estimated work (MAX_WORK units) of walking ``evaluation`` (or several): faces ×
-    the states the walk may hold × the dice shown per state, the states bounded by the
-    operators' and evaluations' own bounds and by the sub-multisets of the dice read.
+    """The estimated work (MAX_WORK units) of walking ``evaluation`` (or several), made
+    before the walk: an upper bound of its steps (:func:`_walk_work`: per face, the states
+    the walk may hold x the dice shown per state, the states bounded by the operators' and
+    evaluations' own bounds and by the sub-multisets of the dice read), plus the
+    preparation of the faces; past the budget, counting stops (a lower bound then).
 
     >>> from chancekit.dice import Pool, d
     >>> from chancekit.dice.multiset import multiset_function
@@ -2154,11 +2291,21 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
             raise LimitError(f"straights over faces {lo}..{hi}: more than MAX_OUTCOMES = "
                              f"{limits.MAX_OUTCOMES} faces", limit="MAX_OUTCOMES",
                              value=hi - lo)
+        limits.refuse_past_budget(  # the preparation below, before the gaps are filled
+            (hi - lo + 1) * (len(code) + 2) * _PREP_WORK,
+            f"preparing this pool evaluation ({hi - lo + 1:,} faces)",
+            "use dice with fewer faces (--max-work / limits.evaluation lifts the budget)")
         face_set.update(range(lo, hi + 1))
     try:
         faces = sorted(face_set)
     except TypeError:
         raise InvalidTypeError("faces", tuple(face_set), "mutually comparable") from None
+    # preparing the walk reads every face once per node (merging the faces no operator
+    # sees, below): priced and refused before it (2 dice of a million faces: at once)
+    prep = len(faces) * (len(code) + 2) * _PREP_WORK
+    limits.refuse_past_budget(prep, f"preparing this pool evaluation ({len(faces):,} faces)",
+                              "use dice with fewer faces (--max-work / limits.evaluation "
+                              "lifts the budget)")
     # the walk order: descending unless an operator or evaluation needs ascending
     orders = {_DESC, _ASC}
     for e, kids in code:
@@ -2217,27 +2364,174 @@ def _compile(evs: list[Evaluation]) -> tuple[dict[str, Any], int]:
     walk = faces if order == _ASC else faces[::-1]
     if not any(isinstance(ev, _AllCounts) and ev.filt == "all" for ev, _ in ev_list):
         walk, groups = _merge_inert(walk, code, sources, groups, ev_slots)
-    # the estimate: per face, (dice left per kind) x (states) x (dice shown per state),
-    # the states at least the dice left reachable (at most the sub-multisets read)
-    kinds = [n for g in groups for _, n in g]
-    rem_states = math.prod(n + 1 for n in kinds)
-    shown = math.prod((n + 1) * (n + 2) // 2 for n in kinds)
-    work = 0
-    for i in range(1, len(walk) + 1):
-        multisets = math.prod(math.comb(n + i, i) for n in kinds)
-        states = min(multisets, rem_states)
-        work += min(states * shown // rem_states + states, 10**30) * facewalk.STEP_WORK
     packing = _packing(ev_list, code, sizes_of, faces, groups)
     pack = None if packing is None else _pack_plan(packing, sources)
     step_units = facewalk.STEP_WORK
     if pack is not None:  # a step adds and shifts packed weights: linear in their bits
         step_units += pack[0] * math.prod(pack[1]) // 64
-        work = work * step_units // facewalk.STEP_WORK
+    work = prep + _walk_work(walk, groups, code, sizes_of, sources, ev_list,
+                             pack is not None, step_units)
     return {"groups": groups, "faces": walk, "order": order, "prog": prog,
             "init": (tuple(init_nodes), tuple(init_evals)), "evals": ev_list,
             "dead": dead if any_dead else None, "packing": packing,
             "face_free": not reads_face, "sources": sources, "pack": pack,
             "step_units": step_units}, work
+
+
+#: work units of reading one face, whatever the states (the walk's dicts and caches)
+_FACE_WORK = 100
+#: work units of preparing one face for one node of the walk (sorting the faces, merging
+#: those no operator sees: 1.9-2.9 us a face for 1 to 3 nodes, measured on d1000000)
+_PREP_WORK = 50
+#: work units of one call of a step of the composed program that is not shared (an
+#: operator's or an evaluation's step, a new state built: about 2 us, measured on
+#: all_counts and leximax of 200 dice, 5-7 us a step with two of them)
+_PROGRAM_WORK = 100
+#: the largest size whose partitions the estimate counts (past it: the multisets read)
+_PARTS_MOST = 4000
+
+
+class _Parts:
+    """The partitions of every ``m <= top`` into parts ``<= i`` (one or two colours: the
+    states of all_counts and all_straights), advanced face by face as the estimate walks
+    (O(top) a face), with their prefix sums."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+        self.i = 0
+        self.rows: dict[int, list[int]] = {}
+        self.sums: dict[int, list[int]] = {}
+
+    def advance(self, i: int) -> None:
+        """Parts up to ``i`` from now on."""
+        while self.i < min(i, self.top):
+            self.i += 1
+            k = self.i
+            for colours, row in self.rows.items():
+                for _ in range(colours):
+                    for m in range(k, self.top + 1):
+                        row[m] += row[m - k]
+            self.sums.clear()
+        self.i = max(self.i, min(i, self.top))
+
+    def cumulative(self, colours: int, size: int) -> int | None:
+        """The partitions (of ``colours`` colours) of the numbers up to ``size``; None past
+        :data:`_PARTS_MOST`."""
+        if size > self.top:
+            return None
+        row = self.rows.get(colours)
+        if row is None:  # a new row: built up to the current i
+            row = self.rows[colours] = [1] + [0] * self.top
+            for k in range(1, self.i + 1):
+                for _ in range(colours):
+                    for m in range(k, self.top + 1):
+                        row[m] += row[m - k]
+        got = self.sums.get(colours)
+        if got is None:
+            got = self.sums[colours] = list(itertools.accumulate(row))
+        return got[size]
+
+
+def _walk_work(walk: list[Any], groups: list[list[tuple[Distribution, int]]],
+               code: list[tuple[Any, list[int]]], sizes_of: dict[int, int | None],
+               sources: dict[int, int], ev_list: list[tuple[_Evaluator, tuple[int, ...]]],
+               packed: bool, step_units: int) -> int:
+    """The work units of the face walk, estimated before it starts, as an upper bound of
+    the steps it makes (one per state and dice shown) at the price of one: per face,
+    the steps from the states alive are at most
+
+    - the multisets read so far (per kind of die with ``n`` dice and ``z`` faces read that
+      it can show: ``C(n+z, z)`` states, ``C(n+z+1, z+1)`` steps), and
+    - the dice left per kind x the operators' states (:meth:`_Node.bound` on the most
+      elements of their inputs) x the evaluations' states (:meth:`_Evaluator.states`:
+      partitions for all_counts and all_straights, sub-multisets for expand...),
+      the dice shown per state being what the dice left allow;
+
+    for one evaluation of one pool of one kind of die, the two are taken per number of
+    dice read. A step costs ``step_units`` plus its state's numbers
+    (:data:`~chancekit.limits.TUPLE_WORK` each) and its weight's words; a face
+    :data:`_FACE_WORK`. Stops counting once past the budget. O(faces x kinds) integer
+    operations (plus O(faces x dice) for the partitions and per-count sums).
+
+    >>> from chancekit.dice import Pool, d
+    >>> multiset_work(Evaluation(_AllCounts(1, None), (Pool(d(6), 12),))) < limits.MAX_WORK
+    True
+    >>> multiset_work(Evaluation(_AllStraights(), (Pool(d(6), 65),))) > limits.MAX_WORK
+    True
+    """
+    most = limits.work_limit()
+    n_faces = len(walk)
+    work = n_faces * _FACE_WORK
+    if work > most:
+        return work
+    kinds = [(die, n) for g in groups for die, n in g]
+    cap: dict[int, int] = {}
+
+    def size(slot: int) -> int:
+        got = cap.get(slot)
+        if got is None:
+            got = cap[slot] = _max_size(slot, code, sizes_of, groups, sources)
+        return got
+    known: list[bool] = []  # the elements a slot has read follow from the dice read
+    nodes = 1
+    calls = 1 + len(ev_list)  # the steps the walk calls for one new (state, counts)
+    for e, kids in code:
+        if isinstance(e, _Counts):
+            known.append(e.kind in ("add", "mul") and all(known[k] for k in kids))
+        elif isinstance(e, _Node):
+            # highest/lowest/middle: what it has given follows from what it has read
+            known.append(isinstance(e, _Keep) and known[kids[0]])
+            nodes *= e.states([size(k) for k in kids], [known[k] for k in kids])
+            calls += 1
+        else:
+            known.append(True)  # a pool, or a fixed multiset
+    evs = [] if packed else [(ev, [size(k) for k in slots], [known[k] for k in slots])
+                             for ev, slots in ev_list]
+    parts = _Parts(min(max((sz[0] for _, sz, _ in evs), default=0), _PARTS_MOST))
+    # one evaluation of one pool of one kind: states counted per number of dice read
+    single = len(evs) == 1 and evs[0][0].arity == 1 and len(code) == 1 and len(kinds) == 1
+    words = sum(n * die.total.bit_length() for die, n in kinds) // 64 + 1
+    shows = [[bool(die.weights.get(f)) for f in walk] for die, _ in kinds]
+    read = [0] * len(kinds)  # faces read so far that each kind can show
+    for i in range(n_faces):
+        last = i == n_faces - 1
+        parts.advance(i)
+        moving = [shows[k][i] and not last for k in range(len(kinds))]
+        by_multisets = 1
+        for k, (_, n) in enumerate(kinds):
+            z = read[k]
+            by_multisets *= math.comb(n + z + 1, z + 1) if moving[k] else math.comb(n + z, z)
+        width = 2
+        if single:
+            ev = evs[0][0]
+            n, z = kinds[0][1], read[0]
+            steps = 0
+            ms = 1  # multisets of exactly r dice over z faces
+            for r in range(n + 1):
+                b = ev.states(i, [r], parts)
+                st = ms if b is None else min(ms, b)
+                steps += st * (n - r + 1 if moving[0] else 1)
+                ms = ms * (r + z) // (r + 1) if z else 0
+            steps = min(steps, by_multisets)
+            width = ev.width(i, [n])
+        else:
+            bound: int | None = nodes
+            for ev, sz, kn in evs:
+                b = ev.states(i, sz, parts, kn)
+                bound = None if b is None or bound is None else bound * b
+                width += ev.width(i, sz)
+            shown = math.prod((n + 1) * (n + 2) // 2 if moving[k] else n + 1
+                              for k, (_, n) in enumerate(kinds))
+            by_states = None if bound is None else bound * shown
+            steps = by_multisets if by_states is None else min(by_multisets, by_states)
+        price = step_units + words + (0 if packed else _PROGRAM_WORK * calls
+                                      + limits.TUPLE_WORK * width)
+        work += steps * price + _FACE_WORK
+        if work > most:
+            return work
+        for k in range(len(kinds)):
+            read[k] += shows[k][i]
+    return work
 
 
 def _counts_dead(e: _Counts, kids: tuple[int, ...]) -> Callable[[list[Any], list[bool]], bool]:
@@ -2388,9 +2682,22 @@ def _pack_plan(packing: Any, sources: dict[int, int]) -> Any:
 def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribution:
     plan, work = _compile(evs)
     what = "this pool evaluation"
-    limits.refuse_past_budget(
-        work, what, "use fewer dice or faces, or fewer operators that keep state "
-        "(--max-work / limits.evaluation lifts the budget)")
+    most = limits.work_limit()
+    if work > most:  # the estimate stopped counting past the budget: a lower bound
+        raise LimitError(
+            f"{what} needs more than {most:,} units of work (the MAX_WORK budget; "
+            "estimated before the walk starts: faces x the states it may hold x the "
+            "dice shown per state); use fewer dice or faces, or fewer operators that keep "
+            "state (--max-work / limits.evaluation lifts the budget)", limit="MAX_WORK",
+            value=work)
+    # the estimate is an upper bound of the steps: charged now, the walk counts its steps
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        limits.charge(work, what)
+        return _walk(plan, what, vector, shape)
+
+
+def _walk(plan: dict[str, Any], what: str, vector: bool, shape: Any) -> Distribution:
+    """The face walk of a compiled plan, its estimate already charged."""
     ev_list = plan["evals"]
 
     def build(x: Any, outs: list[Any]) -> Any:
@@ -2403,9 +2710,9 @@ def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribut
         width, radix, shifts = pack
         rule = _Program(plan["prog"], ev_list, plan["init"][0], lambda es: None,
                         plan["dead"], shifts, plan["face_free"])
-        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
-            total = facewalk.walk_groups(rule, plan["groups"], plan["faces"], what,
-                                         packed=True, step_units=plan["step_units"])
+        total = facewalk.walk_groups(rule, plan["groups"], plan["faces"], what,
+                                     packed=True, step_units=plan["step_units"],
+                                     charged=True)
         return _unpack(total, width, radix, (lambda outs: build(shape, outs)) if vector
                        else (lambda outs: outs[0]))
 
@@ -2421,8 +2728,7 @@ def _run(evs: list[Evaluation], *, vector: bool, shape: Any = None) -> Distribut
 
     rule = _Program(plan["prog"], ev_list, plan["init"], finisher, plan["dead"], None,
                     plan["face_free"])
-    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
-        return facewalk.walk_groups(rule, plan["groups"], plan["faces"], what)
+    return facewalk.walk_groups(rule, plan["groups"], plan["faces"], what, charged=True)
 
 
 def _unpack(total: int, width: int, radix: list[int],

@@ -135,7 +135,9 @@ def fraction_text(q: Fraction) -> str | None:
 
 
 def outcome_value(x: Any) -> tuple[Any, str, float | None]:
-    """(JSON value, label, numeric position or None) of an outcome."""
+    """(JSON value, label, numeric position or None) of an outcome; a tuple outcome (a
+    :class:`~chancekit.dice.multiset.Vector`, RISK's losses, straights) is a list of the
+    values of its elements (None as null), its label the tuple as text."""
     if isinstance(x, bool):
         return x, str(x).lower(), float(x)
     if isinstance(x, int):
@@ -146,6 +148,9 @@ def outcome_value(x: Any) -> tuple[Any, str, float | None]:
     if isinstance(x, Fraction):
         label = fraction_text(x) or f"~{float(x):.6g}"
         return label, label, finite(x)
+    if isinstance(x, tuple):  # a tuple outcome (a Vector of the pool algebra): a list
+        label = str(x)[:200]
+        return [None if y is None else outcome_value(y)[0] for y in x], label, None
     label = str(x)[:200]
     return label, label, None
 
