@@ -49,6 +49,9 @@ ROUND_NODES = 5
 #: 34cc2: 168,000 recursive calls over sorted rolls, 7-8 s CPU at 300 a call)
 CALL_MISS_WORK = 1000
 RESULT_NODES = 5
+#: the values of constant expressions with dice kept per program run (see
+#: Interpreter.constant), in machine words (~16 MB)
+CONST_SIZE = 2_000_000
 #: at most this many function calls remembered per program run (see Interpreter.call)
 MEMO_ENTRIES = 200_000
 #: and values of at most about this many machine words in all (~100 MB; see _memo_size)
@@ -81,6 +84,9 @@ class Interpreter:
         self._memo_size = 0
         self._reads: dict[int, tuple[str, ...]] = {}
         self._costs: dict[int, int] = {}  # function id -> its body's path, in units
+        self._consts: dict[Any, Any] = {}  # constant expressions with dice -> value
+        self._consts_size = 0
+        self._ckeys: dict[int, Any] = {}  # id(node) -> its constant key (see _constant_key)
         self._kinds: dict[int, list[str | None]] = {}  # function id -> its parameters' kinds
         self._params: dict[int, Any] = {}  # function id -> (names, first-name slots)
         #: calls answered from the memo (counted work for tests)
@@ -242,6 +248,8 @@ class Interpreter:
         elif t is A.Set:
             self._memo.clear()
             self._memo_size = 0
+            self._consts.clear()  # (position order, explode depth: values may change)
+            self._consts_size = 0
             self.set(stmt, env)
         elif t is A.FunctionDef:  # defined when reached (a later one replaces it)
             self._memo.clear()
@@ -333,7 +341,33 @@ class Interpreter:
         self._keep.append(node)  # ids stay unique while the interpreter lives
         return fn
 
+    def constant(self, key: Any, fn: Any) -> Any:
+        """``fn`` (a constant expression with dice: no variables, no calls) evaluated once
+        per program run and setting: ``key`` is its structure, so the same text written
+        again (outputs that repeat a sum, the shared start of longer sums) reuses the value
+        (values are immutable). Kept up to :data:`CONST_SIZE` words in all."""
+        consts = self._consts
+
+        def cached(env: dict[str, Any]) -> Any:
+            got = consts.get(key)
+            if got is None:
+                got = fn(env)
+                size = _memo_size(got)
+                if self._consts_size + size <= CONST_SIZE:
+                    self._consts_size += size
+                    consts[key] = got
+            return got
+
+        return cached
+
     def _compile(self, node: Any) -> Any:
+        fn = self._compile_node(node)
+        key = _constant_key(node, self._ckeys)
+        if key is not None and key[0] == "dice":
+            return self.constant(key, fn)
+        return fn
+
+    def _compile_node(self, node: Any) -> Any:
         t = type(node)
         if t is A.Num:
             value = node.value
@@ -791,6 +825,44 @@ class Interpreter:
                 args[i] = value
             results.append((entry.func(self, *args), weight))
         return V.mix(results)
+
+
+def _constant_key(node: Any, keys: dict[int, Any]) -> Any:
+    """The structure of a constant expression (numbers, sequences of them, operators;
+    no variable, no call) as a hashable key whose first element is "dice" if it rolls a
+    die (``d`` anywhere) and "num" if not; None if the expression is not constant.
+    Remembered in ``keys`` by node id (the interpreter keeps its nodes alive): O(1) after
+    the first look at each node."""
+    if id(node) in keys:
+        return keys[id(node)]
+    t = type(node)
+    key: Any = None
+    if t is A.Num:
+        key = ("num", node.value)
+    elif t is A.Unary:
+        inner = _constant_key(node.operand, keys)
+        if inner is not None:
+            key = ("dice" if node.op == "d" or inner[0] == "dice" else "num", node.op, inner)
+    elif t is A.Binary:
+        left, right = _constant_key(node.left, keys), _constant_key(node.right, keys)
+        if left is not None and right is not None:
+            dice = node.op == "d" or left[0] == "dice" or right[0] == "dice"
+            key = ("dice" if dice else "num", node.op, left, right)
+    elif t is A.SeqLit:
+        parts = []
+        for item in node.items:
+            part = tuple(None if x is None else _constant_key(x, keys)
+                         for x in (item.value, item.stop, item.repeat))
+            if part[0] is None or any(x is None and y is not None
+                                      for x, y in zip(part, (item.value, item.stop,
+                                                              item.repeat), strict=True)):
+                keys[id(node)] = None
+                return None
+            parts.append(part)
+        dice = any(x is not None and x[0] == "dice" for p in parts for x in p)
+        key = ("dice" if dice else "num", "{}", tuple(parts))
+    keys[id(node)] = key
+    return key
 
 
 def _memo_part(v: Any, kept: list[Any]) -> Any:
