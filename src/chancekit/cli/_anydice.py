@@ -124,16 +124,20 @@ def run_anydice(args: argparse.Namespace) -> int:
     result = run_program(text, approx=approx)
     outputs = list(result.outputs)
     if approx:
-        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+        from chancekit.cli._certified import is_certified, print_certified_json, show_certified
 
         if any(is_certified(d) for _, d in outputs):
-            if args.json:
-                refuse_json()
             if args.plot:
                 from chancekit.errors import InvalidValueError
 
                 raise InvalidValueError("--plot takes exact answers; a certified (--approx) "
-                                        "answer prints its table only")
+                                        "answer prints its table or its --json "
+                                        "(chancekit.certified/1) only")
+            if args.json:  # its own schema: certified rows carry bounds, not weights
+                print_certified_json("anydice", args.file, None,
+                                     [(str(label), d) for label, d in outputs], args.all,
+                                     [str(w) for w in result.warnings])
+                return 0
             from chancekit.errors import _CONTROL_PICTURES
 
             table_args = argparse.Namespace(json=False, plot=None, all=args.all)

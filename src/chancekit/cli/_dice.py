@@ -193,16 +193,19 @@ def run_dist(args: argparse.Namespace) -> int:
     dists = [dist(text, dialect=dialect, variables=variables, approx=approx)
              for text in texts]
     if approx:
-        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+        from chancekit.cli._certified import is_certified, print_certified_json, show_certified
 
         if any(is_certified(d) for d in dists):
-            if args.json:
-                refuse_json()
             if args.compare is not None or args.plot:
                 from chancekit.errors import InvalidValueError
 
                 raise InvalidValueError("--compare and --plot take exact answers; a "
-                                        "certified (--approx) answer prints its table only")
+                                        "certified (--approx) answer prints its table or "
+                                        "its --json (chancekit.certified/1) only")
+            if args.json:  # its own schema: certified rows carry bounds, not weights
+                print_certified_json("dist", texts[0], dialect,
+                                     list(zip(texts, dists, strict=True)), args.all, [])
+                return 0
             for i, (text, d) in enumerate(zip(texts, dists, strict=True)):
                 if i:
                     print()

@@ -220,6 +220,20 @@ def _up(q: Fraction) -> float:
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
 
+def float_down(a: int, b: int) -> float:
+    """The largest float at most ``a / b`` (``a >= 0``, ``b > 0``)."""
+    f = a / b  # correctly rounded to nearest
+    n, m = f.as_integer_ratio()
+    return math.nextafter(f, -math.inf) if n * b > a * m else f
+
+
+def float_up(a: int, b: int) -> float:
+    """The smallest float at least ``a / b`` (``a >= 0``, ``b > 0``)."""
+    f = a / b
+    n, m = f.as_integer_ratio()
+    return math.nextafter(f, math.inf) if n * b < a * m else f
+
+
 def _sort(keys: Iterable[Any]) -> list[Any]:
     keys = list(keys)
     try:
@@ -460,6 +474,23 @@ class CertifiedDistribution:
         lo = self._lo
         # (int / int is correctly rounded, and fast: no Fraction per row)
         return [(k, (lo[k] + h) / two, lo[k] / one, h / one) for k, h in self._hi.items()]
+
+    def bounds(self) -> list[tuple[Any, float, float, float, float]]:
+        """(outcome, midpoint, lower, upper, error) as floats whose bounds are proven too:
+        ``lower`` rounded down and ``upper`` rounded up from the exact interval ends (so
+        the exact probability lies in ``[lower, upper]`` as floats), ``error`` the
+        interval's half-width rounded up, ``midpoint`` rounded to nearest. What ``--json``
+        and the web send. O(m).
+
+        >>> from chancekit.dice import d
+        >>> (x, mid, lo, hi, err), *_ = CertifiedDistribution.from_exact(d(3)).bounds()
+        >>> lo <= 1 / 3 <= hi and lo < hi and 0 < err < 1e-30
+        True
+        """
+        one, two = 1 << self._bits, 2 << self._bits
+        lo = self._lo
+        return [(k, (lo[k] + h) / two, float_down(lo[k], one), float_up(h, one),
+                 float_up(h - lo[k], two)) for k, h in self._hi.items()]
 
     def errors(self) -> dict[Any, float]:
         """Outcome -> the half-width of its interval (its error bound), as a float."""
