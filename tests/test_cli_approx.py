@@ -128,6 +128,7 @@ def test_rows_bound_the_exact_answer() -> None:
     from fractions import Fraction
 
     from chancekit.cli._certified import output_fields
+    from chancekit.cli._dice import certified_rows
     from chancekit.dice import d
     from chancekit.dice.certified import CertifiedDistribution
 
@@ -135,7 +136,7 @@ def test_rows_bound_the_exact_answer() -> None:
     for bits in (16, 24, 128):
         c = CertifiedDistribution.from_exact(d(6), bits).repeat_sum(200)
         assert c.contains(exact)
-        out = output_fields("200d6", c, show_all=True)
+        out = output_fields("200d6", c, show_all=True, **certified_rows())
         assert out["count"] == len(exact) == len(out["outcomes"]) and out["hidden"] == 0
         for r in out["outcomes"]:
             p = exact.probability(r["outcome"])
@@ -145,7 +146,7 @@ def test_rows_bound_the_exact_answer() -> None:
         assert Fraction(out["mean_low"]) <= 700 <= Fraction(out["mean_high"])
         if bits < 128:  # (at 16 bits a far tail's midpoint is about 2**-17 > 1e-6)
             continue
-        shown = output_fields("200d6", c, show_all=False)
+        shown = output_fields("200d6", c, show_all=False, **certified_rows())
         assert shown["hidden"] == sum(1 for x in exact.outcomes()
                                       if exact.probability(x) < Fraction(1, 10**6))
 

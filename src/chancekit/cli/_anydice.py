@@ -112,6 +112,7 @@ def run_anydice(args: argparse.Namespace) -> int:
     from chancekit.anydice import run_program
     from chancekit.cli._dice import (
         _plot,
+        certified_rows,
         distribution_fields,
         show_distribution,
         shown_rows,
@@ -136,7 +137,7 @@ def run_anydice(args: argparse.Namespace) -> int:
             if args.json:  # its own schema: certified rows carry bounds, not weights
                 print_certified_json("anydice", args.file, None,
                                      [(str(label), d) for label, d in outputs], args.all,
-                                     [str(w) for w in result.warnings])
+                                     [str(w) for w in result.warnings], **certified_rows())
                 return 0
             from chancekit.errors import _CONTROL_PICTURES
 

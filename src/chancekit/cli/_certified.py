@@ -57,21 +57,25 @@ def _mean_fields(d: Any) -> dict[str, Any]:
     return out
 
 
-def output_fields(label: str, d: Any, show_all: bool) -> dict[str, Any]:
+def output_fields(label: str, d: Any, show_all: bool, *, outcome: Any = None,
+                  many: int = 100, below: float = 1e-6) -> dict[str, Any]:
     """One answer of a ``chancekit.certified/1`` document (schema: ``SCHEMAS["certified"]``):
     certified or exact, its rows with proven float bounds and error, the rows hidden (as
     in ``dist --json``: past 100 outcomes those below 1e-6 and all but the
-    ``MAX_SHOWN_ROWS`` most likely, unless ``--all``), and the mean's bounds."""
-    from chancekit.cli._dice import _HIDE_BELOW, _MANY_ROWS, _num
+    ``MAX_SHOWN_ROWS`` most likely, unless ``--all``), and the mean's bounds.
+    ``outcome`` writes an outcome for JSON (``cli._dice``'s, passed in by the caller:
+    this module does not import it back); ``many``/``below``: its thresholds."""
     from chancekit.limits import MAX_SHOWN_ROWS
+
+    _num = outcome or (lambda x: x)
 
     certified = is_certified(d)
     rows = _bounded_rows(d) if len(d) else []
     n = len(rows)
     shown = rows
-    if not show_all and n > _MANY_ROWS:
-        below = min(_HIDE_BELOW, max(r[1] for r in rows))
-        shown = [r for r in rows if r[1] >= below]
+    if not show_all and n > many:
+        floor_p = min(below, max(r[1] for r in rows))
+        shown = [r for r in rows if r[1] >= floor_p]
         if len(shown) > MAX_SHOWN_ROWS:
             floor = sorted((r[1] for r in shown), reverse=True)[MAX_SHOWN_ROWS - 1]
             shown = [r for r in shown if r[1] >= floor]
@@ -100,7 +104,7 @@ def output_fields(label: str, d: Any, show_all: bool) -> dict[str, Any]:
 
 def print_certified_json(command: str, source: str, dialect: str | None,
                          answers: list[tuple[str, Any]], show_all: bool,
-                         warnings: list[str]) -> None:
+                         warnings: list[str], **rows: Any) -> None:
     """``dist --approx --json`` and ``anydice --approx --json`` when an answer is
     certified: one ``chancekit.certified/1`` document (not ``dist/2`` or ``anydice/1``,
     whose rows carry exact weights), ``"certified": true, "exact": false`` at the top,
@@ -108,7 +112,7 @@ def print_certified_json(command: str, source: str, dialect: str | None,
     float bounds (``low``, ``high``) and its error bound."""
     from chancekit.cli._output import print_json
 
-    outputs = [output_fields(label, d, show_all) for label, d in answers]
+    outputs = [output_fields(label, d, show_all, **rows) for label, d in answers]
     print_json("certified", {
         "command": command, "source": source, "dialect": dialect,
         "exact": False, "certified": True,

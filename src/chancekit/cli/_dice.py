@@ -182,6 +182,11 @@ def _num(x: Any) -> Any:
     return _label(x)
 
 
+def certified_rows() -> dict[str, Any]:
+    """How a certified ``--json`` document writes and hides rows, as ``dist --json``."""
+    return {"outcome": _num, "many": _MANY_ROWS, "below": _HIDE_BELOW}
+
+
 def run_dist(args: argparse.Namespace) -> int:
     from chancekit.dice.notation import ambiguities, dist
 
@@ -204,7 +209,8 @@ def run_dist(args: argparse.Namespace) -> int:
                                         "its --json (chancekit.certified/1) only")
             if args.json:  # its own schema: certified rows carry bounds, not weights
                 print_certified_json("dist", texts[0], dialect,
-                                     list(zip(texts, dists, strict=True)), args.all, [])
+                                     list(zip(texts, dists, strict=True)), args.all, [],
+                                     **certified_rows())
                 return 0
             for i, (text, d) in enumerate(zip(texts, dists, strict=True)):
                 if i:
