@@ -297,3 +297,42 @@ def test_explosions_past_the_exact_budget_are_certified():
     assert lo <= 600 * one.mean() <= hi and hi - lo < Fraction(1, 10**20)
     assert min(got.outcomes()) == 600 and max(got.outcomes()) == 600 * max(one.outcomes())
     assert len(got) == max(one.outcomes()) * 600 - 600 + 1  # every sum from 600 up
+
+
+# -- several positions at once (select) and explosions of a certified die ---------------
+@settings(max_examples=150, deadline=None)
+@given(dice_st, st.integers(1, 4), st.dictionaries(st.integers(1, 4), st.integers(1, 3),
+                                                   min_size=1, max_size=4), bits_st)
+def test_select_contains_brute_force(a, n, ranks, bits):
+    ranks = {r: m for r, m in ranks.items() if r <= n} or {1: 1}
+    with precision(bits):
+        got = certify(Distribution(a)).select(n, ranks)
+    assert contains(got, brute([a] * n, lambda *xs: sum(
+        sorted(xs, reverse=True)[r - 1] * m for r, m in ranks.items())))
+
+
+@settings(max_examples=100, deadline=None)
+@given(dice_st, st.integers(0, 5), st.booleans(), bits_st)
+def test_explode_contains_the_exact_engine(a, depth, lowest, bits):
+    die = Distribution(a)
+    if len(die) == 1:
+        return  # every face explodes: refused by both
+    on = [min(die.outcomes())] if lowest else None
+    with precision(bits):
+        got = certify(die).explode(on, depth=depth)
+    assert got.contains(die.explode(on, depth=depth))
+
+
+def test_select_and_explode_are_tight_and_priced():
+    from chancekit.dice import d
+
+    got = certify(d(20)).select(10, {1: 1, 2: 1, 3: 1})  # AnyDice's {1,2,3}@10d20
+    assert got.max_error < 1e-30
+    exact = brute([{f: 1 for f in range(1, 21)}] * 3, lambda *xs: sum(xs))
+    assert contains(certify(d(20)).select(3, {1: 1, 2: 1, 3: 1}), exact)
+    with evaluation(limit=10**6, name="MAX_WORK"), pytest.raises(LimitError) as e:
+        certify(d(6)).select(100, {r: 1 for r in range(1, 51)})
+    assert e.value.limit == "MAX_WORK" and "positions" in str(e.value)
+    assert certify(d(6)).explode(depth=20).contains(d(6).explode(depth=20))
+    with pytest.raises(LimitError):
+        certify(Distribution({3: 1})).explode(depth=2)  # every face explodes
