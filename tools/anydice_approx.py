@@ -20,7 +20,8 @@ a mismatch). An output that fails only because AnyDice's own table does not sum 
 (its floats lost mass) and whose figures, divided by their sum, pass, is a
 renormalised-match, reported apart from the strict matches (22432: AnyDice's highest of
 ten million d6 sums to 1 - 2.3e-10). Buckets: exact-match, certified-match,
-figures-match, renormalised-match, mismatch (with the first difference), our-error, both-error, missed-error, timeout (past ``--timeout`` s
+figures-match, renormalised-match, mismatch (with the first difference), our-error,
+both-error, missed-error, timeout (past ``--timeout`` s
 of wall time, 5 by default: AnyDice's own limit; on a loaded machine give more and
 read the CPU seconds, the report's last column), anydice-timeout (no reference);
 AnyDice's known defects counted apart. Then ``approx: M/N match (P%) ... slowest S s
