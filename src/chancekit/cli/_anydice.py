@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--approx", action="store_true", help="if the exact run is refused for its "
                    "work (weights of millions of bits), run it again the certified way: "
                    "outputs that need it print every probability as a proven interval, "
-                   "within 1e-12, never called exact")
+                   "within 1e-12, never called exact; with --json a "
+                   "chancekit.certified/1 document")
     p.set_defaults(func=run_anydice)
 
 

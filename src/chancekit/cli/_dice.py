@@ -117,8 +117,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
     p.add_argument("--approx", action="store_true", help="if the exact answer is refused for "
                    "its work (huge weights), print a certified one: every probability a "
-                   "proven interval, within 1e-12 (sums of dice, the highest/lowest die, "
-                   "arithmetic, comparisons); never called exact")
+                   "proven interval, within 1e-12 (sums of dice, exploding or rerolled "
+                   "too, the highest/lowest die, arithmetic, comparisons); never called "
+                   "exact; with --json a chancekit.certified/1 document")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
                    f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden and "
                    f"at most {MAX_SHOWN_ROWS} shown, the most likely, in the table, --json and "
