@@ -290,3 +290,5 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 SCHEMAS = {name: {"$schema": _DIALECT, "$id": schema_id(name),
                   "title": f"chancekit {name} --json", **schema}
            for name, schema in SCHEMAS.items()}
+# (no `chancekit certified` command: the document of a certified --approx answer)
+SCHEMAS["certified"]["title"] = "chancekit dist/anydice --approx --json, a certified answer"
