@@ -160,3 +160,18 @@ def test_directed_floats_bound_the_rational(a: int, b: int) -> None:
     lo, hi = float_down(a, b), float_up(a, b)
     assert Fraction(lo) <= Fraction(a, b) <= Fraction(hi)
     assert hi <= math.nextafter(lo, math.inf) or lo == hi  # adjacent floats at most
+
+
+def test_rational_bounds_round_outward_at_any_size_and_sign() -> None:
+    from fractions import Fraction
+
+    from chancekit.dice.certified import fraction_down, fraction_up
+
+    for q in [Fraction(-1, 3), Fraction(1, 3), Fraction(0), Fraction(10**400, 3),
+              Fraction(-(10**400), 7), Fraction(1, 10**400), Fraction(-1, 10**400)]:
+        lo, hi = fraction_down(q), fraction_up(q)
+        assert lo <= hi
+        if math.isfinite(lo):
+            assert Fraction(lo) <= q
+        if math.isfinite(hi):
+            assert q <= Fraction(hi)

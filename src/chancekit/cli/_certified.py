@@ -37,7 +37,7 @@ def _bounded_rows(d: Any) -> list[tuple[Any, float, float, float, float]]:
 def _mean_fields(d: Any) -> dict[str, Any]:
     from fractions import Fraction
 
-    from chancekit.dice.certified import float_down, float_up
+    from chancekit.dice.certified import fraction_down, fraction_up
     from chancekit.dice.distribution import _fraction_text
     from chancekit.errors import ChancekitError
 
@@ -50,10 +50,7 @@ def _mean_fields(d: Any) -> dict[str, Any]:
             out["mean"] = _fraction_text(lo)
     except (ChancekitError, TypeError, ValueError, ArithmeticError):
         return out  # outcomes that are not numbers: no mean
-    out["mean_low"] = (float_down(lo.numerator, lo.denominator) if lo >= 0
-                       else -float_up(-lo.numerator, lo.denominator))
-    out["mean_high"] = (float_up(hi.numerator, hi.denominator) if hi >= 0
-                        else -float_down(-hi.numerator, hi.denominator))
+    out["mean_low"], out["mean_high"] = fraction_down(lo), fraction_up(hi)
     return out
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextvars
 import math
 import operator
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from types import MappingProxyType
@@ -222,16 +223,34 @@ def _up(q: Fraction) -> float:
 
 def float_down(a: int, b: int) -> float:
     """The largest float at most ``a / b`` (``a >= 0``, ``b > 0``)."""
-    f = a / b  # correctly rounded to nearest
+    try:
+        f = a / b  # correctly rounded to nearest
+    except OverflowError:  # past the largest float
+        return sys.float_info.max
     n, m = f.as_integer_ratio()
     return math.nextafter(f, -math.inf) if n * b > a * m else f
 
 
 def float_up(a: int, b: int) -> float:
     """The smallest float at least ``a / b`` (``a >= 0``, ``b > 0``)."""
-    f = a / b
+    try:
+        f = a / b
+    except OverflowError:
+        return math.inf
     n, m = f.as_integer_ratio()
     return math.nextafter(f, math.inf) if n * b < a * m else f
+
+
+def fraction_down(q: Fraction) -> float:
+    """The largest float at most the rational ``q`` (any sign)."""
+    if q >= 0:
+        return float_down(q.numerator, q.denominator)
+    return -float_up(-q.numerator, q.denominator)
+
+
+def fraction_up(q: Fraction) -> float:
+    """The smallest float at least the rational ``q`` (any sign)."""
+    return -fraction_down(-q)
 
 
 def _sort(keys: Iterable[Any]) -> list[Any]:

@@ -423,8 +423,11 @@ def describe_certified(d: Any) -> dict[str, Any]:
                      "error": err})
     rows = rows[:MAX_ROWS]
     lo_m, hi_m = d.mean_bounds()
+    from chancekit.dice.certified import fraction_down, fraction_up
+
     out: dict[str, Any] = {"mean": None, "mean_float": finite((lo_m + hi_m) / 2),
-                           "mean_low": finite(lo_m), "mean_high": finite(hi_m), "sd": None,
+                           "mean_low": finite(fraction_down(lo_m)),  # rounded outward
+                           "mean_high": finite(fraction_up(hi_m)), "sd": None,
                            "skewness": None, "kurtosis": None, "kurtosis_exact": None,
                            "min": None, "max": None, "quantiles": {}}
     outs = d.outcomes()
