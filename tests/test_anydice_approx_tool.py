@@ -35,6 +35,13 @@ def test_buckets(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         {"id": "b", "program": "output d4 + 1", "output": _out([d4]), "bug": None},
         {"id": "d", "program": "output 1 +", "output": json.dumps({"error": {"message": "x"}}),
          "bug": None},
+        # a table that lost mass (every figure 3e-8 pp low): renormalised, it matches
+        {"id": "e", "program": "output d4", "output": _out([[[k, 25 - 3e-8] for k in
+                                                               range(1, 5)]]), "bug": None},
+        # one figure off with the sum off too: still a mismatch after renormalising
+        {"id": "f", "program": "output d4", "output": _out([[[1, 25 - 4e-8], [2, 25.0],
+                                                               [3, 25.0], [4, 25.0]]]),
+         "bug": None},
     ]
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -44,4 +51,7 @@ def test_buckets(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert got["a"] == "exact-match"
     assert got["b"] == "mismatch"
     assert got["d"] == "both-error"
-    assert "approx: " in capsys.readouterr().out
+    assert got["e"] == "renormalised-match"
+    assert got["f"] == "mismatch"
+    out = capsys.readouterr().out
+    assert "approx: " in out and "renormalised 1" in out and "past 5 s" in out

@@ -144,6 +144,12 @@ def assert_contains(got, exact: Distribution) -> None:
     "{ result: 1 } result: 0 }\noutput [f 3dX]\noutput [g 2dX]\noutput [middle 1 of 3dX]\n"
     "output 2@4dX",
     "X: d4 + d3\noutput (1d3)dX\noutput (d3 - 2)dX\noutput Xd4",
+    # several positions, keeps of several, explosions (certified.select / explode)
+    "X: d4 + d3 - 3\noutput {1,2}@4dX\noutput [highest 2 of 4dX]\noutput [lowest 2 of 5dX]"
+    "\noutput [middle 2 of 5dX]\noutput {1,1,3}@3dX\noutput {2,4}@5dX"
+    "\noutput [highest 3 of 2dX and 2dX]",
+    "X: d4 + d3\noutput [explode X]\noutput [explode 2dX]\nset \"explode depth\" to 4"
+    "\noutput [explode X] + X",
 ])
 @pytest.mark.parametrize("bits", [24, 64])
 def test_certified_runs_contain_the_exact_answer(text, bits):
@@ -235,9 +241,9 @@ def test_other_refusals_are_not_retried():
 
 
 def test_a_path_without_a_certified_way_says_so():
-    # two dice in the middle kept: no certified path past the threshold
+    # the highest two of two different dice: no certified path past the threshold
     text = ("X: 3d6\nloop I over {1..40} { X: [highest of X and 2d6] }\n"
-            "output [middle 2 of 5dX]")
+            "output [highest 2 of 2dX and 2d6]")
     with C.mode(8), C.precision(64), pytest.raises(LimitError) as e:
         _run_exact(text)
     assert e.value.limit == "certified path"

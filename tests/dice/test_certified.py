@@ -222,3 +222,117 @@ def test_notation_without_a_certified_path_keeps_the_exact_refusal():
     lo, hi = got.interval(1)
     centre = dist("20000d6", approx=True).interval(70000)
     assert 2 * lo - 1 <= centre[1] and centre[0] <= 2 * hi - 1
+
+
+# -- groups whose operators act on each die alone (explosions, rerolls, counts) ----------
+PER_DIE_CASES = [
+    ("avrae", "3d6!"), ("avrae", "4d6e6"), ("avrae", "4d6ro1"), ("avrae", "2d6rr1!"),
+    ("avrae", "4d6mi2"), ("avrae", "4d6rr1e6mi2ma5"), ("avrae", "3d6ro1ro2"),
+    ("roll20", "3d6!!"), ("roll20", "3d6!p"), ("roll20", "5d10>7f1"), ("roll20", "3d6!>5"),
+    ("roll20", "3d6ro<2"), ("roll20", "3d6cs6"), ("roll20", "3d6!!>5"), ("roll20", "3d10!>8"),
+    ("foundry", "3d6x"), ("foundry", "3d6xo"), ("foundry", "4d6r1"), ("foundry", "4d6rr1"),
+    ("foundry", "5d10cs>7cf1"), ("foundry", "4d6even"), ("foundry", "5d10cs>7df1"),
+    ("foundry", "3d6min2max5"), ("foundry", "3d6x>5"),
+]
+
+
+@pytest.mark.parametrize("bits", [16, 128])
+@pytest.mark.parametrize(("dialect", "text"), PER_DIE_CASES)
+def test_per_die_operators_contain_the_exact_answer(dialect, text, bits):
+    """N dice with operators acting on each die alone are N copies of one such die
+    (explosions' depth cap included): the certified sum holds the exact answer."""
+    from chancekit.dice import _approx, dist
+    from chancekit.dice.notation import _compile
+
+    exact = dist(text, dialect=dialect)
+    tree = _compile(text, dialect, None)
+    assert _approx.supported(tree) is None
+    with precision(bits):
+        got = _approx.evaluate(tree, text)
+    assert isinstance(got, CertifiedDistribution) and got.contains(exact)
+    if bits == 128:
+        assert got.max_error <= 1e-30
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(2, 8), st.sampled_from(["!", "ro1", "rr1", "mi2", "ma3",
+                                                               "!rr1", "e1", "ro1!"]),
+       st.sampled_from(["", " + 3", " >= 9", " * 2"]), bits_st)
+def test_per_die_groups_in_expressions_contain_the_exact_answer(n, x, ops, tail, bits):
+    from chancekit.dice import _approx, dist
+    from chancekit.dice._parse import parse
+
+    text = f"{n}d{x}{ops}{tail}"
+    exact = dist(text)
+    tree = parse(text, "avrae")
+    assert _approx.supported(tree) is None
+    with precision(bits):
+        got = _approx.evaluate(tree, text)
+    assert got.contains(exact)
+
+
+def test_keeps_and_matching_have_no_per_die_path():
+    from chancekit.dice import _approx
+    from chancekit.dice.notation import _compile
+
+    for dialect, text in [("avrae", "3d6ra6"), ("roll20", "4d6mt"), ("avrae", "4d6!kh3"),
+                          ("avrae", "4d6kh3")]:
+        assert _approx.supported(_compile(text, dialect, None)) is not None, text
+
+
+def test_explosions_past_the_exact_budget_are_certified():
+    """600d6! is refused exactly (its weights would pass MAX_WEIGHT_BITS); with approx,
+    a certified answer: 600 times the exact mean of one exploding d6 (capped at 20
+    extra dice, as the exact engine caps it) lies in the proven mean, and the support
+    is every sum 600 dice can make."""
+    from chancekit.dice import dist
+
+    with pytest.raises(LimitError) as e:
+        dist("600d6!")
+    assert getattr(e.value, "approx", False) and "approx=True" in str(e.value)
+    got = dist("600d6!", approx=True)
+    assert isinstance(got, CertifiedDistribution) and got.max_error <= 1e-12
+    one = dist("1d6!")
+    lo, hi = got.mean_bounds()
+    assert lo <= 600 * one.mean() <= hi and hi - lo < Fraction(1, 10**20)
+    assert min(got.outcomes()) == 600 and max(got.outcomes()) == 600 * max(one.outcomes())
+    assert len(got) == max(one.outcomes()) * 600 - 600 + 1  # every sum from 600 up
+
+
+# -- several positions at once (select) and explosions of a certified die ---------------
+@settings(max_examples=150, deadline=None)
+@given(dice_st, st.integers(1, 4), st.dictionaries(st.integers(1, 4), st.integers(1, 3),
+                                                   min_size=1, max_size=4), bits_st)
+def test_select_contains_brute_force(a, n, ranks, bits):
+    ranks = {r: m for r, m in ranks.items() if r <= n} or {1: 1}
+    with precision(bits):
+        got = certify(Distribution(a)).select(n, ranks)
+    assert contains(got, brute([a] * n, lambda *xs: sum(
+        sorted(xs, reverse=True)[r - 1] * m for r, m in ranks.items())))
+
+
+@settings(max_examples=100, deadline=None)
+@given(dice_st, st.integers(0, 5), st.booleans(), bits_st)
+def test_explode_contains_the_exact_engine(a, depth, lowest, bits):
+    die = Distribution(a)
+    if len(die) == 1:
+        return  # every face explodes: refused by both
+    on = [min(die.outcomes())] if lowest else None
+    with precision(bits):
+        got = certify(die).explode(on, depth=depth)
+    assert got.contains(die.explode(on, depth=depth))
+
+
+def test_select_and_explode_are_tight_and_priced():
+    from chancekit.dice import d
+
+    got = certify(d(20)).select(10, {1: 1, 2: 1, 3: 1})  # AnyDice's {1,2,3}@10d20
+    assert got.max_error < 1e-30
+    exact = brute([{f: 1 for f in range(1, 21)}] * 3, lambda *xs: sum(xs))
+    assert contains(certify(d(20)).select(3, {1: 1, 2: 1, 3: 1}), exact)
+    with evaluation(limit=10**6, name="MAX_WORK"), pytest.raises(LimitError) as e:
+        certify(d(6)).select(100, {r: 1 for r in range(1, 51)})
+    assert e.value.limit == "MAX_WORK" and "positions" in str(e.value)
+    assert certify(d(6)).explode(depth=20).contains(d(6).explode(depth=20))
+    with pytest.raises(LimitError):
+        certify(Distribution({3: 1})).explode(depth=2)  # every face explodes

@@ -28,13 +28,37 @@ output 2d6 named "two d6"
 """
 
 
+def _schema() -> Any:
+    """The CertifiedSeries schema of the app's OpenAPI document (JSON Schema 2020-12)."""
+    import jsonschema
+
+    from chancekit.web.openapi import openapi_document
+
+    schema = openapi_document()["components"]["schemas"]["CertifiedSeries"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
 def _certified_series(s: dict[str, Any]) -> None:
+    _schema().validate(s)
     assert s["certified"] is True and s["exact"] is False
     assert 0 < s["max_error"] <= 1e-12
     for r in s["rows"]:
         assert r["p_low"] <= r["p"] <= r["p_high"] and r["error"] <= s["max_error"]
         assert r["p_exact"] is None  # nothing is called exact
     assert abs(sum(r["p"] for r in s["rows"]) - 1) < 1e-9
+
+
+def test_the_schema_rejects_an_exact_series(server_url: str) -> None:
+    import jsonschema
+
+    status, doc = call(server_url, "/api/dist", {"expressions": ["3d6"], "approx": True})
+    assert status == 200
+    with pytest.raises(jsonschema.ValidationError):
+        _schema().validate(doc["series"][0])
+    status, doc = call(server_url, "/api/openapi.json")
+    assert doc["components"]["schemas"]["CertifiedSeries"]["properties"]["exact"] == {
+        "const": False}
 
 
 def test_dist_refusal_offers_and_approx_answers(server_url: str) -> None:

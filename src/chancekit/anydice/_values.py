@@ -568,7 +568,7 @@ def select(base: Distribution, n: int, ranks: Counter[int]) -> Distribution:
             return c.extreme(n, highest=False)
         if len(ranks) == 1 and next(iter(ranks.values())) == 1:
             return c.order_statistic(n, next(iter(ranks)))
-        raise _cert.no_path(f"positions {sorted(ranks)} of {n} dice")
+        return c.select(n, dict(ranks))  # several positions: the certified face walk
     if all(v == 1 for v in ranks.values()):  # these price their own work, bits included
         k = len(ranks)
         if k == n:

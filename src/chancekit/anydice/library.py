@@ -131,9 +131,15 @@ def _keep_of(which: str) -> Callable[..., Any]:
         if any(x.empty for x in dice):
             return V.EMPTY
         pool = [x.base for x in dice for _ in range(x.count)]
-        if any(V._cert.wide(b) for b in pool):
-            raise V._cert.no_path(f"the {which} {n} of several dice")
         k = min(max(n, 0), len(pool))
+        if any(V._cert.wide(b) for b in pool):
+            if k == 0:
+                return 0
+            if any(b is not pool[0] and b != pool[0] for b in pool):
+                raise V._cert.no_path(f"the {which} {n} of several different dice")
+            size = len(pool)  # one kind of die: its ranks, the certified way
+            ranks = range(1, k + 1) if which == "highest" else range(size - k + 1, size + 1)
+            return V.Die.single(V.select(pool[0], size, Counter(ranks)))
         if k == 0:
             return 0
         if which == "highest":

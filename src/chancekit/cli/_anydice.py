@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--approx", action="store_true", help="if the exact run is refused for its "
                    "work (weights of millions of bits), run it again the certified way: "
                    "outputs that need it print every probability as a proven interval, "
-                   "within 1e-12, never called exact")
+                   "within 1e-12, never called exact; with --json a "
+                   "chancekit.certified/1 document")
     p.set_defaults(func=run_anydice)
 
 
@@ -112,6 +113,7 @@ def run_anydice(args: argparse.Namespace) -> int:
     from chancekit.anydice import run_program
     from chancekit.cli._dice import (
         _plot,
+        certified_rows,
         distribution_fields,
         show_distribution,
         shown_rows,
@@ -124,16 +126,20 @@ def run_anydice(args: argparse.Namespace) -> int:
     result = run_program(text, approx=approx)
     outputs = list(result.outputs)
     if approx:
-        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+        from chancekit.cli._certified import is_certified, print_certified_json, show_certified
 
         if any(is_certified(d) for _, d in outputs):
-            if args.json:
-                refuse_json()
             if args.plot:
                 from chancekit.errors import InvalidValueError
 
                 raise InvalidValueError("--plot takes exact answers; a certified (--approx) "
-                                        "answer prints its table only")
+                                        "answer prints its table or its --json "
+                                        "(chancekit.certified/1) only")
+            if args.json:  # its own schema: certified rows carry bounds, not weights
+                print_certified_json("anydice", args.file, None,
+                                     [(str(label), d) for label, d in outputs], args.all,
+                                     [str(w) for w in result.warnings], **certified_rows())
+                return 0
             from chancekit.errors import _CONTROL_PICTURES
 
             table_args = argparse.Namespace(json=False, plot=None, all=args.all)

@@ -117,8 +117,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="also save a bar chart (matplotlib)")
     p.add_argument("--approx", action="store_true", help="if the exact answer is refused for "
                    "its work (huge weights), print a certified one: every probability a "
-                   "proven interval, within 1e-12 (sums of dice, the highest/lowest die, "
-                   "arithmetic, comparisons); never called exact")
+                   "proven interval, within 1e-12 (sums of dice, exploding or rerolled "
+                   "too, the highest/lowest die, arithmetic, comparisons); never called "
+                   "exact; with --json a chancekit.certified/1 document")
     p.add_argument("--all", action="store_true", help=f"show every outcome (by default, "
                    f"past {_MANY_ROWS} outcomes, rows below {_HIDE_BELOW:g} are hidden and "
                    f"at most {MAX_SHOWN_ROWS} shown, the most likely, in the table, --json and "
@@ -186,6 +187,11 @@ def _num(x: Any) -> Any:
     return _label(x)
 
 
+def certified_rows() -> dict[str, Any]:
+    """How a certified ``--json`` document writes and hides rows, as ``dist --json``."""
+    return {"outcome": _num, "many": _MANY_ROWS, "below": _HIDE_BELOW}
+
+
 def run_dist(args: argparse.Namespace) -> int:
     from chancekit.dice.notation import ambiguities, dist
 
@@ -197,16 +203,20 @@ def run_dist(args: argparse.Namespace) -> int:
     dists = [dist(text, dialect=dialect, variables=variables, approx=approx)
              for text in texts]
     if approx:
-        from chancekit.cli._certified import is_certified, refuse_json, show_certified
+        from chancekit.cli._certified import is_certified, print_certified_json, show_certified
 
         if any(is_certified(d) for d in dists):
-            if args.json:
-                refuse_json()
             if args.compare is not None or args.plot:
                 from chancekit.errors import InvalidValueError
 
                 raise InvalidValueError("--compare and --plot take exact answers; a "
-                                        "certified (--approx) answer prints its table only")
+                                        "certified (--approx) answer prints its table or "
+                                        "its --json (chancekit.certified/1) only")
+            if args.json:  # its own schema: certified rows carry bounds, not weights
+                print_certified_json("dist", texts[0], dialect,
+                                     list(zip(texts, dists, strict=True)), args.all, [],
+                                     **certified_rows())
+                return 0
             for i, (text, d) in enumerate(zip(texts, dists, strict=True)):
                 if i:
                     print()

@@ -269,11 +269,29 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                   "sections": _array(_obj({"title": _STR, "explanation": _STR,
                                            "command": _STR,
                                            "output": {"type": "object"}}))}),
+    # `dist --approx --json` / `anydice --approx --json` when an answer is certified
+    # (issue #31 item 7): not dist/2 or anydice/1, whose rows carry exact weights
+    "certified": _obj({
+        **_head("certified"), "command": {"enum": ["dist", "anydice"]}, "source": _STR,
+        "dialect": _null(_STR), "exact": {"const": False}, "certified": {"const": True},
+        "max_error": {"type": "number", "minimum": 0},
+        "outputs": _array(_obj({
+            "label": _STR, "exact": {"type": "boolean"}, "certified": {"type": "boolean"},
+            "bits": _null(_NAT), "max_error": {"type": "number", "minimum": 0},
+            "outcomes": _array(_obj({
+                "outcome": _VALUE, "probability": _PROB, "low": _PROB, "high": _PROB,
+                "error": {"type": "number", "minimum": 0}, "at_least": _PROB,
+                "at_most": _PROB})),
+            "hidden": _NAT, "count": _NAT, "mean": _null(_FRACTION),
+            "mean_low": _null(_NUM), "mean_high": _null(_NUM)})),
+        "warnings": _array(_STR)}),
 }
 
 SCHEMAS = {name: {"$schema": _DIALECT, "$id": schema_id(name),
                   "title": f"chancekit {name} --json", **schema}
            for name, schema in SCHEMAS.items()}
+# (no `chancekit certified` command: the document of a certified --approx answer)
+SCHEMAS["certified"]["title"] = "chancekit dist/anydice --approx --json, a certified answer"
 
 #: a tuple outcome (a Vector of the pool algebra, RISK's losses, all_straights' lengths)
 #: is a list of its elements, each a value, null or a list (added within every version:

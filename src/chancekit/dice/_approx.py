@@ -3,10 +3,12 @@
 falls back to when the exact evaluation is refused for its work).
 
 The certified path covers what makes weights huge in notation: sums of many dice
-(``NdX``, plain or keeping the highest or lowest one), and the arithmetic on them
+(``NdX``, plain or keeping the highest or lowest one, or with operators that act on each
+die alone: explosions, rerolls, ``mi``/``ma``, success counts, as ``1000d6!``: one such
+die exactly, then the certified sum of ``N`` copies), and the arithmetic on them
 (``+ - * / // %``, comparisons, unary minus, parentheses, ``abs``/``floor``/``ceil``/
-``round``, ``max``/``min``). Any other node (rerolls, explosions, other keeps, sets,
-rolled counts) has no certified path: :func:`supported` says which node, and the exact
+``round``, ``max``/``min``). Any other node (other keeps, ``ra``, Roll20's matching,
+sets, rolled counts) has no certified path: :func:`supported` says which node, and the exact
 refusal stands. Every step is priced against the same work budget as an exact
 evaluation (``MAX_WORK``, or ``--max-work``).
 
@@ -45,12 +47,28 @@ _MAPS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+#: operators that act on each die alone, so ``N`` such dice are the sum of ``N``
+#: independent copies of one (rerolls, explosions and their depth cap, which is per die,
+#: minimum/maximum, counting successes); checked against the exact answers in
+#: tests/dice/test_certified.py. (``ra``, keeps, drops and Roll20's matching are not.)
+PER_DIE = frozenset({"rr", "ro", "e", "ce", "pe", "eo", "mi", "ma", "cnt"})
+
+
+def _per_die(node: Dice) -> bool:
+    """Whether every operator of the group acts on each die alone (and one does)."""
+    ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
+    return bool(ops) and all(op.kind in PER_DIE for op in ops)
+
+
 def _keep_one(node: Dice) -> str | None:
     """``"highest"``/``"lowest"`` for a group keeping (or dropping down to) one die, ``""``
-    for a plain group, else None (no certified path)."""
+    for a plain group, ``"each"`` for a group whose operators act on each die alone
+    (explosions, rerolls, counts: :data:`PER_DIE`), else None (no certified path)."""
     ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
     if not ops:
         return ""
+    if _per_die(node):
+        return "each"
     if len(ops) != 1:
         return None
     op = ops[0]
@@ -111,6 +129,13 @@ def _eval(node: Node, text: str) -> Any:
         keep = _keep_one(node)
         if node.count == 0:
             return constant(0)
+        if keep == "each":  # one die with its operators, exactly (small), then N copies
+            from dataclasses import replace
+
+            from chancekit.dice._compile import compile_tree
+
+            one = compile_tree(replace(node, count=1), text)
+            return certify(one).repeat_sum(node.count)
         f = node.faces
         span = node.count * (max(f) - min(f)) + 1 if f else 1
         if not keep and span > MAX_OUTCOMES:  # before the die is rounded (d1000000: 1 s)

@@ -194,7 +194,8 @@ def dist(notation: str, *, dialect: str = "avrae",
 
     ``approx=True``: if the exact evaluation is refused for its work (huge weights:
     ``MAX_WORK``, ``MAX_WEIGHT_BITS``) and the expression has a certified path (sums of
-    dice, the highest or lowest die of a group, arithmetic and comparisons on them:
+    dice, exploding or rerolled or counted die by die, the highest or lowest die of a
+    group, arithmetic and comparisons on them:
     :mod:`chancekit.dice._approx`), the answer is a
     :class:`~chancekit.dice.certified.CertifiedDistribution`: every probability a proven
     interval, at most ``max_error`` from its midpoint; priced against the same budget.
@@ -237,9 +238,11 @@ def dist(notation: str, *, dialect: str = "avrae",
             raise out from None
         if bad is not None:
             raise LimitError(f"{e}; and no certified path: the part at column {bad.col} "
-                             "(only sums of dice, the highest or lowest die of a group, "
-                             "arithmetic, comparisons, abs/floor/ceil/round and max/min have "
-                             "one)", limit=e.limit, value=e.value) from None
+                             "(only sums of dice, with operators that act on each die "
+                             "alone (explosions, rerolls, min/max, counts), the highest or "
+                             "lowest die of a group, arithmetic, comparisons, "
+                             "abs/floor/ceil/round and max/min have one; keeping several "
+                             "of many dice has none)", limit=e.limit, value=e.value) from None
         return _certified(tree, notation, max_error, e)
 
 

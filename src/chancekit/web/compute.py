@@ -410,14 +410,14 @@ def describe_certified(d: Any) -> dict[str, Any]:
     ``max_error``, and a note that it is certified, not exact. The mean is the
     midpoint of its proven interval (``mean_low``/``mean_high``); the other statistics
     are left out (None)."""
-    rows_in = d.rows()
+    # (p_low rounded down and p_high, error rounded up: float bounds that hold)
+    rows_in = d.bounds()
     n = len(rows_in)
     total = sum(r[1] for r in rows_in)
     hide = n > MANY_ROWS
     below = min(HIDE_BELOW, max(r[1] for r in rows_in)) if hide else 0.0
     rows, acc = [], 0.0
-    errors = d.errors()
-    for x, p, lo, hi in rows_in:
+    for x, p, lo, hi, err in rows_in:
         acc += p
         if p < below:
             continue
@@ -425,11 +425,14 @@ def describe_certified(d: Any) -> dict[str, Any]:
         rows.append({"outcome": value, "label": label, "x": pos, "p": p,
                      "ge": min(total - acc + p, 1.0), "le": min(acc, 1.0), "p_exact": None,
                      "ge_exact": None, "le_exact": None, "p_low": lo, "p_high": hi,
-                     "error": errors[x]})
+                     "error": err})
     rows = rows[:MAX_ROWS]
     lo_m, hi_m = d.mean_bounds()
+    from chancekit.dice.certified import fraction_down, fraction_up
+
     out: dict[str, Any] = {"mean": None, "mean_float": finite((lo_m + hi_m) / 2),
-                           "mean_low": finite(lo_m), "mean_high": finite(hi_m), "sd": None,
+                           "mean_low": finite(fraction_down(lo_m)),  # rounded outward
+                           "mean_high": finite(fraction_up(hi_m)), "sd": None,
                            "skewness": None, "kurtosis": None, "kurtosis_exact": None,
                            "min": None, "max": None, "quantiles": {}}
     outs = d.outcomes()

@@ -46,7 +46,38 @@ APPROX: dict[str, Any] = {
     "description": "true: where the exact answer is refused for its work (huge weights; "
     "the refusal then carries \"approx\": true), answer with proven bounds: the series "
     "says \"certified\": true, \"exact\": false and \"max_error\" (1e-12 at most), "
-    "each row adds p_low, p_high and error (chancekit.dice.certified)"}
+    "each row adds p_low, p_high and error (chancekit.dice.certified); such a series "
+    "follows #/components/schemas/CertifiedSeries"}
+
+
+_P = {"type": "number", "minimum": 0, "maximum": 1}
+_NULL = {"type": "null"}
+
+#: one series of /api/dist or /api/anydice answered with ``approx: true`` past the exact
+#: budget (issue #31, item 7; the schema tests/web/test_certified_pages.py checks live
+#: answers against): never exact, every row with its proven bounds
+CERTIFIED_SERIES: dict[str, Any] = {
+    "type": "object",
+    "description": "a certified series: every probability a proven interval "
+    "(chancekit.dice.certified), never exact. p is the interval's midpoint (nearest "
+    "float), p_low a float at most the exact probability, p_high a float at least it, "
+    "error the interval's half-width rounded up; no exact fractions (p_exact, ge_exact, "
+    "le_exact, mean, sd, skewness and kurtosis null); mean_low/mean_high bound the mean",
+    "required": ["certified", "exact", "max_error", "rows", "outcomes", "hidden",
+                 "mean_low", "mean_high"],
+    "properties": {
+        "certified": {"const": True}, "exact": {"const": False},
+        "max_error": {"type": "number", "minimum": 0, "maximum": 1e-12},
+        "total_weight_bits": _NULL, "mean": _NULL, "sd": _NULL, "kurtosis_exact": _NULL,
+        "mean_low": {"type": ["number", "null"]}, "mean_high": {"type": ["number", "null"]},
+        "outcomes": {"type": "integer", "minimum": 1},
+        "hidden": {"type": "integer", "minimum": 0},
+        "rows": {"type": "array", "items": {
+            "type": "object",
+            "required": ["outcome", "p", "p_low", "p_high", "error", "ge", "le", "p_exact"],
+            "properties": {"p": _P, "p_low": _P, "p_high": _P, "ge": _P, "le": _P,
+                           "error": {"type": "number", "minimum": 0},
+                           "p_exact": _NULL, "ge_exact": _NULL, "le_exact": _NULL}}}}}
 
 
 def openapi_document() -> dict[str, Any]:
@@ -232,7 +263,7 @@ def openapi_document() -> dict[str, Any]:
                                     "(cancelled or over time), cache hits, jobs.",
                                     "responses": {"200": {"description": "status"}}}},
         },
-        "components": {"schemas": {"Error": {
+        "components": {"schemas": {"CertifiedSeries": CERTIFIED_SERIES, "Error": {
             "type": "object", "required": ["error"],
             "properties": {"error": {"type": "object", "required": ["type", "message"],
                                      "properties": {"type": s, "message": s, "problem": s,
