@@ -428,22 +428,28 @@ class Interpreter:
                 return span
             if any(i.stop is not None or i.repeat is not None for i in node.items):
                 return lambda env: self.sequence(items, env)
+            if not items:
+                return lambda env: ()
             values = [vf for vf, _, _, _ in items]
             sequence = self.sequence
+            if len(values) * 64 >= MAX_SEQUENCE:  # (64 numbers an item: see below)
+                return lambda env: self.sequence(items, env)
 
             def plain(env: dict[str, Any]) -> tuple[int, ...]:
-                # {A, B, C}: no ranges, no repeats; numbers and short sequences inline,
-                # anything else from there on by the general path (the same checks)
+                # {A, B, C}: no ranges, no repeats; numbers and sequences of at most 64
+                # inline (so never past MAX_SEQUENCE, nothing to charge), anything else
+                # from there on by the general path (its checks and charges)
                 out: list[int] = []
-                for k, vf in enumerate(values):
+                k = 0
+                for vf in values:
                     value = vf(env)
-                    t = type(value)
-                    if t is int:
+                    if type(value) is int:
                         out.append(value)
-                    elif t is tuple and len(value) <= 64 and len(out) < MAX_SEQUENCE - 64:
+                    elif type(value) is tuple and len(value) <= 64:
                         out.extend(value)
                     else:
                         return sequence(items, env, out, k, value)
+                    k += 1
                 return tuple(out)
 
             return plain
