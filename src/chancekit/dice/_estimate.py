@@ -30,6 +30,13 @@ Because every term is at most what the evaluation will charge, refusing when the
 passes ``MAX_WORK`` refuses only what the evaluation would refuse anyway — now, before any
 work. Cost: one walk of the tree, O(nodes) (the faces of ``d{...}`` lists are read once).
 
+The evaluation prices the tree again as it learns (issue #31): under :func:`remembering`
+the bound of every node is kept, a node evaluated is replaced by :func:`known` (its exact
+outcome count, no work left), and only its ancestors are priced again, O(depth) a time.
+So a cheap side the tree cannot read, evaluated first, tells the price of the step it
+feeds before the expensive side runs (``24919dF+9d2ph4kl3`` summed 24 919 dice for 1.3 s,
+then the sum was refused).
+
 >>> from chancekit.dice._parse import parse
 >>> lower_bound(parse("-d999999 / 4 - 5", "avrae")).work > 50_000_000
 True
@@ -39,10 +46,11 @@ True
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
@@ -60,7 +68,7 @@ from chancekit.limits import (
     power_work,
 )
 
-__all__ = ["Bound", "Refused", "lower_bound"]
+__all__ = ["Bound", "Refused", "dice_bound", "known", "lower_bound", "remembering"]
 
 
 class Refused(Exception):
@@ -87,9 +95,44 @@ class Bound:
     consecutive: bool
     work: int
     tbits: int = 1
+    #: surely integers close enough for a polynomial sum (``Distribution._dense``)
+    dense: bool = False
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
+
+#: the bounds of one evaluation's nodes, by ``id`` (:func:`remembering`)
+_MEMO: contextvars.ContextVar[dict[int, Bound] | None] = contextvars.ContextVar(
+    "chancekit_bounds", default=None)
+
+
+def remembering(memo: dict[int, Bound]) -> contextvars.Token[dict[int, Bound] | None]:
+    """Keep every bound :func:`lower_bound` computes in ``memo`` (by node ``id``) and read
+    it back: the caller replaces the nodes it evaluates by :func:`known` and deletes the
+    bounds of their ancestors, so pricing the tree again costs O(depth). Returns the token
+    to reset (``_MEMO.reset``)."""
+    return _MEMO.set(memo)
+
+
+def forget(token: contextvars.Token[dict[int, Bound] | None]) -> None:
+    """End :func:`remembering`."""
+    _MEMO.reset(token)
+
+
+def known(dist: Any, work: int = 0) -> Bound:
+    """The bound of a node whose result ``dist`` (a Distribution) is computed: its exact
+    outcome count and total weight, ``work`` left (none). O(1).
+
+    >>> from chancekit.dice.distribution import d
+    >>> known(d(6)).lo, known(d(6)).dense
+    (6, True)
+    """
+    w = dist._w
+    n = len(w)
+    ints = dist._int
+    span = next(reversed(w)) - next(iter(w)) + 1 if ints and n else 0
+    return Bound(n, n == 1, not ints, ints and span == n, work, dist._total.bit_length(),
+                 ints and span <= 4 * n + 64)
 #: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
 _ONE_ARG = ("floor", "ceil", "round", "abs", "trunc", "roundFast")
 #: Foundry's functions of one argument charged a Fraction's rate an outcome
@@ -98,6 +141,16 @@ _HEAVY_ONE = ("sqrt", "cbrt", "exp", "log", "log2", "log10")
 
 def lower_bound(node: Node) -> Bound:
     """The :class:`Bound` of ``node`` (see the module docstring)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return _lower_bound(node)
+    got = memo.get(id(node))
+    if got is None:
+        got = memo[id(node)] = _lower_bound(node)
+    return got
+
+
+def _lower_bound(node: Node) -> Bound:
     if isinstance(node, Num):
         return Bound(1, True, not isinstance(node.value, int), True, 0)
     if isinstance(node, Dice):
@@ -141,6 +194,13 @@ def lower_bound(node: Node) -> Bound:
             if isinstance(part, Node):
                 work += lower_bound(part).work
     return Bound(1, False, False, False, work)
+
+
+def dice_bound(node: Dice) -> Bound:
+    """The bound of one group of dice ``NdX...`` alone (no memo: for the pools a rolled
+    count makes, one per count); raises :class:`Refused` where the pool's own limit will
+    refuse it."""
+    return _dice(node)
 
 
 def _kept(node: Dice) -> int | None:
@@ -191,9 +251,24 @@ def _dice(node: Dice) -> Bound:
     lo = n * (k - 1) + 1
     work = 0
     span = n * (hi_f - lo_f) + 1
-    if n >= 2 and span <= MAX_OUTCOMES and span * n * tbits <= MAX_WEIGHT_BITS:
-        work = power_work(hi_f - lo_f + 1, span, n * tbits)  # what repeat_sum charges
+    total = _total(faces) if not node.ops else None
+    if n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
+            total is not None and span * n * math.log2(max(2, total)) <= MAX_WEIGHT_BITS)):
+        # what repeat_sum charges (also past its first, rough test of the weights' bits:
+        # 25470dF is summed, 48 M units, and was priced as free)
+        work = power_work(hi_f - lo_f + 1, span, n * tbits)
     return Bound(lo, False, False, consecutive, work, n * (tbits - 1) + 1)
+
+
+def _total(faces: object) -> int | None:
+    """The total weight of the die of ``faces`` (a range, or a list of ints: their counts
+    over their gcd), None for other faces."""
+    if isinstance(faces, range):
+        return len(faces)
+    counts = Counter(cast(list[int], faces))
+    if not counts:
+        return None
+    return sum(counts.values()) // math.gcd(*counts.values())
 
 
 def _keep(node: Dice, m: int) -> Bound:
@@ -326,6 +401,10 @@ def _binary(node: Binary) -> Bound:
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
         if op == "**":  # priced per outcome before the map (price_power)
             work += many.lo * PAIR_WORK
+        if op == "/" and isinstance(value, int) and many.frac:
+            # Fractions divided: Distribution._combine charges their results before the
+            # map (at the Fraction rate) too
+            work += many.lo * (FRACTION_MAP_WORK - MAP_WORK)
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
@@ -336,8 +415,10 @@ def _binary(node: Binary) -> Bound:
     if op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product (charged past 400 pairs) or the pairs (refused
         # past MAX_PAIRS anyway)
-        step = min(pairs * PAIR_WORK,
-                   mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0)
+        poly = mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0
+        # both surely dense: the polynomial product for sure (Distribution._poly_add)
+        step = poly if (a.dense or a.consecutive) and (b.dense or b.consecutive) else min(
+            pairs * PAIR_WORK, poly)
     elif pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
         if a.lo >= 2 and b.lo >= 2:
             # surely pairwise (neither side one outcome, not a polynomial sum): refuse now
