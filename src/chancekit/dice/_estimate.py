@@ -338,8 +338,11 @@ def _pool(node: Dice) -> Bound | None:
         return Bound(1, True, False, True, 0)
     if per:
         work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
+        # a die whose faces are dense has a dense sum (its span at most 4 x its
+        # outcomes): the sum it feeds is a polynomial product (75d%e5 + d20)
         return Bound(n * (len(outs) - 1) + 1, False, False, outs[-1] - outs[0] + 1 == len(outs),
-                     work, n * (unit.total.bit_length() - 1) + 1)
+                     work, n * (unit.total.bit_length() - 1) + 1,
+                     outs[-1] - outs[0] <= 4 * (len(outs) - 1))
     miss = [v for v in outs if not ops[-1].matches(v)]
     work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
     if len(miss) >= 2:
