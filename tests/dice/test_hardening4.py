@@ -37,6 +37,12 @@ FOUND_LATE_3 = [
     ("2274d8*(18d20rr<=1ro4+d4)d10", "avrae"),
     ("(15d6+d4)d4!+ 34d454kl4", "avrae"),
     ("-(-d487689+7+((9d4)d8rr>50)d4ro-5ma1)", "avrae"),
+    # rolled counts of general-engine pools (BesideNotation seed 3106), a dense explosion
+    ("6+(7d4kl5)d8p<4pl33-4%7d3", "avrae"),
+    ("-d297399*(18d8+d6)d6pl2k4", "avrae"),
+    ("(17d4kh4+d6)d6kl9kh5* 75d8rr1", "avrae"),
+    ("d20+75d%e5+3d3kh111*71", "avrae"),
+    ("12822d4/-100000000000000000//((4d4)d6)d6", "avrae"),  # a side divided by -N
 ]
 
 #: work counted before the refusal: each case spent 30-50 M units before the fix
@@ -97,3 +103,17 @@ def test_order_does_not_change_the_answer() -> None:
 
     pool = Pool(d(2), 9).drop(highest(4)).keep(lowest(3)).sum()
     assert dist("300dF+9d2ph4kl3") == (300 @ dist("1dF")) + pool
+
+
+@pytest.mark.parametrize("text", ["4d6kh3kl2", "9d2ph4kl3", "5d6ra1ro2", "6d6kh4kl2+d20",
+                                  "8d6p<3kh4", "(2d4)d6ph1kl2", "12d4ra>3pl5kh6"])
+def test_the_general_bound_is_a_lower_bound_of_the_charges(text: str) -> None:
+    """The bound of a general-engine pool (its multisets enumerated) never exceeds what
+    the evaluation charges: it refuses only what the evaluation would refuse."""
+    from chancekit.dice._estimate import lower_bound
+    from chancekit.dice._parse import parse
+
+    bound = lower_bound(parse(text, "avrae")).work
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        dist(text)
+    assert bound <= budget.estimated, (text, bound, budget.estimated)

@@ -231,7 +231,7 @@ def _dice(node: Dice) -> Bound:
     if node.ops:  # the m dice kept: at least m(k - 1) + 1 sums
         m = _kept(node)
         if m is None:
-            return _UNKNOWN
+            return _general(node)
         if m < n or any(op.kind == "ro" for op in node.ops):
             return _keep(node, m)
     faces = node.faces
@@ -269,6 +269,60 @@ def _total(faces: object) -> int | None:
     if not counts:
         return None
     return sum(counts.values()) // math.gcd(*counts.values())
+
+
+def multisets_upto(n: int, faces: int, cap: int) -> int:
+    """``C(n + faces - 1, faces - 1)`` (the multisets of ``n`` dice of ``faces`` faces),
+    or the first partial product past ``cap`` (then the count is past it too): O(steps
+    until past ``cap``), never a binomial of 77 167 dice.
+
+    >>> multisets_upto(3, 6, 10**6), multisets_upto(77167, 2974, 100) > 100
+    (56, True)
+    """
+    k = min(n, faces - 1)
+    c = 1
+    for i in range(1, k + 1):
+        c = c * (n + faces - 1 - k + i) // i  # C(n + faces - 1 - k + i, i), exact
+        if c > cap:
+            return c
+    return c
+
+
+def _general(node: Dice) -> Bound:
+    """The bound of a pool that surely goes to the general engine
+    (``evaluate._general``: operators after a keep, several keeps, ``ra`` before another
+    operator...): it enumerates every multiset of its ``n`` dice first, charging
+    ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
+    ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
+    engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
+    from chancekit.dice.evaluate import _covered, _is_per_die
+    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
+
+    ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
+    n = node.count
+    if (n < 2 or not ops or all(_is_per_die(op) for op in ops)
+            or any(op.kind in ("ce", "mt") for op in ops)
+            or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
+        return _UNKNOWN
+    for op in ops:
+        if op.kind not in ("rr", "ro", "mi", "ma"):
+            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
+                return _UNKNOWN
+            break
+    *head, last = ops
+    per = all(op.kind in ("rr", "ro", "mi", "ma") for op in head)
+    if per and (last.kind == "ra" or (last.kind in ("k", "p") and len(last.sels) == 1
+                                      and not last.sels[0].by_value)):
+        return _UNKNOWN
+    f = len(set(node.faces))
+    if f < 2:
+        return _UNKNOWN
+    states = multisets_upto(n, f, MAX_POOL_STATES)
+    if states > MAX_POOL_STATES:
+        raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
+                      f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
+                      "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
+    return Bound(1, False, False, False, states * (n + f) * TUPLE_WORK)
 
 
 def _keep(node: Dice, m: int) -> Bound:
@@ -382,6 +436,16 @@ class _Shape:
         return self.faces
 
 
+def _value(node: Node) -> object:
+    """The number a constant side is when the tree shows it (``7``, ``-7``, ``+-7``),
+    else None."""
+    sign = 1
+    while isinstance(node, Unary):
+        sign = -sign if node.op == "-" else sign
+        node = node.operand
+    return sign * node.value if isinstance(node, Num) else None
+
+
 def _binary(node: Binary) -> Bound:
     a, b = lower_bound(node.left), lower_bound(node.right)
     work = a.work + b.work
@@ -391,8 +455,7 @@ def _binary(node: Binary) -> Bound:
         return Bound(1, True, a.frac or b.frac, True, work)
     if a.const or b.const:  # one map over the other side's outcomes
         many, c = (b, a) if a.const else (a, b)
-        num = node.left if a.const else node.right
-        value = num.value if isinstance(num, Num) else None
+        value = _value(node.left if a.const else node.right)
         # surely fractions: a fractional side plus, minus or divided by an integer, or
         # consecutive integers (at least two) divided by an integer other than +-1
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (

@@ -857,10 +857,12 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
 
 
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
+    from chancekit.dice._estimate import multisets_upto  # (a lazy import: no cycle)
+
     if ops and ops[0].kind in ("rr", "ro"):  # refused before the enumeration, not after
         limits.check(_reroll_ahead(base, n, ops[0]),
                      f"the '{ops[0].spelled or ops[0].kind}' step of this pool")
-    elif math.comb(n + len(base) - 1, len(base) - 1) <= MAX_POOL_STATES:
+    elif multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
         limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
     states = _multisets(base, n)
     budget = _Budget()
