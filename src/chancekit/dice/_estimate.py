@@ -271,23 +271,6 @@ def _total(faces: object) -> int | None:
     return sum(counts.values()) // math.gcd(*counts.values())
 
 
-def multisets_upto(n: int, faces: int, cap: int) -> int:
-    """``C(n + faces - 1, faces - 1)`` (the multisets of ``n`` dice of ``faces`` faces),
-    or the first partial product past ``cap`` (then the count is past it too): O(steps
-    until past ``cap``), never a binomial of 77 167 dice.
-
-    >>> multisets_upto(3, 6, 10**6), multisets_upto(77167, 2974, 100) > 100
-    (56, True)
-    """
-    k = min(n, faces - 1)
-    c = 1
-    for i in range(1, k + 1):
-        c = c * (n + faces - 1 - k + i) // i  # C(n + faces - 1 - k + i, i), exact
-        if c > cap:
-            return c
-    return c
-
-
 def _general(node: Dice) -> Bound:
     """The bound of a pool that surely goes to the general engine
     (``evaluate._general``: operators after a keep, several keeps, ``ra`` before another
@@ -295,7 +278,7 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
-    from chancekit.dice.evaluate import _covered, _is_per_die
+    from chancekit.dice.evaluate import _covered, _is_per_die, multisets_upto
     from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))

@@ -813,6 +813,23 @@ def _reroll_ahead(base: W, n: int, op: Op) -> int:
     return units * TUPLE_WORK
 
 
+def multisets_upto(n: int, faces: int, cap: int) -> int:
+    """``C(n + faces - 1, faces - 1)`` (the multisets of ``n`` dice of ``faces`` faces),
+    or the first partial product past ``cap`` (then the count is past it too): O(steps
+    until past ``cap``), never a binomial of 77 167 dice.
+
+    >>> multisets_upto(3, 6, 10**6), multisets_upto(77167, 2974, 100) > 100
+    (56, True)
+    """
+    k = min(n, faces - 1)
+    c = 1
+    for i in range(1, k + 1):
+        c = c * (n + faces - 1 - k + i) // i  # C(n + faces - 1 - k + i, i), exact
+        if c > cap:
+            return c
+    return c
+
+
 def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     """A lower bound of the units of enumerating the ``n``-dice multisets of ``base`` and
     then the first level of an explosion that only keeps/drops of the highest or lowest
@@ -857,8 +874,6 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
 
 
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
-    from chancekit.dice._estimate import multisets_upto  # (a lazy import: no cycle)
-
     if ops and ops[0].kind in ("rr", "ro"):  # refused before the enumeration, not after
         limits.check(_reroll_ahead(base, n, ops[0]),
                      f"the '{ops[0].spelled or ops[0].kind}' step of this pool")
