@@ -31,6 +31,13 @@ a sample of the cases (``--cli-sample``: the slowest answered ones first) and fl
 whose CLI took more than 2 s of CPU where ``dist()`` took under 1 s.
 
     .venv/bin/python tools/fuzz.py --notation 50000 --seed 23 --report notation.json
+
+``--generator beside`` swaps the grammar for :class:`BesideNotation` (issue #31): an
+expensive side priced near the budget beside a cheap side the tree estimate cannot read
+(general-engine pools, nested rolled counts, huge integers), the shape of the refusals
+that came after the work.
+
+    .venv/bin/python tools/fuzz.py --notation 800 --generator beside --seed 3106 --late 1
 """
 
 from __future__ import annotations
