@@ -187,7 +187,6 @@ CASES: dict[tuple[str, str], Callable[[], Callable[[], Any]]] = {
         lambda: lambda: _markov().hp_race((1000, 1000), ("d6-1", "d6-1"), method="joint"),
     ("MAX_MARKOV_TRANSITIONS", "chancekit.limits"):
         lambda: lambda: _markov().hp_race((100, 100), ("d100", "d100"), method="joint"),
-    ("MAX_MARKOV_BLOCK", "chancekit.limits"): lambda: lambda: _markov().board(2001, "1d2"),
     ("MAX_MARKOV_STEPS", "chancekit.limits"):
         lambda: lambda: _markov().steps(lambda n: n, 0, upto=100_001),
     ("MAX_MARKOV_WORK", "chancekit.limits"): lambda: lambda: _markov().board(1000, "1d2"),

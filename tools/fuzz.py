@@ -31,6 +31,13 @@ a sample of the cases (``--cli-sample``: the slowest answered ones first) and fl
 whose CLI took more than 2 s of CPU where ``dist()`` took under 1 s.
 
     .venv/bin/python tools/fuzz.py --notation 50000 --seed 23 --report notation.json
+
+``--generator beside`` swaps the grammar for :class:`BesideNotation` (issue #31): an
+expensive side priced near the budget beside a cheap side the tree estimate cannot read
+(general-engine pools, nested rolled counts, huge integers), the shape of the refusals
+that came after the work.
+
+    .venv/bin/python tools/fuzz.py --notation 800 --generator beside --seed 3106 --late 1
 """
 
 from __future__ import annotations
@@ -239,6 +246,75 @@ class HostileNotation:
         return self.expr(self.pick([(0, 3), (1, 4), (2, 2)]), dialect), dialect
 
 
+class BesideNotation(HostileNotation):
+    """A third generator (issue #31, item 5), aimed where the tree estimate is blind: an
+    *expensive* side priced near the budget (a power of thousands of dice, a keep of many
+    big dice, a map over a million faces, an explosion of many dice, a pairwise step)
+    combined with a *cheap side the tree cannot price* (a pool of several operators in a
+    row: the general engine; a rolled count, nested rolled counts; a group with
+    operators), in either order, nested, wrapped in unary minus or functions, with huge
+    integers (10**30, faces near 2**62) mixed in. ``--generator beside``."""
+
+    def expensive(self) -> str:
+        r = self.r
+        return self.pick([
+            (lambda: f"{r.randint(2000, 30000)}d{r.choice(['F', 2, 3, 4, 6])}", 3),
+            (lambda: f"{r.randint(300, 3000)}d{r.choice([8, 10, 12, 20, 100])}", 3),
+            (lambda: f"{r.randint(5, 40)}d{r.randint(50, 900)}k{r.choice('hl')}"
+             f"{r.randint(1, 12)}", 2),
+            (lambda: f"{r.choice(['-', ''])}d{r.randint(10**5, 10**6)}"
+             f"{r.choice(['/4', '*3', '+7', ''])}", 2),
+            (lambda: f"{r.randint(20, 300)}d{r.choice([6, 8, 10, 20])}"
+             f"{r.choice(['!', 'e6', '!!', 'rr1', 'ro<3'])}", 2),
+            (lambda: f"{r.randint(30, 120)}d20/{r.randint(30, 120)}d{r.choice([2, 4, 6])}", 1.5),
+            (lambda: f"d{r.randint(200, 900)}%d{r.randint(100, 900)}", 1),
+            (lambda: f"{r.randint(2, 12)}d{r.randint(10**4, 10**6)}", 1)])()
+
+    def unpriced(self, depth: int) -> str:
+        r = self.r
+        ops = lambda k: "".join(self.op("avrae") for _ in range(k))  # noqa: E731
+        choices = [
+            (lambda: f"{r.randint(1, 12)}d{r.choice([2, 4, 6, 8, 10, 12, 20, 'F'])}"
+             + ops(r.randint(2, 4)), 4),
+            (lambda: f"({r.randint(1, 30)}d{r.choice([4, 6, 8, 20])}{ops(r.randint(0, 2))}"
+             f"+d{r.choice([4, 6, 8])})d{r.choice([4, 6, 8, 10, 20])}{ops(r.randint(0, 2))}", 3),
+            (lambda: f"(({r.randint(1, 9)}d{r.choice([3, 4, 6])})d{r.choice([4, 6, 8])}"
+             f"{ops(r.randint(0, 1))})d{r.choice([4, 6, 10])}{ops(r.randint(0, 2))}", 2),
+            (lambda: "(" + ", ".join(f"{r.randint(1, 20)}d{r.choice([4, 6, 8, 12])}"
+                                     for _ in range(r.randint(2, 4)))
+             + ")" + ops(r.randint(1, 3)), 2),
+            (lambda: f"{r.randint(1, 9)}d{{"
+             + ",".join(self.face() for _ in range(r.randint(2, 4))) + "}"
+             + ops(r.randint(1, 3)), 1.5),
+            (lambda: str(self.pick([(10**r.randint(15, 40), 1), (2**62 + r.randint(0, 9), 1),
+                                    (-(10**r.randint(15, 30)), 1)])), 1)]
+        if depth > 0:
+            choices.append((lambda: "(" + self.mixed(depth - 1) + ")", 2))
+        return self.pick(choices)()
+
+    def mixed(self, depth: int) -> str:
+        r = self.r
+        parts = [self.expensive(), self.unpriced(depth)]
+        for _ in range(self.pick([(0, 4), (1, 2), (2, 1)])):
+            parts.append(self.pick([(self.expensive, 1), (lambda: self.unpriced(depth), 2)])())
+        r.shuffle(parts)
+        out = parts[0]
+        for p in parts[1:]:
+            op = self.pick([("+", 6), ("-", 3), ("*", 2), ("/", 1), ("//", 1), ("%", 1),
+                            (">=", 0.5)])
+            out += op + self.space() + p
+        return self.pick([(out, 8), ("-" + "(" + out + ")", 1), ("(" + out + ")*3", 1),
+                          ("(" + out + ")/7", 1)])
+
+    def case(self) -> tuple[str, str]:
+        return self.mixed(self.pick([(0, 5), (1, 3), (2, 1)])), "avrae"
+
+
+#: the notation generators of ``--notation`` (``--generator NAME``)
+GENERATORS: dict[str, type[HostileNotation]] = {"hostile": HostileNotation,
+                                                "beside": BesideNotation}
+
+
 def _notation_worker_init() -> None:
     import resource
 
@@ -294,7 +370,7 @@ def run_notation(args: argparse.Namespace) -> int:
     """The ``--notation N`` run: N cases of :class:`HostileNotation`, then the CLI sample."""
     from multiprocessing import get_context
 
-    gen = HostileNotation(args.seed)
+    gen = GENERATORS[args.generator](args.seed)
     cases = [gen.case() for _ in range(args.notation)]
     start = time.perf_counter()
     results: list[tuple[str, str, str, float, str]] = []
@@ -353,7 +429,7 @@ def _report_notation(args: argparse.Namespace, gen: HostileNotation,
         print(f"  dist {secs:.2f} s, CLI {cpu:.2f} s, exit {code}  {dialect}  {text!r:.120}")
     if args.report:
         Path(args.report).write_text(json.dumps({
-            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "generator": "HostileNotation",
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "generator": type(gen).__name__,
             "seed": args.seed, "cases": len(results), "counts": counts,
             "wall_seconds": round(elapsed), "jobs": args.jobs,
             "python": platform.python_version(), "cpus": os.cpu_count(),
@@ -378,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("paths", nargs="*", default=["tests"], help="where to collect (tests)")
     ap.add_argument("--notation", type=int, metavar="N", default=0,
                     help="instead: N cases of the hostile notation grammar (HostileNotation)")
+    ap.add_argument("--generator", choices=sorted(GENERATORS), default="hostile",
+                    help="--notation: the grammar (hostile: HostileNotation; beside: "
+                    "BesideNotation, an expensive side beside one the tree cannot price)")
     ap.add_argument("--late", type=float, default=0.5,
                     help="--notation: a refusal later than this (CPU s) is flagged")
     ap.add_argument("--cli-sample", type=int, default=200,

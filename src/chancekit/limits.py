@@ -368,9 +368,9 @@ MAX_MARKOV_STATES = 1_000_000
 #: the most transitions (self-loops aside) of one explored chain (counted as it is
 #: explored): a memory ceiling (about 50 bytes each), not lifted by ``max_work``
 MAX_MARKOV_TRANSITIONS = 10_000_000
-#: the most states of one strongly connected component: its dense exact matrix (k**2
-#: fractions, about 250 MB at 2 000) is a memory ceiling; its k**3 solve is priced as work
-MAX_MARKOV_BLOCK = 2_000
+# (a strongly connected component's dense solve is priced as work with its k**2 cells:
+# chancekit.markov.chain.block_note: the fixed ceiling of 2 000 states, MAX_MARKOV_BLOCK,
+# is gone, issue 31)
 #: the most steps one ``steps(upto=..., tail=...)`` call walks
 MAX_MARKOV_STEPS = 100_000
 #: the most estimated work units (about UNIT_NS each) of one chain's solve: about 3 s

@@ -308,9 +308,10 @@ def test_limits_are_counted_while_exploring_and_estimated_before_solving(monkeyp
     with pytest.raises(LimitError) as e:
         explore(lambda n: n + 1, 0)  # an endless counter
     assert e.value.limit == "MAX_MARKOV_STATES"
-    with pytest.raises(LimitError) as e:
+    with pytest.raises(LimitError) as e:  # a big component: priced (work and memory)
         upfront("x", 10, 10, block=5000)
-    assert e.value.limit == "MAX_MARKOV_BLOCK"
+    assert e.value.limit == "MAX_MARKOV_WORK" and "5,000 x 5,000 matrix" in str(e.value)
+    assert "lift it with max_work=5e10" in str(e.value)
     with pytest.raises(LimitError) as e:
         upfront("x", 1000, 200_000, block=999)
     assert e.value.limit == "MAX_MARKOV_WORK"

@@ -370,10 +370,12 @@ def test_healing_races_are_sized_up_front():
     before exploring."""
     with pytest.raises(LimitError) as e:
         hp_race(5000, "1d6-3")
-    assert e.value.limit == "MAX_MARKOV_BLOCK" and "has up to 5,000 states" in str(e.value)
+    # a 5,000-state component: priced up front (no longer a fixed ceiling), liftable
+    assert e.value.limit == "MAX_MARKOV_WORK" and "5,000 states that reach" in str(e.value)
+    assert "max_work=" in str(e.value) and "MB for its 5,000 x 5,000 matrix" in str(e.value)
     with pytest.raises(LimitError) as e:
         hp_race((40, 40), ("1d6-2", "1d8-2"))  # both heal: up to 1,600 in one component
     # its dense solve (1,600**3 / 4 units) is priced up front, past the default budget
-    assert e.value.limit == "MAX_MARKOV_WORK" and "40 x 40 HP needs" in str(e.value)
+    assert e.value.limit == "MAX_MARKOV_WORK" and "40 x 40 HP (one component" in str(e.value)
     assert "max_work=2e9" in str(e.value)
     assert hp_race(12, "1d6-3").rounds.mean > 0  # small ones are answered

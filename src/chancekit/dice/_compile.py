@@ -34,7 +34,15 @@ from typing import Any
 
 from chancekit import limits
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary, VarDice, walk
-from chancekit.dice._estimate import Refused, lower_bound
+from chancekit.dice._estimate import (
+    Bound,
+    Refused,
+    dice_bound,
+    forget,
+    known,
+    lower_bound,
+    remembering,
+)
 from chancekit.dice.caps import combine, mixture, unary
 from chancekit.dice.distribution import (
     EXPLODE_DEPTH,
@@ -279,12 +287,62 @@ class _FunctionError(Exception):
 _BREAKDOWN = ("mark", "sort", "match")
 
 
-class _Ctx:
-    """The source text and the column of the node being compiled (for errors)."""
+#: a pairwise step of at least this many pairs whose result feeds another priced step
+#: counts its distinct results first (a gcd per pair for ``/``) when the step after it
+#: could pass the budget (``69d20/66d2%76d4``: the ``/`` ran 1.5 s, then ``%`` was refused)
+_COUNT_PAIRS = 5_000
 
-    def __init__(self, text: str) -> None:
+
+class _Ctx:
+    """The source text and the column of the node being compiled (for errors), and the
+    tree priced as it is evaluated (``memo``: dice/_estimate.py's bounds by node id,
+    ``path``: the nodes being evaluated, root first)."""
+
+    def __init__(self, text: str, root: Node | None = None) -> None:
         self.text = text
         self.col = 1
+        self.root = root
+        self.memo: dict[int, Bound] = {}
+        self.path: list[Node] = []
+
+    def work(self, node: Node) -> int:
+        """The lower bound of the work ``node`` has left (0 when not priced)."""
+        got = self.memo.get(id(node))
+        return got.work if got is not None else 0
+
+    def first(self, node: Node) -> int:
+        """The order to evaluate siblings in: sides the tree cannot read (their bound
+        says one outcome and no work: general pools, rolled counts) first, then the
+        cheapest; what they give prices the steps they feed before the others run."""
+        got = self.memo.get(id(node))
+        if got is None:
+            return 0
+        return -1 if (got.lo <= 1 and not got.const and not got.work) else got.work
+
+    def learned(self, node: Node, bound: Bound) -> None:
+        """``node``'s bound is now ``bound`` (evaluated: :func:`known`): the work left in
+        the whole tree is priced again (the ancestors only, O(depth)) and refused now when
+        it no longer fits the budget. Only when the node's outcomes are more than its
+        bound said (else nothing left can cost more than priced)."""
+        memo = self.memo
+        before = memo.get(id(node))
+        memo[id(node)] = bound
+        if (self.root is None or not self.path or self.path[-1] is not node or (
+                before is not None and not (
+                    bound.lo > before.lo or bound.const != before.const
+                    or bound.work > before.work or (bound.frac and not before.frac)
+                    or (bound.dense and not (before.dense or before.consecutive))
+                    or bound.tbits > 2 * before.tbits + 64))):
+            return  # nothing learnt that can raise the price of what is left
+        for up in self.path[:-1]:
+            memo.pop(id(up), None)
+        try:
+            rest = lower_bound(self.root)
+        except Refused as r:
+            raise LimitError(f"{r.what} (at column {r.col} of {quote(self.text)})",
+                             limit=r.limit, value=r.value) from None
+        limits.check(rest.work, "this expression (priced again with the outcomes of "
+                     f"column {node.col} known)")
 
     def refuse(self, what: str, units: int) -> LimitError:
         shown = f"{units:,}" if units < 10**15 else f"2^{units.bit_length() - 1}"
@@ -297,7 +355,15 @@ class _Ctx:
 
 def compile_tree(node: Node, text: str) -> Distribution:
     """The exact distribution of ``node`` (``text`` is the source, for messages)."""
-    ctx = _Ctx(text)
+    ctx = _Ctx(text, node)
+    token = remembering(ctx.memo)
+    try:
+        return _compile(node, text, ctx)
+    finally:
+        forget(token)
+
+
+def _compile(node: Node, text: str, ctx: _Ctx) -> Distribution:
     with limits.evaluation(limit=MAX_WORK, name="MAX_WORK", refuse=ctx.refuse):
         # every die is built once: charged for the whole tree before anything is built
         # (thirty d1000000 in one set are refused at once, not after 2.6 GB)
@@ -327,6 +393,18 @@ def _die(node: Dice) -> Distribution:
 
 
 def _eval(node: Node, ctx: _Ctx) -> Distribution:
+    """``node``'s exact distribution; then the rest of the tree priced again with it
+    known (:meth:`_Ctx.learned`)."""
+    ctx.path.append(node)
+    try:
+        out = _eval_node(node, ctx)
+        ctx.learned(node, known(out))
+    finally:
+        ctx.path.pop()
+    return out
+
+
+def _eval_node(node: Node, ctx: _Ctx) -> Distribution:
     ctx.col = node.col
     if isinstance(node, Num):
         return constant(node.value)
@@ -344,7 +422,7 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
     if isinstance(node, Group):
         if not node.is_set:
             return _eval(node.items[0], ctx)
-        pool = Pool.of([_eval(it, ctx) for it in node.items])
+        pool = Pool.of(_eval_all(node.items, ctx))
         for op in node.ops:
             pool = pool._with(op)
         ctx.col = node.col
@@ -353,7 +431,7 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         inner = _eval_then(node.operand, ctx, MAP_WORK if node.op == "-" else 0)
         return inner if node.op == "+" else unary(Distribution.__neg__(inner), inner, "-")
     if isinstance(node, Call):
-        args = [_eval(a, ctx) for a in node.args]
+        args = _eval_all(node.args, ctx)
         ctx.col = node.col
         try:
             return call(node.name, args)
@@ -361,9 +439,17 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
             raise NotationError(f"{e} (an outcome of the argument)", ctx.text,
                                 node.col) from None
     if isinstance(node, Binary):  # a side mapped by a number: looked ahead at
-        a = _eval_then(node.left, ctx, MAP_WORK if isinstance(node.right, Num) else 0)
-        b = _eval_then(node.right, ctx, MAP_WORK if isinstance(node.left, Num) else 0)
+        left_rate = MAP_WORK if isinstance(node.right, Num) else 0
+        right_rate = MAP_WORK if isinstance(node.left, Num) else 0
+        if ctx.first(node.right) < ctx.first(node.left):
+            # the cheaper side first: its outcomes price this step before the costly side
+            b = _eval_then(node.right, ctx, right_rate)
+            a = _eval_then(node.left, ctx, left_rate)
+        else:
+            a = _eval_then(node.left, ctx, left_rate)
+            b = _eval_then(node.right, ctx, right_rate)
         ctx.col = node.col
+        _count_results(node, a, b, ctx)
         if node.op == "**":
             price_power(a, b, "'**'")
         if node.op in ("/", "//", "%") and 0 in b:
@@ -375,6 +461,74 @@ def _eval(node: Node, ctx: _Ctx) -> Distribution:
         except _FunctionError as e:
             raise NotationError(f"{e} (the sides can give it)", ctx.text, node.col) from None
     raise AssertionError(node)  # pragma: no cover
+
+
+def _eval_all(nodes: Sequence[Node], ctx: _Ctx) -> list[Distribution]:
+    """The distributions of ``nodes`` in their order, evaluated cheapest first
+    (:meth:`_Ctx.first`: what the cheap ones give is priced before the costly ones run)."""
+    order = sorted(range(len(nodes)), key=lambda i: ctx.first(nodes[i]))
+    out: list[Distribution | None] = [None] * len(nodes)
+    for i in order:
+        out[i] = _eval(nodes[i], ctx)
+    return [x for x in out if x is not None]
+
+
+def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) -> None:
+    """Before a pairwise ``*`` or ``/`` of integers whose result feeds another step: when
+    the rest of the tree could pass the budget with as many results as pairs, count the
+    distinct results first (a gcd a pair for ``/``, a product for ``*``: a small part of
+    the step, which builds a Fraction a pair) and price the rest with that count, so the
+    step after it is refused before this one runs."""
+    if node.op not in ("*", "/") or not (a._int and b._int) or len(ctx.path) < 2:
+        return
+    pairs = len(a._w) * len(b._w)
+    if pairs < _COUNT_PAIRS or len(a._w) == 1 or len(b._w) == 1 or pairs > limits.MAX_PAIRS:
+        return
+    rate = limits.FRACTION_PAIR_WORK if node.op == "/" else limits.PAIR_WORK
+    own = pairs * rate  # what the step will charge
+    most = Bound(pairs, False, node.op == "/", False, own)
+    if not _fits(node, most, ctx):
+        limits.count(pairs * 20)
+        if node.op == "*":
+            got = len({x * y for x in a._w for y in b._w})
+            frac = False
+        else:
+            seen = set()
+            frac = False
+            for y in b._w:
+                if y == 0:
+                    return  # division by zero: the step says so
+                for x in a._w:
+                    g = math.gcd(x, y)
+                    q = (x // g, y // g) if y > 0 else (-x // g, -y // g)
+                    seen.add(q)
+                    if q[1] != 1:
+                        frac = True
+            got = len(seen)
+        ctx.learned(node, Bound(got, got == 1, frac, False, own))
+
+
+def _fits(node: Node, bound: Bound, ctx: _Ctx) -> bool:
+    """Whether the rest of the tree fits the budget with ``node``'s bound ``bound`` (the
+    memo is left with the ancestors priced again)."""
+    memo = ctx.memo
+    saved = memo.get(id(node))
+    memo[id(node)] = bound
+    for up in ctx.path[:-1]:
+        memo.pop(id(up), None)
+    try:
+        rest = lower_bound(ctx.root) if ctx.root is not None else bound
+        budget = limits.current()
+        return budget is None or budget.estimated + rest.work <= budget.limit
+    except Refused:
+        return False
+    finally:
+        if saved is not None:
+            memo[id(node)] = saved
+        else:
+            memo.pop(id(node), None)
+        for up in ctx.path[:-1]:
+            memo.pop(id(up), None)
 
 
 def _eval_then(node: Node, ctx: _Ctx, rate: int) -> Distribution:
@@ -450,6 +604,11 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
     if not node.ops:  # plain dice: every count's power priced before the first is built
         limits.check(_powers_work([abs(c) for c in counts], sides, node.faces),
                      "rolled numbers of dice and sides")
+    if not any(o.kind in _LIMITED and o.steps for o in node.ops):
+        # every (count, sides) pool priced by the tree's own bound before the first is
+        # built ((87d8p<0p4+d8)d6ph4 kept dice of 105 counts one by one for 1.6 s, then
+        # was refused), and the rest of the tree priced again with it
+        _pools_work(node, counts, sides, ctx)
     parts: list[Distribution] = []
     weights: list[int] = []
     for s, ws in zip(sides, sw, strict=True):
@@ -552,6 +711,34 @@ def _limited_explosions(node: Dice, ctx: _Ctx) -> Distribution:
         prev = row
     ctx.col = node.col
     return prev[n]
+
+
+def _pools_work(node: VarDice, counts: list[int], sides: list[int], ctx: _Ctx) -> None:
+    """Refuse now the pools of a rolled count or sides whose bounds (dice/_estimate.py,
+    one per (count, sides) pair) add up past the budget: O(pairs), stopped at the
+    first sum past it."""
+    room = limits.work_limit()
+    total = 0
+    most = 1
+    for s in sides:
+        faces_ = node.faces if node.sides is None else range(1, s + 1)
+        if faces_ is None:
+            return
+        for c in counts:
+            try:
+                got = dice_bound(Dice(abs(c), faces_, node.ops, node.col, node.spelled))
+            except Refused as r:
+                raise LimitError(f"{r.what} (at column {node.col} of {quote(ctx.text)})",
+                                 limit=r.limit, value=r.value) from None
+            total += got.work
+            most = max(most, got.lo)
+            if total > room:
+                break
+        if total > room:
+            break
+    limits.check(total, "rolled numbers of dice and sides")
+    # the mixture has at least the outcomes of its widest pool
+    ctx.learned(node, Bound(most, False, False, False, total))
 
 
 def _powers_work(counts: list[int], sides: list[int], fixed: Sequence[int] | None) -> int:

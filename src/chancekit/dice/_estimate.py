@@ -30,6 +30,13 @@ Because every term is at most what the evaluation will charge, refusing when the
 passes ``MAX_WORK`` refuses only what the evaluation would refuse anyway — now, before any
 work. Cost: one walk of the tree, O(nodes) (the faces of ``d{...}`` lists are read once).
 
+The evaluation prices the tree again as it learns (issue #31): under :func:`remembering`
+the bound of every node is kept, a node evaluated is replaced by :func:`known` (its exact
+outcome count, no work left), and only its ancestors are priced again, O(depth) a time.
+So a cheap side the tree cannot read, evaluated first, tells the price of the step it
+feeds before the expensive side runs (``24919dF+9d2ph4kl3`` summed 24 919 dice for 1.3 s,
+then the sum was refused).
+
 >>> from chancekit.dice._parse import parse
 >>> lower_bound(parse("-d999999 / 4 - 5", "avrae")).work > 50_000_000
 True
@@ -39,10 +46,11 @@ True
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
@@ -60,7 +68,7 @@ from chancekit.limits import (
     power_work,
 )
 
-__all__ = ["Bound", "Refused", "lower_bound"]
+__all__ = ["Bound", "Refused", "dice_bound", "known", "lower_bound", "remembering"]
 
 
 class Refused(Exception):
@@ -87,9 +95,44 @@ class Bound:
     consecutive: bool
     work: int
     tbits: int = 1
+    #: surely integers close enough for a polynomial sum (``Distribution._dense``)
+    dense: bool = False
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
+
+#: the bounds of one evaluation's nodes, by ``id`` (:func:`remembering`)
+_MEMO: contextvars.ContextVar[dict[int, Bound] | None] = contextvars.ContextVar(
+    "chancekit_bounds", default=None)
+
+
+def remembering(memo: dict[int, Bound]) -> contextvars.Token[dict[int, Bound] | None]:
+    """Keep every bound :func:`lower_bound` computes in ``memo`` (by node ``id``) and read
+    it back: the caller replaces the nodes it evaluates by :func:`known` and deletes the
+    bounds of their ancestors, so pricing the tree again costs O(depth). Returns the token
+    to reset (``_MEMO.reset``)."""
+    return _MEMO.set(memo)
+
+
+def forget(token: contextvars.Token[dict[int, Bound] | None]) -> None:
+    """End :func:`remembering`."""
+    _MEMO.reset(token)
+
+
+def known(dist: Any, work: int = 0) -> Bound:
+    """The bound of a node whose result ``dist`` (a Distribution) is computed: its exact
+    outcome count and total weight, ``work`` left (none). O(1).
+
+    >>> from chancekit.dice.distribution import d
+    >>> known(d(6)).lo, known(d(6)).dense
+    (6, True)
+    """
+    w = dist._w
+    n = len(w)
+    ints = dist._int
+    span = next(reversed(w)) - next(iter(w)) + 1 if ints and n else 0
+    return Bound(n, n == 1, not ints, ints and span == n, work, dist._total.bit_length(),
+                 ints and span <= 4 * n + 64)
 #: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
 _ONE_ARG = ("floor", "ceil", "round", "abs", "trunc", "roundFast")
 #: Foundry's functions of one argument charged a Fraction's rate an outcome
@@ -98,6 +141,16 @@ _HEAVY_ONE = ("sqrt", "cbrt", "exp", "log", "log2", "log10")
 
 def lower_bound(node: Node) -> Bound:
     """The :class:`Bound` of ``node`` (see the module docstring)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return _lower_bound(node)
+    got = memo.get(id(node))
+    if got is None:
+        got = memo[id(node)] = _lower_bound(node)
+    return got
+
+
+def _lower_bound(node: Node) -> Bound:
     if isinstance(node, Num):
         return Bound(1, True, not isinstance(node.value, int), True, 0)
     if isinstance(node, Dice):
@@ -143,6 +196,13 @@ def lower_bound(node: Node) -> Bound:
     return Bound(1, False, False, False, work)
 
 
+def dice_bound(node: Dice) -> Bound:
+    """The bound of one group of dice ``NdX...`` alone (no memo: for the pools a rolled
+    count makes, one per count); raises :class:`Refused` where the pool's own limit will
+    refuse it."""
+    return _dice(node)
+
+
 def _kept(node: Dice) -> int | None:
     """How many dice's faces are summed when the operators only keep or drop the highest
     or lowest dice (one such operator) or reroll once (every face stays possible), else
@@ -171,7 +231,7 @@ def _dice(node: Dice) -> Bound:
     if node.ops:  # the m dice kept: at least m(k - 1) + 1 sums
         m = _kept(node)
         if m is None:
-            return _UNKNOWN
+            return _general(node)
         if m < n or any(op.kind == "ro" for op in node.ops):
             return _keep(node, m)
     faces = node.faces
@@ -191,9 +251,61 @@ def _dice(node: Dice) -> Bound:
     lo = n * (k - 1) + 1
     work = 0
     span = n * (hi_f - lo_f) + 1
-    if n >= 2 and span <= MAX_OUTCOMES and span * n * tbits <= MAX_WEIGHT_BITS:
-        work = power_work(hi_f - lo_f + 1, span, n * tbits)  # what repeat_sum charges
+    total = _total(faces) if not node.ops else None
+    if n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
+            total is not None and span * n * math.log2(max(2, total)) <= MAX_WEIGHT_BITS)):
+        # what repeat_sum charges (also past its first, rough test of the weights' bits:
+        # 25470dF is summed, 48 M units, and was priced as free)
+        work = power_work(hi_f - lo_f + 1, span, n * tbits)
     return Bound(lo, False, False, consecutive, work, n * (tbits - 1) + 1)
+
+
+def _total(faces: object) -> int | None:
+    """The total weight of the die of ``faces`` (a range, or a list of ints: their counts
+    over their gcd), None for other faces."""
+    if isinstance(faces, range):
+        return len(faces)
+    counts = Counter(cast(list[int], faces))
+    if not counts:
+        return None
+    return sum(counts.values()) // math.gcd(*counts.values())
+
+
+def _general(node: Dice) -> Bound:
+    """The bound of a pool that surely goes to the general engine
+    (``evaluate._general``: operators after a keep, several keeps, ``ra`` before another
+    operator...): it enumerates every multiset of its ``n`` dice first, charging
+    ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
+    ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
+    engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
+    from chancekit.dice.evaluate import _covered, _is_per_die, multisets_upto
+    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
+
+    ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
+    n = node.count
+    if (n < 2 or not ops or all(_is_per_die(op) for op in ops)
+            or any(op.kind in ("ce", "mt") for op in ops)
+            or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
+        return _UNKNOWN
+    for op in ops:
+        if op.kind not in ("rr", "ro", "mi", "ma"):
+            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
+                return _UNKNOWN
+            break
+    *head, last = ops
+    per = all(op.kind in ("rr", "ro", "mi", "ma") for op in head)
+    if per and (last.kind == "ra" or (last.kind in ("k", "p") and len(last.sels) == 1
+                                      and not last.sels[0].by_value)):
+        return _UNKNOWN
+    f = len(set(node.faces))
+    if f < 2:
+        return _UNKNOWN
+    states = multisets_upto(n, f, MAX_POOL_STATES)
+    if states > MAX_POOL_STATES:
+        raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
+                      f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
+                      "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
+    return Bound(1, False, False, False, states * (n + f) * TUPLE_WORK)
 
 
 def _keep(node: Dice, m: int) -> Bound:
@@ -263,8 +375,11 @@ def _pool(node: Dice) -> Bound | None:
         return Bound(1, True, False, True, 0)
     if per:
         work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
+        # a die whose faces are dense has a dense sum (its span at most 4 x its
+        # outcomes): the sum it feeds is a polynomial product (75d%e5 + d20)
         return Bound(n * (len(outs) - 1) + 1, False, False, outs[-1] - outs[0] + 1 == len(outs),
-                     work, n * (unit.total.bit_length() - 1) + 1)
+                     work, n * (unit.total.bit_length() - 1) + 1,
+                     outs[-1] - outs[0] <= 4 * (len(outs) - 1))
     miss = [v for v in outs if not ops[-1].matches(v)]
     work = _power(len(unit), outs[0], outs[-1], unit.total, n, node.col)
     if len(miss) >= 2:
@@ -304,6 +419,16 @@ class _Shape:
         return self.faces
 
 
+def _value(node: Node) -> object:
+    """The number a constant side is when the tree shows it (``7``, ``-7``, ``+-7``),
+    else None."""
+    sign = 1
+    while isinstance(node, Unary):
+        sign = -sign if node.op == "-" else sign
+        node = node.operand
+    return sign * node.value if isinstance(node, Num) else None
+
+
 def _binary(node: Binary) -> Bound:
     a, b = lower_bound(node.left), lower_bound(node.right)
     work = a.work + b.work
@@ -313,8 +438,7 @@ def _binary(node: Binary) -> Bound:
         return Bound(1, True, a.frac or b.frac, True, work)
     if a.const or b.const:  # one map over the other side's outcomes
         many, c = (b, a) if a.const else (a, b)
-        num = node.left if a.const else node.right
-        value = num.value if isinstance(num, Num) else None
+        value = _value(node.left if a.const else node.right)
         # surely fractions: a fractional side plus, minus or divided by an integer, or
         # consecutive integers (at least two) divided by an integer other than +-1
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (
@@ -326,6 +450,10 @@ def _binary(node: Binary) -> Bound:
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
         if op == "**":  # priced per outcome before the map (price_power)
             work += many.lo * PAIR_WORK
+        if op == "/" and isinstance(value, int) and many.frac:
+            # Fractions divided: Distribution._combine charges their results before the
+            # map (at the Fraction rate) too
+            work += many.lo * (FRACTION_MAP_WORK - MAP_WORK)
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
@@ -336,8 +464,10 @@ def _binary(node: Binary) -> Bound:
     if op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product (charged past 400 pairs) or the pairs (refused
         # past MAX_PAIRS anyway)
-        step = min(pairs * PAIR_WORK,
-                   mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0)
+        poly = mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0
+        # both surely dense: the polynomial product for sure (Distribution._poly_add)
+        step = poly if (a.dense or a.consecutive) and (b.dense or b.consecutive) else min(
+            pairs * PAIR_WORK, poly)
     elif pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
         if a.lo >= 2 and b.lo >= 2:
             # surely pairwise (neither side one outcome, not a polynomial sum): refuse now

@@ -30,10 +30,12 @@ the explored graph before it starts — about :data:`~chancekit.limits.MARKOV_ED
 units a transition plus k**3 / 4 a dense component of k states, with the big numbers
 priced at their estimated size (:meth:`Chain.bits`). Both are charged to one budget of
 ``max_work`` units (default :data:`~chancekit.limits.MAX_MARKOV_WORK`, about 3 s), refused
-past it with the ``max_work=N`` (``--max-work N``) that would lift it. Memory ceilings,
-not lifted: :data:`~chancekit.limits.MAX_MARKOV_STATES` states,
-:data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions, and
-:data:`~chancekit.limits.MAX_MARKOV_BLOCK` states in one component (its dense matrix).
+past it with the ``max_work=N`` (``--max-work N``) that would lift it. A component's
+dense solve is priced with its memory (k**2 cells, about 64 bytes each, named in the
+refusal: a 2 000-state component is about 2 G units and 256 MB), so a component of any
+size is answered when ``max_work`` is lifted for it (issue #31: 2 000 states was a fixed
+ceiling). Memory ceilings, not lifted: :data:`~chancekit.limits.MAX_MARKOV_STATES`
+states and :data:`~chancekit.limits.MAX_MARKOV_TRANSITIONS` transitions.
 
 >>> from chancekit.markov import absorb, steps
 >>> from chancekit import constant, d
@@ -64,7 +66,6 @@ from chancekit.limits import (
     MARKOV_EDGE_WORK,
     MARKOV_INT_WORK,
     MARKOV_MOMENT_WORK,
-    MAX_MARKOV_BLOCK,
     MAX_MARKOV_STATES,
     MAX_MARKOV_STEPS,
     MAX_MARKOV_TRANSITIONS,
@@ -255,15 +256,6 @@ class Chain:
         bits = self.bits(growth) if growth else None
         units = 0
         for c, comp in enumerate(comps):
-            k = len(comp)
-            if k > MAX_MARKOV_BLOCK:
-                raise LimitError(
-                    f"the chain has {k:,} states that all reach each other (one "
-                    f"strongly connected component); its dense exact solve holds a "
-                    f"{k:,} x {k:,} matrix of fractions, past the memory ceiling "
-                    f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} states (max_work does not "
-                    "lift it): merge states (keep only what the next step depends on)",
-                    limit="MAX_MARKOV_BLOCK", value=k)
             big = bits is not None and not (growth == "forward" and self.closed()[c])
             # (a closed class's own solve is on its small probabilities: stationary)
             units += self.component_work(comp, edge_work, solves, bits[c] if big else None)
@@ -281,7 +273,7 @@ class Chain:
         # a block: its matrix on small numbers (a transition each, an exact solve per
         # column: flint's fraction-free LU, k**3 / 4), the big numbers in the column
         # solved (k**2 x their words) and once per state and exit
-        units = edges * edge_work + solves * (k**3 // 4 + k * k * 50)
+        units = edges * edge_work + solves * (k**3 // 4 + k * k * _CELL_WORK)
         if bits is not None:
             exits = len({j for i in comp for j in self.succ[i]}) - k
             units += solves * ((2 * k + max(exits, 0)) * (per - edge_work)
@@ -323,6 +315,34 @@ class Chain:
                         most = size[cj]
             size[c] = most + own[c]
         return size
+
+
+#: work units of one cell of a component's dense k x k matrix: building it in Python and
+#: in flint (about 1 us), which also prices its memory (about :data:`_CELL_BYTES`)
+_CELL_WORK = 50
+#: bytes one cell of the dense matrix takes while it is solved (a pointer in the rows
+#: built in Python, one in the flattened list, a small fmpq in flint: about 40; the
+#: fraction-free solve's integers grow past that on big components)
+_CELL_BYTES = 64
+
+
+def block_note(states: int) -> str:
+    """What a refusal says of a component of ``states`` states (issue #31): its dense
+    exact solve, priced as work (k**3 / 4 units, lifted with ``max_work``), and the
+    memory its k x k matrix takes. Empty for components of at most 1 000 states.
+
+    >>> block_note(2_000)[:60]
+    ' (one component of 2,000 states that reach each other: a den'
+    >>> block_note(1_000)
+    ''
+    """
+    if states <= 1_000:
+        return ""
+    units = states**3 // 4 + states * states * _CELL_WORK
+    mb = states * states * _CELL_BYTES // 10**6
+    return (f" (one component of {states:,} states that reach each other: a dense exact "
+            f"solve, about {units:,} units and {mb:,} MB for its {states:,} x {states:,} "
+            "matrix)")
 
 
 def _grow(base: int, bits: int) -> int:
@@ -565,24 +585,25 @@ def upfront(what: str, states: int, transitions: int, block: int = 0, work: int 
             f"{what} has up to {transitions:,} transitions, more than "
             f"MAX_MARKOV_TRANSITIONS = {MAX_MARKOV_TRANSITIONS:,} (the memory ceiling of one "
             "chain); group outcomes first", limit="MAX_MARKOV_TRANSITIONS", value=transitions)
-    if block > MAX_MARKOV_BLOCK:
-        raise LimitError(
-            f"{what} has up to {block:,} states that reach each other, more than "
-            f"MAX_MARKOV_BLOCK = {MAX_MARKOV_BLOCK:,} (one dense exact solve: its matrix "
-            "is the memory ceiling)", limit="MAX_MARKOV_BLOCK", value=block)
     units = (states * EXPLORE_STATE_WORK + transitions * (EXPLORE_EDGE_WORK + MARKOV_EDGE_WORK)
-             + block**3 // 4 + work)
+             + block**3 // 4 + block * block * _CELL_WORK + work)
     budget = limits.current()
     if budget is None:
         budget = limits.Budget(MAX_MARKOV_WORK, "MAX_MARKOV_WORK")
     if budget.estimated + units > budget.limit:
         refuse = budget.refuse if isinstance(budget.refuse, _Refusal) else _Refusal(budget, "")
-        raise refuse(what, budget.estimated + units)
+        raise refuse(what + block_note(block), budget.estimated + units)
 
 
 def _charge(chain: Chain, what: str, edge_work: int = MARKOV_EDGE_WORK,
             solves: int = 1, growth: str | None = None) -> None:
-    limits.charge(chain.solve_work(edge_work, solves, growth), what)
+    limits.charge(chain.solve_work(edge_work, solves, growth), what + _biggest(chain))
+
+
+def _biggest(chain: Chain) -> str:
+    """:func:`block_note` of the chain's largest component."""
+    comps, _ = chain.components()
+    return block_note(max((len(c) for c in comps), default=0))
 
 
 def _dense(rows: list[list[Any]]) -> Any:
@@ -799,7 +820,7 @@ def _absorb(chain: Chain) -> Distribution:
     _check_absorbing(chain)
     with _budget():
         acyclic = _acyclic_scale(chain)
-        limits.charge(_absorb_work(chain, acyclic), "absorb()")
+        limits.charge(_absorb_work(chain, acyclic), "absorb()" + _biggest(chain))
         if _integer(acyclic):
             lcm, height, _ = acyclic  # type: ignore[misc]
             scale = lcm**height
@@ -1083,7 +1104,7 @@ def _steps(chain: Chain, upto: int | None, tail: Fraction | None) -> Steps:
             pmf = (_pmf_acyclic(chain, depth, acyclic) if _integer(acyclic)  # type: ignore[arg-type]
                    else _pmf(chain, depth, None)[0])
             return _steps_of(pmf + [Fraction(0)] * ((upto or 0) + 1 - len(pmf)))
-        limits.charge(_moments_work(chain, acyclic), "steps()")
+        limits.charge(_moments_work(chain, acyclic), "steps()" + _biggest(chain))
         if _integer(acyclic):
             lcm, height, _ = acyclic  # type: ignore[misc]
             scale = lcm**height
