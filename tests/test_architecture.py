@@ -167,3 +167,18 @@ def test_the_import_graph_has_no_cycles_but_the_known_ones() -> None:
 def test_the_cycle_finder_can_fail() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_test_modules_have_unique_names() -> None:
+    """Test folders are not packages, so two test modules of one basename stop pytest's
+    collection of the whole suite ("import file mismatch"): each basename once."""
+    root = Path(__file__).resolve().parent
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted(root.rglob("test_*.py")):
+        if "node_modules" in path.parts:
+            continue
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(root)} and {path.relative_to(root)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "rename one of: " + "; ".join(clashes)
