@@ -5,6 +5,10 @@ before an answer or a refusal, each priced by what it does. Every check counts w
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import pytest
+
 from chancekit.dice import d
 from chancekit.dice.facewalk import _keep_costs, keep_work
 from chancekit.limits import MAX_WORK
@@ -20,3 +24,38 @@ def test_a_keep_of_wide_dice_is_priced_by_its_kronecker_products() -> None:
     assert keep_work(d(1000), 10, 5) > 40_000_000
     # dice of few faces (schoolbook products) keep their price: 300d6kh150 in 20-75 ms
     assert keep_work(d(6), 300, 150) < 2_000_000
+
+
+def test_a_mixture_is_charged_its_entries_at_their_measured_price() -> None:
+    # 212d5 mutated: 663 mixtures of an expansion over d120 charged 4 M units (5 an entry)
+    # ran 2.5 s; an entry is scaled and added into a dict, 250-450 ns
+    from chancekit.anydice import _values as V
+
+    parts = [d(6).repeat_sum(k) + i for k in (20, 40) for i in range(30)]
+    entries = sum(len(p) for p in parts)
+    units, _ = V.mix_work(parts, list(range(1, 61)), 6**40)
+    assert units >= V.MIX_ENTRY_WORK * entries >= 12 * entries
+
+
+def test_the_same_dice_sum_in_an_expanded_body_is_computed_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 26b36 mutated: a body writing 40d6 + 20d8 summed them again for each of the 1,991
+    # outcomes of 10d200 (8,800 sums, 8 s of CPU, each charged at its power's price)
+    from chancekit.anydice import run_program
+    from chancekit.dice.distribution import Distribution
+
+    calls: list[int] = []
+    real = Distribution.repeat_sum
+
+    def counted(self: Distribution, n: int) -> Distribution:
+        calls.append(n)
+        return real(self, n)
+
+    monkeypatch.setattr(Distribution, "repeat_sum", counted)
+    out = run_program("function: X:n bites {\n if X >= 1500 {result: 37d6 + 19d8 + 1}\n"
+                      " result: 0\n}\noutput [10d200 bites]\n").outputs[0][1]
+    assert calls.count(37) <= 1 and calls.count(19) <= 1
+    # the answer, against 10d200 summed directly: 0 when the sum is under 1500
+    sums = real(d(200), 10)
+    low = sum(w for x, w in sums.weights.items() if x < 1500)
+    assert out.probability(0) == Fraction(low, sums.total)
