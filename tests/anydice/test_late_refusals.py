@@ -76,3 +76,27 @@ def test_engine_work_past_the_budget_is_refused_before_it_runs() -> None:
     # refused at the last step, before it runs: the whole program's units in the message
     assert e.value.limit == "MAX_ANYDICE_WORK"
     assert MAX_ANYDICE_WORK < e.value.value < 250_000_000
+
+
+def test_a_sum_of_dice_of_tens_of_faces_is_charged_its_power_recurrence() -> None:
+    # the hang shapes summed ~20 dice of 80-150 faces thousands of times at 75-185 ns a
+    # unit of the engine's price; Die.dist now charges faces x span x words word-steps
+    from chancekit.anydice import _values as V
+    from chancekit.limits import evaluation, power_work
+
+    V._SUMS.clear()
+    base = d(100)
+    with evaluation(limit=10**12, name="MAX_ANYDICE_WORK") as budget:
+        _ = V.Die(base, 50).dist
+    span, words = 50 * 99 + 1, 50 * 7 // 64 + 1
+    engine = power_work(100, span, 50 * 7)
+    assert budget.estimated >= engine + int(100 * span * words * V.POWER_STEP_WORK)
+    # remembered: the same sum again is not charged (nor computed)
+    with evaluation(limit=10**12, name="MAX_ANYDICE_WORK") as again:
+        _ = V.Die(base, 50).dist
+    assert again.estimated == 0
+    # few faces keep the engine's price alone (10000d6 is priced right by it)
+    V._SUMS.clear()
+    with evaluation(limit=10**12, name="MAX_ANYDICE_WORK") as six:
+        _ = V.Die(d(6), 1000).dist
+    assert six.estimated == power_work(6, 5001, 3000)

@@ -94,6 +94,7 @@ class Die:
                 key = (self.count, base)
                 got = _SUMS.get(key)
                 if got is None:
+                    _charge_power(base, self.count)
                     got = base.repeat_sum(self.count) if self.count else constant(0)
                     if len(_SUMS) >= RESULTS_KEPT:
                         _SUMS.clear()
@@ -208,6 +209,35 @@ def _dense(d: Distribution) -> bool:
     pair: integer outcomes spanning at most four times their count, plus 64."""
     outs = d.weights
     return next(reversed(outs)) - next(iter(outs)) + 1 <= 4 * len(outs) + 64
+
+
+#: faces from which a dice sum is charged its power's recurrence (below: the engine's
+#: price holds; at 150 and more flint squares instead)
+POWER_FACES = (16, 150)
+#: work units of one word-step of that recurrence beyond what the engine charges (0.064 a
+#: word-step in limits.power_work): 2.4-10 ns measured (50d100 17.6 ms, 40d40 2.6 ms,
+#: 21d150 3.3 ms; the hang shapes' sums of ~20 dice of 80-150 faces ran 75-185 ns a unit)
+POWER_STEP_WORK = 0.5
+#: and of weights of at most this many words (800d100, 88 words: priced right already)
+POWER_WORDS = 8
+
+
+def _charge_power(base: Distribution, count: int) -> None:
+    """Charge the sum of ``count`` dice like ``base`` beyond the engine's own price, for
+    dice of ``POWER_FACES`` faces with integer outcomes and sums of at most ``POWER_WORDS``
+    words: (faces x span x words of the weights) word-steps of flint's power recurrence
+    at ``POWER_STEP_WORK``."""
+    faces = len(base)
+    if count < 2 or not POWER_FACES[0] <= faces < POWER_FACES[1]:
+        return
+    outs = base.outcomes()
+    if not (type(outs[0]) is int and type(outs[-1]) is int):
+        return
+    span = count * (outs[-1] - outs[0]) + 1
+    words = count * base.total.bit_length() // 64 + 1
+    if words > POWER_WORDS:  # wide sums: flint squares by FFT, the engine's price holds
+        return
+    limits.charge(int(faces * span * words * POWER_STEP_WORK), f"summing {count} dice")
 
 
 #: sums of dice computed lately, by (count, die): see Die.dist
