@@ -1,8 +1,8 @@
 """Robustness run of the AnyDice language on real programs (docs/fuzzing.md).
 
     .venv/bin/python tools/fuzz_anydice.py [PROGRAMS ...] [--sample N] [--seed S]
-        [--mutate] [--hang-shapes N] [--timeout 5] [--clock cpu|wall] [--memory-mb 1024]
-        [--jobs 2] [--report run.json] [--crashes DIR] [--src DIR]
+        [--mutate] [--hang-shapes N] [--grammar N] [--timeout 5] [--clock cpu|wall]
+        [--memory-mb 1024] [--jobs 2] [--report run.json] [--crashes DIR] [--src DIR]
 
 PROGRAMS is a folder (every ``*.txt`` / ``*.dice`` file under it, e.g. a checkout's
 ``anydice.com/program/``), a tar file (``.tar``, ``.tar.gz``: every regular member), a
@@ -11,7 +11,8 @@ JSON-lines file (one object a line with ``program`` and optionally ``id``: the f
 ``git:PATH`` (its ``anydice.com/program/`` files at HEAD, read with ``git cat-file``; the
 ``fetch`` tool's mirror is such a repository). The programs are not part of chancekit.
 ``--mutate`` scales their numbers up (x2-x10, :func:`scale_numbers`); ``--hang-shapes N``
-adds N generated programs (:class:`HangShapes`, issue 31).
+adds N generated programs (:class:`HangShapes`, issue 31); ``--grammar N`` adds N programs
+drawn from the language's grammar (:class:`GrammarPrograms`).
 
 Every program runs through :func:`chancekit.anydice.run_program` in a worker process whose
 address space is capped (``RLIMIT_AS``, ``--memory-mb``, default 1 GB). Outcomes:
@@ -242,6 +243,180 @@ class HangShapes:
         return [Program(f"hang-{i}", self.program()) for i in range(n)]
 
 
+class GrammarPrograms:
+    """Random AnyDice programs from the language's grammar (issue 31's third generator,
+    unlike the real programs, their scaled mutations and the fixed :class:`HangShapes`):
+    each program defines 1-4 functions whose parameters are drawn from ``:n``, ``:d``,
+    ``:s`` and untyped, whose bodies hold assignments, ``if``/``else`` ladders, ``loop``s
+    over ranges whose bounds are parameters or expressions (so a die-valued argument of a
+    ``:n`` parameter makes a loop count of each of its outcomes), calls of the functions
+    defined before (nested, with die-valued and sequence arguments, sometimes recursive
+    with the depth setting), sequence positions (``@``), lengths (``#``) and the library
+    (``[highest K of D]``, ``[count S in D]``, ``[explode D]``, ``[sort S]``, ...).
+    Expressions are typed (number, sequence, die) and built to a random depth; numbers
+    are drawn log-uniform (mostly small, sometimes hundreds or thousands), so that a run
+    meets both the quick and the huge. Seeded (``random.Random``); every program must
+    answer, be refused, or be a clean error, within AnyDice's 5 s of CPU."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    # -- leaves ---------------------------------------------------------------------------
+    def num(self, hi: int = 12) -> int:
+        """Log-uniform in 1..hi, sometimes up to 60x more."""
+        r = self.rng
+        top = hi * (r.choice((1, 1, 1, 1, 3, 10, 60)))
+        return max(1, round(2 ** (r.random() * top.bit_length())) % (top + 1))
+
+    def var(self, env: dict[str, str], kind: str) -> str | None:
+        names = [n for n, k in env.items() if k == kind]
+        return self.rng.choice(names) if names else None
+
+    # -- typed expressions ----------------------------------------------------------------
+    def expr(self, kind: str, env: dict[str, str], depth: int, funcs: list[tuple]) -> str:
+        r = self.rng
+        if depth <= 0 or r.random() < 0.25:
+            v = self.var(env, kind) if r.random() < 0.6 else None
+            if v is not None:
+                return v
+            if kind == "n":
+                return str(self.num())
+            if kind == "s":
+                return r.choice([f"{{1..{self.num()}}}", f"{{{self.num()},{self.num()}}}",
+                                 f"{{{self.num()}:{self.num(4)}}}", "{}"])
+            return r.choice([f"d{self.num(20)}", f"{self.num(4)}d{self.num(12)}",
+                             f"d{{{self.num()},{self.num()},{self.num()}}}"])
+        d = depth - 1
+        if funcs and r.random() < 0.3:
+            call = self.call(env, d, funcs, kind)
+            if call is not None:
+                return call
+        if kind == "n":
+            return r.choice([
+                lambda: f"{self.expr('n', env, d, funcs)} {r.choice('+-*/')} "
+                        f"{self.expr('n', env, d, funcs)}",
+                lambda: f"#{self.expr('s', env, d, funcs)}",
+                lambda: f"{self.num(4)}@{self.expr('s', env, d, funcs)}",
+                lambda: f"({self.expr('n', env, d, funcs)} {r.choice(['=', '>', '<', '>='])} "
+                        f"{self.expr('n', env, d, funcs)})",
+                lambda: f"[absolute -{self.expr('n', env, d, funcs)}]",
+            ])()
+        if kind == "s":
+            return r.choice([
+                lambda: f"{{{self.expr('n', env, d, funcs)}..{self.expr('n', env, d, funcs)}}}",
+                lambda: f"{{{self.expr('s', env, d, funcs)}, {self.expr('n', env, d, funcs)}}}",
+                lambda: f"[sort {self.expr('s', env, d, funcs)}]",
+                lambda: f"[reverse {self.expr('s', env, d, funcs)}]",
+                lambda: f"{{{self.expr('n', env, d, funcs)}:{self.num(5)}}}",
+            ])()
+        return r.choice([
+            lambda: f"{self.expr('n', env, d, funcs)}d{self.expr('n', env, d, funcs)}",
+            lambda: f"({self.expr('d', env, d, funcs)})d{self.num(20)}",      # die-valued count
+            lambda: f"{self.num(6)}d({self.expr('d', env, d, funcs)})",       # dice of a die
+            lambda: f"d{self.expr('s', env, d, funcs)}",
+            lambda: f"{self.expr('d', env, d, funcs)} {r.choice('+-*')} "
+                    f"{self.expr(r.choice('nd'), env, d, funcs)}",
+            lambda: f"[highest {self.num(4)} of {self.expr('d', env, d, funcs)}]",
+            lambda: f"[lowest {self.num(4)} of {self.num(8)}d{self.num(20)}]",
+            lambda: f"[highest of {self.expr('d', env, d, funcs)} and "
+                    f"{self.expr('d', env, d, funcs)}]",
+            lambda: f"[count {self.expr('s', env, d, funcs)} in {self.expr('d', env, d, funcs)}]",
+            lambda: f"[explode {self.expr('d', env, d, funcs)}]",
+            lambda: f"({self.expr('d', env, d, funcs)} {r.choice(['>', '=', '<='])} "
+                    f"{self.expr(r.choice('nd'), env, d, funcs)})",
+            lambda: f"{self.num(4)}@{self.num(5)}d{self.num(12)}",
+        ])()
+
+    def call(self, env: dict[str, str], depth: int, funcs: list[tuple],
+             want: str) -> str | None:
+        _name, params, returns = self.rng.choice(funcs)
+        if returns != want and not (want == "d" and returns == "n"):
+            return None
+        parts = []
+        for word, kind in params:
+            if kind is None:
+                parts.append(word)
+            else:  # a die where a :n or :s is wanted: expanded (the class of issue 31)
+                arg_kind = {"n": self.rng.choice("nnd"), "s": self.rng.choice("ssd"),
+                            "d": "d", "?": self.rng.choice("nsd")}[kind]
+                parts.append(_paren(self.expr(arg_kind, env, depth, funcs)))
+        return "[" + " ".join(parts) + "]"
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, env: dict[str, str], depth: int, funcs: list[tuple], returns: str,
+              indent: str) -> list[str]:
+        r = self.rng
+        lines: list[str] = []
+        for _ in range(r.randint(1, 3)):
+            pick = r.random()
+            if pick < 0.35:
+                kind = r.choice("nnsd")
+                name = r.choice("XYZW")
+                lines.append(f"{indent}{name}: {self.expr(kind, env, depth, funcs)}")
+                env = {**env, name: kind}
+            elif pick < 0.6 and depth > 0:
+                bound = self.var(env, "n") or str(self.num(20))
+                lo = r.choice(["1", "1", "0", str(self.num(3))])
+                var = r.choice("IJK")
+                acc = r.choice("ST")
+                lines.append(f"{indent}{acc}: 0")
+                lines.append(f"{indent}loop {var} over {{{lo}..{bound}}} {{")
+                inner = {**env, var: "n", acc: "n"}
+                op = r.choice(["+", "+", "*", "-"])
+                step = self.expr(r.choice("nd"), inner, depth - 1, funcs)
+                lines.append(f"{indent}  {acc}: {acc} {op} {step}")
+                lines.append(f"{indent}}}")
+                env = {**env, acc: "d"}
+            elif pick < 0.85:
+                cond = self.expr("n", env, depth - 1, funcs)
+                lines.append(f"{indent}if {cond} {{")
+                lines += [f"{indent}  result: {self.expr(returns, env, depth - 1, funcs)}"]
+                if r.random() < 0.5:
+                    lines.append(f"{indent}}} else {{")
+                    lines.append(f"{indent}  result: {self.expr(returns, env, depth - 1, funcs)}")
+                lines.append(f"{indent}}}")
+        lines.append(f"{indent}result: {self.expr(returns, env, depth, funcs)}")
+        return lines
+
+    def program(self) -> str:
+        r = self.rng
+        lines: list[str] = []
+        if r.random() < 0.3:
+            lines.append(f'set "maximum function depth" to {r.randint(2, 30)}')
+        funcs: list[tuple] = []
+        for f in range(r.randint(1, 4)):
+            params: list[tuple[str, str | None]] = [(f"f{'abcd'[f]}", None)]
+            env: dict[str, str] = {}
+            for p in range(r.randint(1, 3)):
+                kind = r.choice(["n", "n", "d", "s", "?"])
+                pname = "ABC"[p]
+                params.append((f"{pname}:{kind}" if kind != "?" else pname, kind))
+                env[pname] = "n" if kind == "?" else kind
+                if p == 0 and r.random() < 0.6:
+                    params.append((r.choice(["and", "over", "vs", "with"]), None))
+            returns = r.choice("nd")
+            # the function itself is callable in its body (recursion; the depth cuts it)
+            me = (" ".join(w for w, _ in params), params, returns)
+            body = self.block(env, r.randint(1, 3),
+                              funcs + ([me] if r.random() < 0.3 else []), returns, "  ")
+            lines.append(f"function: {me[0]} {{")
+            lines += body
+            lines.append("}")
+            funcs.append((me[0].split()[0], params, returns))
+        for i in range(r.randint(1, 4)):
+            kind = r.choice("dd")
+            text = self.expr(kind, {}, r.randint(1, 4), funcs)
+            if r.random() < 0.3:
+                text = f"[{funcs[-1][0]} " + " ".join(
+                    _paren(self.expr({"?": "n"}.get(k, k) if k else "n", {}, 2, funcs))
+                    if k else w for w, k in funcs[-1][1][1:]) + "]"
+            lines.append(f'output {text} named "o{i}"')
+        return "\n".join(lines) + "\n"
+
+    def programs(self, n: int) -> list[Program]:
+        return [Program(f"gram-{i}", self.program()) for i in range(n)]
+
+
 def _paren(text: str) -> str:
     return f"({text})" if " " in text else text
 
@@ -396,6 +571,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hang-shapes", type=int, default=0, metavar="N",
                     help="also run N generated programs of the hang's shape (die-valued "
                     "arguments in loops, nested calls; class HangShapes, seeded by --seed)")
+    ap.add_argument("--grammar", type=int, default=0, metavar="N",
+                    help="also run N programs generated from the language's grammar (loops "
+                    "with die-valued bounds, nested and recursive calls, sequence "
+                    "parameters; class GrammarPrograms, seeded by --seed)")
     ap.add_argument("--sample", type=int, default=None, metavar="N",
                     help="run N programs drawn at random (--seed) instead of all")
     ap.add_argument("--seed", type=int, default=20, help="seed of --sample (default 20)")
@@ -428,8 +607,10 @@ def main(argv: list[str] | None = None) -> int:
         programs = mutate(programs, args.seed)
     if args.hang_shapes:
         programs += HangShapes(args.seed).programs(args.hang_shapes)
+    if args.grammar:
+        programs += GrammarPrograms(args.seed).programs(args.grammar)
     if not programs:
-        ap.error("no programs: give PROGRAMS or --hang-shapes N")
+        ap.error("no programs: give PROGRAMS, --hang-shapes N or --grammar N")
     by_id = {p.id: p for p in programs}
     memory = args.memory_mb * 1024 * 1024
     print(f"# AnyDice robustness run — {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "

@@ -90,7 +90,7 @@ class AnyDiceResult:
 def _refuse(what: str, units: int) -> LimitError:
     return LimitError(
         f"{what} needs too much work: about {units:,} units in all is past the limit "
-        f"MAX_ANYDICE_WORK = {MAX_ANYDICE_WORK:,} (about 5 s, AnyDice's own limit); use "
+        f"MAX_ANYDICE_WORK = {MAX_ANYDICE_WORK:,} (about 3 s; AnyDice stops at 5 s); use "
         "fewer or smaller dice, or fewer outcomes per function call",
         limit="MAX_ANYDICE_WORK", value=units)
 

@@ -32,13 +32,14 @@ __all__ = ["NODE_WORK", "Interpreter"]
 #: work units charged per syntax-tree node evaluated (measured about 0.1-0.12 us of
 #: interpretation, 2026-11-27 on the loaded 2-vCPU machine: 10 units of 20 ns, so that a
 #: program spending the whole budget on interpretation runs 2-5 s, as AnyDice's own 5 s;
-#: it was 25, and programs of 0.6 s were refused: issue 31)
-NODE_WORK = 10
+#: it was 25, and programs of 0.6 s were refused: issue 31). 6 since MAX_ANYDICE_WORK is
+#: 140 M (the engine's units ran 25-40 ns under load, the interpreter's 9-20 at 10)
+NODE_WORK = 6
 #: work units of one function call's own machinery (binding, the memo key, a copy of the
 #: caller's variables: about 4 us measured, 300) and of one expansion iteration (about
 #: 2.5-3 us measured, 250); a call that runs its body unexpanded is charged the body too
 CALL_WORK = 300
-ITERATION_WORK = 250
+ITERATION_WORK = 150  # (250 before MAX_ANYDICE_WORK was 140 M; calls stay: 26-64 ns a unit)
 #: names longer than this are not compared for "did you mean" (the comparison is quadratic)
 _SUGGEST_CHARS = 200
 #: nodes charged for one loop round's machinery, and for a ``result:`` beyond its

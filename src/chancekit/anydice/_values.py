@@ -87,6 +87,20 @@ class Die:
             seen(base)
             if self.count > 1 and _cert.wide(base):  # (a certified run: no huge power)
                 base = _cert.certify(base)
+            elif len(base) <= CACHED_OUTCOMES and isinstance(base, Distribution):
+                # the same sum once: a body that writes 40d6 sums it for each outcome of
+                # its expansion (26b36 mutated: 8,800 sums, 8 s), and the result, one
+                # object, hashes once in the operators' cache after it
+                key = (self.count, base)
+                got = _SUMS.get(key)
+                if got is None:
+                    _charge_power(base, self.count)
+                    got = base.repeat_sum(self.count) if self.count else constant(0)
+                    if len(_SUMS) >= RESULTS_KEPT:
+                        _SUMS.clear()
+                    _SUMS[key] = got
+                self._dist = got
+                return got
             self._dist = base.repeat_sum(self.count) if self.count else constant(0)
         return self._dist
 
@@ -196,6 +210,38 @@ def _dense(d: Distribution) -> bool:
     outs = d.weights
     return next(reversed(outs)) - next(iter(outs)) + 1 <= 4 * len(outs) + 64
 
+
+#: faces from which a dice sum is charged its power's recurrence (below: the engine's
+#: price holds; at 150 and more flint squares instead)
+POWER_FACES = (16, 150)
+#: work units of one word-step of that recurrence beyond what the engine charges (0.064 a
+#: word-step in limits.power_work): 2.4-10 ns measured (50d100 17.6 ms, 40d40 2.6 ms,
+#: 21d150 3.3 ms; the hang shapes' sums of ~20 dice of 80-150 faces ran 75-185 ns a unit)
+POWER_STEP_WORK = 0.5
+#: and of weights of at most this many words (800d100, 88 words: priced right already)
+POWER_WORDS = 8
+
+
+def _charge_power(base: Distribution, count: int) -> None:
+    """Charge the sum of ``count`` dice like ``base`` beyond the engine's own price, for
+    dice of ``POWER_FACES`` faces with integer outcomes and sums of at most ``POWER_WORDS``
+    words: (faces x span x words of the weights) word-steps of flint's power recurrence
+    at ``POWER_STEP_WORK``."""
+    faces = len(base)
+    if count < 2 or not POWER_FACES[0] <= faces < POWER_FACES[1]:
+        return
+    outs = base.outcomes()
+    if not (type(outs[0]) is int and type(outs[-1]) is int):
+        return
+    span = count * (outs[-1] - outs[0]) + 1
+    words = count * base.total.bit_length() // 64 + 1
+    if words > POWER_WORDS:  # wide sums: flint squares by FFT, the engine's price holds
+        return
+    limits.charge(int(faces * span * words * POWER_STEP_WORK), f"summing {count} dice")
+
+
+#: sums of dice computed lately, by (count, die): see Die.dist
+_SUMS: dict[tuple[int, Distribution], Distribution] = {}
 
 #: work units of one operator on a die beyond its entries (building the result: ~2 us)
 OP_WORK = 100
@@ -691,6 +737,12 @@ def lcm_step_work(lcm: int, total: int) -> int:
     return (gcd_work(a, b) + int_mul_work(a, b) + int_div_work(a + b, min(a, b))) * BIG_MARGIN
 
 
+#: work units of one entry of a part in a mixture (scaled, added into the result's dict:
+#: 250-450 ns measured on 120 parts of 24,000 entries under load, issue 31; it was
+#: ENTRY_WORK, 5, and 212d5 mutated ran 2.5 s of mixtures charged 4 M units)
+MIX_ENTRY_WORK = 12
+
+
 def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[int, int]:
     """``(units, words)``: the work of ``Distribution.mixture(parts, weights)`` given the
     common denominator ``lcm`` of the parts (its own recomputation charged apart), and the
@@ -715,9 +767,9 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
     lcm_bits = lcm.bit_length()
     wide = (lcm_bits + max(w.bit_length() for w in weights)) // 64
     if wide <= 16:
-        return entries * limits.ENTRY_WORK * (1 + wide // 16) + 2 * wide * wide, wide
+        return entries * MIX_ENTRY_WORK * (1 + wide // 16) + 2 * wide * wide, wide
     wide += 1
-    units = entries * limits.ENTRY_WORK * (1 + wide // 16)  # the linear passes: sums, checks
+    units = entries * MIX_ENTRY_WORK * (1 + wide // 16)  # the linear passes: sums, checks
     bits: dict[Any, int] = {}  # outcome -> bits of its weight before reduction, at most
     for p, w in zip(parts, weights, strict=True):
         t_words = p.total.bit_length() // 64 + 1

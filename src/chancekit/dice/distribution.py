@@ -362,6 +362,10 @@ class Distribution:
             scale = w * (lcm // dd._total)
             for x, v in dd._w.items():
                 out[x] = out.get(x, 0) + v * scale
+        if all(type(w) is int for w in ws):  # integer weights, positive entries: nothing
+            # to validate (the parts were); about 1 us an outcome saved (issue 31: the
+            # mixtures of an expansion over dice were priced 5 units an entry, ran 50)
+            return cls._raw(out)  # type: ignore[arg-type]
         return cls(out)
 
     # -- reading --------------------------------------------------------------------------

@@ -680,6 +680,11 @@ def face_walk_work(faces: int, span: int, tbits: int, n: int, k: int) -> int:
 _KEEP_HINT = "use fewer or smaller dice, or estimate it by rolling (chancekit.roll) many times"
 #: most faces for which :func:`keep_sum` also prices the general walk (:func:`evaluate_pool`)
 _SPARSE_FACES = 16
+#: the price of one Kronecker product step of :func:`_keep_work`'s threshold-face way, per
+#: coefficient (x sqrt(log2 of the factor's length)); 4 before issue 31 (60-170 ns a unit
+#: measured for 8-16 dice of 200-1000 faces, 35 for 300d6kh150); 16: 30-40 ns a unit
+#: under the same load, as the engine's sums
+KRONECKER_FACTOR = 16
 #: faces priced one by one in :func:`_keep_work`; more are priced from this many samples
 _SAMPLED = 256
 
@@ -709,7 +714,10 @@ def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
         if h:
             b = h + 1
             school = b * (steps + h * tri)
-            kronecker = 4 * max(1.0, math.log2(b)) ** 0.5 * (steps * (1 + b) + h * tri)
+            # (Kronecker products measured 4x dearer than first priced: [lowest 7 of
+            # 14d1000], 45 M units, ran 4.8 s; 10d1000kh5 2 s at 17 M: issue 31)
+            kronecker = KRONECKER_FACTOR * max(1.0, math.log2(b)) ** 0.5 * (
+                steps * (1 + b) + h * tri)
             products += min(school, kronecker)
             copies += steps * (1 + b) + h * tri
         copies += (k + 4) * h
