@@ -97,6 +97,9 @@ class Bound:
     tbits: int = 1
     #: surely integers close enough for a polynomial sum (``Distribution._dense``)
     dense: bool = False
+    #: the outcomes surely hold this many consecutive integers (``A // b``: a run of
+    #: ``A`` consecutive, divided by one ``b``); 0 when unknown
+    run: int = 0
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
@@ -443,7 +446,7 @@ def _binary(node: Binary) -> Bound:
         # consecutive integers (at least two) divided by an integer other than +-1
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (
             op == "/" and not a.const and isinstance(value, int) and abs(value) > 1
-            and many.consecutive and many.lo >= 2)
+            and ((many.consecutive and many.lo >= 2) or many.run >= 2))
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
@@ -483,5 +486,39 @@ def _binary(node: Binary) -> Bound:
         lo = max(a.lo, b.lo if op == "*" and a.lo >= 2 else 1)
     else:
         lo = 1
+    run = 0
+    if op == "//" and a.consecutive and not a.frac and a.lo >= 2:
+        # one divisor b (|b| <= M) takes a run of S consecutive integers to a run of at
+        # least (S - 1) // M + 1 ((2821d20 // 9d{7,-3}...)/7 - 1647d12: the quotients'
+        # count was unknown until 1.6 s of work, then the pairs were refused)
+        m = _magnitude(node.right)
+        if m is not None and m >= 1:
+            run = (a.lo - 1) // m + 1
+            lo = max(lo, run)
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
-                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1)
+                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1, run=run)
+
+
+def _magnitude(node: Node) -> int | None:
+    """An upper bound of ``|x|`` over the outcomes of ``node`` when the tree shows one
+    (numbers, signs, dice of integer faces whose operators only reroll, clamp or keep
+    and drop), else None. O(operators)."""
+    while isinstance(node, Unary) or (isinstance(node, Group) and not node.is_set
+                                      and not node.ops and len(node.items) == 1):
+        node = node.operand if isinstance(node, Unary) else node.items[0]
+    if isinstance(node, Num):
+        return abs(node.value) if isinstance(node.value, int) else None
+    if not isinstance(node, Dice) or not node.faces:
+        return None
+    if not all(isinstance(f, int) for f in (node.faces[0], node.faces[-1])):
+        return None
+    top = max(abs(min(node.faces)), abs(max(node.faces)))
+    for op in node.ops:
+        if op.kind in ("mi", "ma"):
+            num = op.sels[-1].num if op.sels else None
+            if not isinstance(num, int):
+                return None
+            top = max(top, abs(num))
+        elif op.kind not in ("rr", "ro", "k", "p", "mark", "sort"):
+            return None
+    return node.count * top
