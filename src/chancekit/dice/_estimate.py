@@ -281,8 +281,15 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
-    from chancekit.dice.evaluate import _covered, _is_per_die, multisets_upto
-    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
+    from chancekit.dice.evaluate import (
+        _covered,
+        _explode_ahead,
+        _is_per_die,
+        _reroll_ahead,
+        _window,
+        multisets_upto,
+    )
+    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK, work_limit
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
     n = node.count
@@ -308,7 +315,24 @@ def _general(node: Dice) -> Bound:
         raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
-    return Bound(1, False, False, False, states * (n + f) * TUPLE_WORK)
+    work = states * (n + f) * TUPLE_WORK
+    # its first reroll or explosion after keeps, as the engine prices it before the
+    # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
+    # refused)
+    base = dict(Counter(node.faces))
+    at, kept = _window(base, n, ops)
+    if at < len(ops) and ops[at].kind in ("rr", "ro"):
+        what = f"the '{ops[at].spelled or ops[at].kind}' step of this pool"
+        ahead = _reroll_ahead(base, n, ops[at], kept)
+    else:
+        what = "exploding the dice of this pool"
+        ahead = _explode_ahead(base, n, ops, EXPLODE_DEPTH)
+    if ahead > work_limit():  # the step's own refusal, before any step of the tree
+        raise Refused(f"{what} needs too much work: about {ahead:,} units, past the "
+                      f"MAX_WORK budget left ({work_limit():,}); use fewer dice or fewer "
+                      "operators, or raise it (max_work=N, --max-work N)",
+                      node.col, "MAX_WORK", ahead)
+    return Bound(1, False, False, False, max(work, ahead))
 
 
 def _keep(node: Dice, m: int) -> Bound:
