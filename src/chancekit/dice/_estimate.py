@@ -481,6 +481,11 @@ def _binary(node: Binary) -> Bound:
             # Fractions divided: Distribution._combine charges their results before the
             # map (at the Fraction rate) too
             work += many.lo * (FRACTION_MAP_WORK - MAP_WORK)
+        if (op == "//" and not a.const and isinstance(value, int) and value
+                and many.consecutive and not many.frac):
+            # one divisor takes consecutive integers to consecutive quotients
+            q = (many.lo - 1) // abs(value) + 1
+            return Bound(q, False, False, True, work + many.lo * rate, 1, run=q)
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
