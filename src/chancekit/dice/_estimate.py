@@ -162,6 +162,15 @@ def _lower_bound(node: Node) -> Bound:
         parts = [lower_bound(it) for it in node.items]
         if not node.is_set and not node.ops and len(parts) == 1:
             return parts[0]
+        ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
+        if parts and all(op.kind in ("k", "p") and len(op.sels) == 1
+                         and op.sels[0].cat in ("h", "l") for op in ops) and all(
+                (op.sels[0].num >= len(parts)) if op.kind == "k" else op.sels[0].num <= 0
+                for op in ops):
+            # every item kept: their sum, |A + B| >= |A| + |B| - 1
+            # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
+            return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,
+                         all(p.consecutive for p in parts), sum(p.work for p in parts))
         return Bound(1, False, False, False, sum(p.work for p in parts))
     if isinstance(node, Unary):
         inner = lower_bound(node.operand)
