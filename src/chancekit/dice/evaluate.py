@@ -914,12 +914,14 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
 
 
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
-    at, kept = _window(base, n, ops)
-    if at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
-        limits.check(_reroll_ahead(base, n, ops[at], kept),
-                     f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
-    elif multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
-        limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
+    # (past MAX_POOL_STATES, _multisets refuses at once: no pass over a million faces)
+    if multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
+        at, kept = _window(base, n, ops)
+        if at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
+            limits.check(_reroll_ahead(base, n, ops[at], kept),
+                         f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
+        else:
+            limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
     states = _multisets(base, n)
     budget = _Budget()
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
