@@ -97,6 +97,9 @@ class Bound:
     tbits: int = 1
     #: surely integers close enough for a polynomial sum (``Distribution._dense``)
     dense: bool = False
+    #: the outcomes surely hold this many consecutive integers (``A // b``: a run of
+    #: ``A`` consecutive, divided by one ``b``); 0 when unknown
+    run: int = 0
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
@@ -159,6 +162,15 @@ def _lower_bound(node: Node) -> Bound:
         parts = [lower_bound(it) for it in node.items]
         if not node.is_set and not node.ops and len(parts) == 1:
             return parts[0]
+        ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
+        if parts and all(op.kind in ("k", "p") and len(op.sels) == 1
+                         and op.sels[0].cat in ("h", "l") for op in ops) and all(
+                (op.sels[0].num >= len(parts)) if op.kind == "k" else op.sels[0].num <= 0
+                for op in ops):
+            # every item kept: their sum, |A + B| >= |A| + |B| - 1
+            # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
+            return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,
+                         all(p.consecutive for p in parts), sum(p.work for p in parts))
         return Bound(1, False, False, False, sum(p.work for p in parts))
     if isinstance(node, Unary):
         inner = lower_bound(node.operand)
@@ -278,8 +290,15 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
-    from chancekit.dice.evaluate import _covered, _is_per_die, multisets_upto
-    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
+    from chancekit.dice.evaluate import (
+        _covered,
+        _explode_ahead,
+        _is_per_die,
+        _reroll_ahead,
+        _window,
+        multisets_upto,
+    )
+    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK, work_limit
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
     n = node.count
@@ -305,7 +324,24 @@ def _general(node: Dice) -> Bound:
         raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
-    return Bound(1, False, False, False, states * (n + f) * TUPLE_WORK)
+    work = states * (n + f) * TUPLE_WORK
+    # its first reroll or explosion after keeps, as the engine prices it before the
+    # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
+    # refused)
+    base = dict(Counter(node.faces))
+    at, kept = _window(base, n, ops)
+    if at < len(ops) and ops[at].kind in ("rr", "ro"):
+        what = f"the '{ops[at].spelled or ops[at].kind}' step of this pool"
+        ahead = _reroll_ahead(base, n, ops[at], kept)
+    else:
+        what = "exploding the dice of this pool"
+        ahead = _explode_ahead(base, n, ops, EXPLODE_DEPTH)
+    if ahead > work_limit():  # the step's own refusal, before any step of the tree
+        raise Refused(f"{what} needs too much work: about {ahead:,} units, past the "
+                      f"MAX_WORK budget left ({work_limit():,}); use fewer dice or fewer "
+                      "operators, or raise it (max_work=N, --max-work N)",
+                      node.col, "MAX_WORK", ahead)
+    return Bound(1, False, False, False, max(work, ahead))
 
 
 def _keep(node: Dice, m: int) -> Bound:
@@ -443,7 +479,7 @@ def _binary(node: Binary) -> Bound:
         # consecutive integers (at least two) divided by an integer other than +-1
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (
             op == "/" and not a.const and isinstance(value, int) and abs(value) > 1
-            and many.consecutive and many.lo >= 2)
+            and ((many.consecutive and many.lo >= 2) or many.run >= 2))
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
@@ -454,6 +490,11 @@ def _binary(node: Binary) -> Bound:
             # Fractions divided: Distribution._combine charges their results before the
             # map (at the Fraction rate) too
             work += many.lo * (FRACTION_MAP_WORK - MAP_WORK)
+        if (op == "//" and not a.const and isinstance(value, int) and value
+                and many.consecutive and not many.frac):
+            # one divisor takes consecutive integers to consecutive quotients
+            q = (many.lo - 1) // abs(value) + 1
+            return Bound(q, False, False, True, work + many.lo * rate, 1, run=q)
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
@@ -483,5 +524,39 @@ def _binary(node: Binary) -> Bound:
         lo = max(a.lo, b.lo if op == "*" and a.lo >= 2 else 1)
     else:
         lo = 1
+    run = 0
+    if op == "//" and a.consecutive and not a.frac and a.lo >= 2:
+        # one divisor b (|b| <= M) takes a run of S consecutive integers to a run of at
+        # least (S - 1) // M + 1 ((2821d20 // 9d{7,-3}...)/7 - 1647d12: the quotients'
+        # count was unknown until 1.6 s of work, then the pairs were refused)
+        m = _magnitude(node.right)
+        if m is not None and m >= 1:
+            run = (a.lo - 1) // m + 1
+            lo = max(lo, run)
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
-                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1)
+                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1, run=run)
+
+
+def _magnitude(node: Node) -> int | None:
+    """An upper bound of ``|x|`` over the outcomes of ``node`` when the tree shows one
+    (numbers, signs, dice of integer faces whose operators only reroll, clamp or keep
+    and drop), else None. O(operators)."""
+    while isinstance(node, Unary) or (isinstance(node, Group) and not node.is_set
+                                      and not node.ops and len(node.items) == 1):
+        node = node.operand if isinstance(node, Unary) else node.items[0]
+    if isinstance(node, Num):
+        return abs(node.value) if isinstance(node.value, int) else None
+    if not isinstance(node, Dice) or not node.faces:
+        return None
+    if not all(isinstance(f, int) for f in (node.faces[0], node.faces[-1])):
+        return None
+    top = max(abs(min(node.faces)), abs(max(node.faces)))
+    for op in node.ops:
+        if op.kind in ("mi", "ma"):
+            num = op.sels[-1].num if op.sels else None
+            if not isinstance(num, int):
+                return None
+            top = max(top, abs(num))
+        elif op.kind not in ("rr", "ro", "k", "p", "mark", "sort"):
+            return None
+    return node.count * top

@@ -462,7 +462,9 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
         powers.append(powers[-1] * unit)
     sel = last.sels[0]
     high = (sel.cat == "h") == (last.kind == "k")
-    buckets: dict[tuple[int, int, int], int] = {}  # (shift, other dice, kept of them)
+    # (other dice, kept of them) -> {shift: weight}: one keep per pair, times its shifts
+    # (51d6!ph5 built 6 411 shifted copies, 2.8 s, then was refused)
+    buckets: dict[tuple[int, int], dict[int, int]] = {}
     for c in range(n + 1):
         coeffs = powers[n - c].coeffs()
         scale = math.comb(n, c) * cap**c
@@ -480,14 +482,36 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
                 key = (v * k, 0, 0) if t >= k else (v * t, m, k - t)
             else:  # the k lowest: the others first, then v's
                 key = (0, m, k) if m >= k else (v * (k - m), m, m)
-            buckets[key] = buckets.get(key, 0) + int(wt) * scale
-    parts: list[Distribution] = []
-    weights: list[int] = []
-    for (shift, m, k), wt in buckets.items():
-        base = _keep(rest, m, k, high) if k else constant(0)
-        parts.append(base + shift if shift else base)
-        weights.append(wt)
-    return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+            shifts = buckets.setdefault(key[1:], {})
+            shifts[key[0]] = shifts.get(key[0], 0) + int(wt) * scale
+    bases = {(m, k): _keep(rest, m, k, high) if k else constant(0) for m, k in buckets}
+    lcm = 1
+    for base in bases.values():
+        lcm = lcm * base.total // math.gcd(lcm, base.total)
+    # each keep times its shifts: one polynomial product (in steps of v) per keep
+    lo = min(min(bases[key].weights) + min(shifts) for key, shifts in buckets.items())
+    hi = max(max(bases[key].weights) + max(shifts) for key, shifts in buckets.items())
+    wbits = max(1, max(max(shifts.values()).bit_length() for shifts in buckets.values())
+                + lcm.bit_length())
+    work = sum(mul_work(max(bases[key].weights) - min(bases[key].weights) + 1,
+                        max(shifts) - min(shifts) + 1, wbits)
+               for key, shifts in buckets.items()) + len(buckets) * (hi - lo + 1) * ENTRY_WORK
+    _charge(work, "exploding and keeping these dice")
+    limits.count(work)
+    total = flint.fmpz_poly([0])
+    for key, shifts in buckets.items():
+        base = bases[key]
+        per = lcm // base.total
+        b_lo, s_lo = min(base.weights), min(shifts)
+        bw = [0] * (max(base.weights) - b_lo + 1)
+        for x, w in base.weights.items():
+            bw[x - b_lo] = w * per
+        sw = [0] * (max(shifts) - s_lo + 1)
+        for sh, w in shifts.items():
+            sw[sh - s_lo] = w
+        total += flint.fmpz_poly([0] * (b_lo + s_lo - lo) + [1]) * (
+            flint.fmpz_poly(bw) * flint.fmpz_poly(sw))
+    return Distribution._from_poly(lo, total)
 
 
 #: :func:`_compound_keep` leaves the work to the face walk when this many times the walk's
@@ -792,14 +816,18 @@ class _Budget:
         limits.count(n * TUPLE_WORK)
 
 
-def _reroll_ahead(base: W, n: int, op: Op) -> int:
-    """Units of enumerating the ``n``-dice multisets of ``base`` and then a first reroll
-    step ``op`` (``rr``/``ro``), counted from binomials before either starts: the states
-    with ``m`` matching dice, times the redraw multisets of ``m`` dice each."""
+def _reroll_ahead(base: W, n: int, op: Op, kept: int | None = None) -> int:
+    """Units of enumerating the ``n``-dice multisets of ``base`` and then a reroll step
+    ``op`` (``rr``/``ro``), counted from binomials before either starts: the states
+    with ``m`` matching dice, times the redraw multisets of ``m`` dice each. ``kept``:
+    the reroll comes after keeps/drops of the highest/lowest that leave a window of that
+    many dice (every multiset of ``kept`` faces is one: the other dice at the extreme
+    faces; ``10d10ph2rr>=8`` enumerated and dropped for 1.1 s, then was refused)."""
     faces = len(base)
     hit = sum(1 for f in base if op.matches(f))
     rest = faces - hit
     draw = rest if op.kind == "rr" else faces
+    k = n if kept is None else kept
 
     def multisets(m: int, f: int) -> int:
         return math.comb(m + f - 1, f - 1) if f else int(m == 0)
@@ -808,9 +836,29 @@ def _reroll_ahead(base: W, n: int, op: Op) -> int:
     if pools > MAX_POOL_STATES:  # refused by _multisets at once (and the sum below would
         return 0                 # form binomials of 77 167 dice of 297 424 faces)
     units = pools * (n + faces)
-    units += sum(multisets(m, hit) * multisets(n - m, rest) * multisets(m, draw) * (n + 1)
-                 for m in range(n + 1))
+    units += sum(multisets(m, hit) * multisets(k - m, rest) * multisets(m, draw) * (k + 1)
+                 for m in range(k + 1))
     return units * TUPLE_WORK
+
+
+def _idle(base: W, op: Op) -> bool:
+    """``op`` is a reroll or an explosion that matches no face of ``base``: the
+    engine's states go through it unchanged (``1353d{9,0}!>92ro<7``, ``ro0``)."""
+    return op.kind in ("rr", "ro", "e", "pe", "eo") and not any(op.matches(f) for f in base)
+
+
+def _window(base: W, n: int, ops: tuple[Op, ...]) -> tuple[int, int]:
+    """``(i, kept)``: the first operator of ``ops`` that is neither idle (:func:`_idle`)
+    nor a keep/drop of the highest or lowest dice, and the window of dice those keeps
+    leave before it (``len(ops)`` if there is none). O(ops x faces)."""
+    kept = n
+    for i, op in enumerate(ops):
+        if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
+            num = min(max(op.sels[0].num, 0), kept)
+            kept = num if op.kind == "k" else kept - num
+        elif not _idle(base, op):
+            return i, kept
+    return len(ops), kept
 
 
 def multisets_upto(n: int, faces: int, cap: int) -> int:
@@ -840,18 +888,10 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     of a last keep) is a pending state with at least its own matching faces, each
     merged with every multiset of that many new dice (what the explosion's own check
     charges). 0 when other operators come first. O(W x faces)."""
-    kept = n
-    at = -1
-    for i, op in enumerate(ops):
-        if op.kind in ("e", "pe", "eo"):
-            at = i
-            break
-        if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
-            num = min(max(op.sels[0].num, 0), kept)
-            kept = num if op.kind == "k" else kept - num
-            continue
+    at, kept = _window(base, n, ops)  # (rerolls and explosions that match no face skipped)
+    if at == len(ops) or ops[at].kind not in ("e", "pe", "eo"):
         return 0
-    if at < 0 or depth < 1 or kept == 0:
+    if depth < 1 or kept == 0:
         return 0
     op = ops[at]
     width = kept
@@ -874,11 +914,14 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
 
 
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
-    if ops and ops[0].kind in ("rr", "ro"):  # refused before the enumeration, not after
-        limits.check(_reroll_ahead(base, n, ops[0]),
-                     f"the '{ops[0].spelled or ops[0].kind}' step of this pool")
-    elif multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
-        limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
+    # (past MAX_POOL_STATES, _multisets refuses at once: no pass over a million faces)
+    if multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
+        at, kept = _window(base, n, ops)
+        if at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
+            limits.check(_reroll_ahead(base, n, ops[at], kept),
+                         f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
+        else:
+            limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
     states = _multisets(base, n)
     budget = _Budget()
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
