@@ -8,7 +8,7 @@ are written as ``null``.
 The field-by-field description is docs/cli.md; ``chancekit schema COMMAND`` prints one.
 
 >>> sorted(SCHEMAS)[:3]
-['anydice', 'audit', 'dist']
+['anydice', 'audit', 'certified']
 >>> SCHEMAS["dist"]["properties"]["schema"]["const"]
 'chancekit.dist/2'
 """
@@ -26,8 +26,10 @@ __all__ = ["SCHEMAS", "VERSION", "VERSIONS", "schema_id"]
 VERSION = 1
 #: schemas past version 1. dist/nco 2: weights and total_weight are decimal text (any
 #: size), probability is a float (no exact fraction per row), rows below 1e-6 of long
-#: tables are left out unless --all (counted in "hidden")
-VERSIONS = {"dist": 2, "nco": 2}
+#: tables are left out unless --all (counted in "hidden"). pool 2: a tuple outcome (RISK's
+#: losses, straights, the pool algebra's Vectors) is a list of its elements, no longer the
+#: tuple's text ("(0, 2)"): a change of meaning, so a new version (issue 29)
+VERSIONS = {"dist": 2, "nco": 2, "pool": 2}
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -294,7 +296,8 @@ SCHEMAS = {name: {"$schema": _DIALECT, "$id": schema_id(name),
 SCHEMAS["certified"]["title"] = "chancekit dist/anydice --approx --json, a certified answer"
 
 #: a tuple outcome (a Vector of the pool algebra, RISK's losses, all_straights' lengths)
-#: is a list of its elements, each a value, null or a list (added within every version:
+#: is a list of its elements, each a value, null or a list (pool/2; accepted by every row of
+#: outcomes:
 #: issue 29; it was the tuple's text); the text output keeps "(2, 1)"
 _TUPLE = {"type": "array", "items": {"type": ["integer", "string", "boolean", "null",
                                               "array"]}}
