@@ -94,3 +94,59 @@ def test_sums_agree_on_both_paths(python: bool, monkeypatch: pytest.MonkeyPatch)
     assert y.mean() == Fraction(27 * 9, 2) + 18 + 12 * Fraction(9, 2) + Fraction(33, 2) \
         - Fraction(5, 2)
     assert y.total == 8**39 * 10**3 * 4
+
+
+spaced = st.builds(lambda w, step: Distribution({k * step: v for k, v in w.items()}),
+                   st.dictionaries(st.integers(-150, 150), st.integers(1, 10**20),
+                                   min_size=40, max_size=120),
+                   st.integers(2, 9))
+
+
+@settings(max_examples=30, deadline=None)
+@given(spaced, spaced)
+def test_spaced_sums_through_python_products_equal_pairs(a: Distribution,
+                                                         b: Distribution) -> None:
+    """Outcomes spread out (a multiple of 2..9 apart): the browser's one product of mostly
+    zero coefficients gives the pairs' sum and difference, charged as the pairs."""
+    from chancekit import limits
+
+    def pairs(x: Distribution, y: Distribution, sign: int) -> dict[int, Fraction]:
+        out: dict[int, Fraction] = {}
+        for (u, pu), (v, pv) in itertools.product(x.pmf().items(), y.pmf().items()):
+            out[u + sign * v] = out.get(u + sign * v, Fraction(0)) + pu * pv
+        return out
+
+    charged = []
+    for python in (False, True):
+        old = _intpoly.PYTHON_PRODUCTS
+        try:
+            _intpoly.PYTHON_PRODUCTS = python
+            with limits.evaluation(limit=10**12, name="MAX_WORK") as budget:
+                got, diff = a + b, a - b
+            charged.append(budget.estimated)
+        finally:
+            _intpoly.PYTHON_PRODUCTS = old
+        assert got.pmf() == pairs(a, b, 1) and diff.pmf() == pairs(a, b, -1)
+        assert math.gcd(*got.weights.values()) == 1
+        assert list(diff.weights) == sorted(diff.weights)
+    assert charged[0] == charged[1]  # the same refusals on both back ends
+
+
+def test_a_sum_times_five_plus_another_takes_the_spaced_product(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """(the AnyDice corpus's ``(…)*5 + (…)*15 + …``): the spaced path is taken, and its
+    answer is the pairs'."""
+    from chancekit.dice import distribution
+
+    calls = []
+    real = distribution._spaced_sum
+    monkeypatch.setattr(distribution, "_spaced_sum",
+                        lambda *args: calls.append(1) or real(*args))
+    a = (10 + 20 @ d(10)) * 7
+    b = (20 @ d(12)) * 5
+    assert not distribution._dense(a) and not distribution._dense(b)
+    monkeypatch.setattr(_intpoly, "PYTHON_PRODUCTS", False)
+    want = a + b
+    monkeypatch.setattr(_intpoly, "PYTHON_PRODUCTS", True)
+    assert not calls
+    assert a + b == want and calls
