@@ -139,8 +139,8 @@ def test_a_sum_times_five_plus_another_takes_the_spaced_product(
     from chancekit.dice import distribution
 
     calls = []
-    real = distribution._spaced_sum
-    monkeypatch.setattr(distribution, "_spaced_sum",
+    real = distribution._kronecker_sum
+    monkeypatch.setattr(distribution, "_kronecker_sum",
                         lambda *args: calls.append(1) or real(*args))
     a = (10 + 20 @ d(10)) * 7
     b = (20 @ d(12)) * 5

@@ -852,9 +852,9 @@ class Distribution:
                 and _spaced_product_pays(a, b)):
             # outcomes spread out (a sum times 5, say): one Python integer product still
             # beats the pairs in the browser (charged as the pairs: the same refusals)
-            return _spaced_sum(a._w, b._w if name == "+" else
-                               {-y: w for y, w in reversed(b._w.items())},
-                               a._total * b._total)
+            return _kronecker_sum(a._w, b._w if name == "+" else
+                                  {-y: w for y, w in reversed(b._w.items())},
+                                  a._total * b._total)
         out: dict[Any, int] = {}
         try:
             for x, wx in a._w.items():
@@ -974,7 +974,7 @@ class Distribution:
             total = self._total ** n
             slot = total.bit_length()  # every coefficient is at most the total
             if _intpoly.python_power(span * slot):
-                return _small_power(w, lo, n, span, slot, total)
+                return _small_power(w, lo, n, slot, total)
             off, p = self._poly()
             return Distribution._from_poly(off * n, p**n, total=total)
         result: Distribution | None = None
@@ -1127,8 +1127,7 @@ def _exact_div(x: Any, y: Any) -> Any:
     return x / y
 
 
-def _small_power(w: dict[int, int], lo: int, n: int, span: int, slot: int,
-                 total: int) -> Distribution:
+def _small_power(w: dict[int, int], lo: int, n: int, slot: int, total: int) -> Distribution:
     """The ``n``-fold sum of the integer weights ``w`` (outcomes from ``lo``, ``total``
     their sum to the power ``n``) as one Python integer power (Kronecker substitution):
     each weight in a ``slot``-bit field, and no field overflows (each coefficient of the
@@ -1190,18 +1189,7 @@ def _poly_add(a: Distribution, b: Distribution) -> Distribution:
     total = a._total * b._total  # every coefficient of the product is at most this
     slot = total.bit_length()
     if _intpoly.python_mul(span_a * slot, (span - span_a) * slot):  # the browser's choice
-        lo_a, lo_b = next(iter(a._w)), next(iter(b._w))
-        coeffs = _intpoly.mul(a._w, lo_a, b._w, lo_b, slot)
-        base = lo_a + lo_b
-        w = _reduce({base + i: c for i, c in enumerate(coeffs) if c})
-        if len(w) > MAX_OUTCOMES:
-            return Distribution._raw(w, reduced=True)  # (refused there, as named)
-        self = object.__new__(Distribution)
-        self._w = w  # sorted by outcome, integer outcomes
-        self._total = sum(w.values())
-        self._int = True
-        self._hash = None
-        return self
+        return _kronecker_sum(a._w, b._w, total)
     oa, pa = a._poly()
     ob, pb = b._poly()
     return Distribution._from_poly(oa + ob, pa * pb)
@@ -1216,13 +1204,22 @@ def _spaced_product_pays(a: Distribution, b: Distribution) -> bool:
     return span <= MAX_OUTCOMES and 4 * span <= len(a._w) * len(b._w)
 
 
-def _spaced_sum(a: dict[int, int], b: dict[int, int], total: int) -> Distribution:
+def _kronecker_sum(a: dict[int, int], b: dict[int, int], total: int) -> Distribution:
     """The sum of two integer distributions' weights (keys sorted, ``total`` the product
-    of their totals) by one Kronecker product (:mod:`chancekit._intpoly`), reduced."""
+    of their totals, a bound on every coefficient) by one Kronecker product
+    (:mod:`chancekit._intpoly`), reduced: the browser's sums, dense or spread out."""
     lo_a, lo_b = next(iter(a)), next(iter(b))
     coeffs = _intpoly.mul(a, lo_a, b, lo_b, total.bit_length())
     base = lo_a + lo_b
-    return Distribution._raw({base + i: c for i, c in enumerate(coeffs) if c})
+    w = _reduce({base + i: c for i, c in enumerate(coeffs) if c})
+    if len(w) > MAX_OUTCOMES:
+        return Distribution._raw(w, reduced=True)  # (refused there, as named)
+    self = object.__new__(Distribution)
+    self._w = w  # sorted by outcome, integer outcomes
+    self._total = sum(w.values())
+    self._int = True
+    self._hash = None
+    return self
 
 
 #: the arithmetic operators, refused on text outcomes
