@@ -88,8 +88,7 @@ class Interpreter:
         self._consts: dict[Any, Any] = {}  # constant expressions with dice -> value
         self._consts_size = 0
         self._ckeys: dict[int, Any] = {}  # id(node) -> its constant key (see _constant_key)
-        self._kinds: dict[int, list[str | None]] = {}  # function id -> its parameters' kinds
-        self._params: dict[int, Any] = {}  # function id -> (names, first-name slots)
+        self._params: dict[int, Any] = {}  # function id -> its signature (see signature)
         #: calls answered from the memo (counted work for tests)
         self.memo_hits = 0
 
@@ -427,14 +426,13 @@ class Interpreter:
                     return self.sequence(items, env, [], 0, lo, hi)
 
                 return span
-            if any(i.stop is not None or i.repeat is not None for i in node.items):
-                return lambda env: self.sequence(items, env)
             if not items:
                 return lambda env: ()
+            if (any(i.stop is not None or i.repeat is not None for i in node.items)
+                    or len(items) * 64 >= MAX_SEQUENCE):  # (64 numbers an item: see below)
+                return lambda env: self.sequence(items, env)
             values = [vf for vf, _, _, _ in items]
             sequence = self.sequence
-            if len(values) * 64 >= MAX_SEQUENCE:  # (64 numbers an item: see below)
-                return lambda env: self.sequence(items, env)
 
             def plain(env: dict[str, Any]) -> tuple[int, ...]:
                 # {A, B, C}: no ranges, no repeats; numbers and sequences of at most 64
@@ -544,9 +542,7 @@ class Interpreter:
         self.charge(CALL_WORK * (1 + self.depth // 100) + len(env), "a function call")
         func = self.funcs.get(node.key)
         if func is not None:
-            kinds = self._kinds.get(id(func))
-            if kinds is None:
-                kinds = self._kinds[id(func)] = [p.kind for p in func.params]
+            kinds = self.signature(func)[0]
         else:
             entry = library.BUILTINS.get(node.key)
             if entry is None:
@@ -592,9 +588,7 @@ class Interpreter:
         parts: list[Any] = [id(func), self.depth]
         kept: list[Any] = []
         for a in args:
-            t = type(a)
-            parts.append(a if t is int or (t is tuple and len(a) < 16)
-                         else _memo_part(a, kept))
+            parts.append(_memo_part(a, kept))
         for name in names:  # (only the caller's variables the call can read)
             parts.append(_memo_part(env[name], kept) if name in env else None)
         return tuple(parts), kept
@@ -677,24 +671,27 @@ class Interpreter:
         for combo in itertools.product(*reversed(lists)):
             yield combo[::-1]
 
-    def run_function(self, func: A.FunctionDef, bound: list[Any],
-                     expansion: list[tuple[Any, Any]], env: dict[str, Any],
-                     miss: int = 0) -> Any:
-        """The function's value for these arguments: its body run once, or once per
-        combination of the expanded ones (mixed); ``miss`` units (the call's own, not
-        remembered) charged with the body's path."""
+    def signature(self, func: A.FunctionDef) -> Any:
+        """(kinds, names, name -> first index, (index, name) of each name where it first
+        comes: a repeated name, the first wins) of ``func``'s parameters, computed once."""
         got = self._params.get(id(func))
         if got is None:
             names = [p.name for p in func.params]
             first: dict[str, int] = {}
             for i, name in enumerate(names):
                 first.setdefault(name, i)
-            # (i, name) of each parameter whose name comes first (a repeated name: the
-            # first wins)
-            got = self._params[id(func)] = (names, first, [(i, name) for i, name in
-                                                           enumerate(names)
-                                                           if first[name] == i])
-        names, first, unique = got
+            got = self._params[id(func)] = (
+                [p.kind for p in func.params], names, first,
+                [(i, name) for i, name in enumerate(names) if first[name] == i])
+        return got
+
+    def run_function(self, func: A.FunctionDef, bound: list[Any],
+                     expansion: list[tuple[Any, Any]], env: dict[str, Any],
+                     miss: int = 0) -> Any:
+        """The function's value for these arguments: its body run once, or once per
+        combination of the expanded ones (mixed); ``miss`` units (the call's own, not
+        remembered) charged with the body's path."""
+        _, names, first, unique = self.signature(func)
         local = dict(env)  # a copy of the caller's variables
         self.depth += 1
         try:
