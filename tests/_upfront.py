@@ -50,3 +50,18 @@ def measure(call: Callable[[], Any]) -> tuple[BaseException | None, int, int]:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     return error, peak, calls
+
+
+def counted_before_refusal(call: Callable[[], Any]) -> tuple[Any, int]:
+    """Run ``call`` in a budget of the default ``MAX_WORK``: (the LimitError it raised, the
+    units of work it counted first). A refusal made up front counts next to nothing; the
+    caller asserts both (fails here if ``call`` answered instead)."""
+    import pytest
+
+    from chancekit import limits
+    from chancekit.errors import LimitError
+
+    with pytest.raises(LimitError) as e:
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            call()
+    return e.value, budget.counted

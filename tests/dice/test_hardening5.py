@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import pytest
 
+from _upfront import counted_before_refusal
 from chancekit import limits
 from chancekit.dice import dist
 from chancekit.dice._estimate import lower_bound
@@ -37,11 +38,9 @@ SMALL = 1_000_000
 
 @pytest.mark.parametrize(("text", "dialect"), FOUND_LATE_4)
 def test_refused_before_the_work(text: str, dialect: str) -> None:
-    with pytest.raises(LimitError) as e:
-        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
-            dist(text, dialect=dialect)
-    assert e.value.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES")
-    assert budget.counted <= SMALL, (text, budget.counted)
+    error, counted = counted_before_refusal(lambda: dist(text, dialect=dialect))
+    assert error.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES")
+    assert counted <= SMALL, (text, counted)
 
 
 # ------------------------------------------------------------ explosion then keep
