@@ -190,22 +190,29 @@ expr_st = st.recursive(term_st, lambda inner: st.builds(
     st.sampled_from(["+", "-", "*", "//", "<", ">=", "=="]), inner), max_leaves=4)
 
 
+def _assert_certified_contains(text, exact, bits):
+    """Notation ``text`` has a certified path, and its answer at ``bits`` contains ``exact``."""
+    from chancekit.dice import _approx
+    from chancekit.dice._parse import parse
+
+    tree = parse(text, "avrae")
+    assert _approx.supported(tree) is None
+    with precision(bits):
+        got = _approx.evaluate(tree, text)
+    assert got.contains(exact)
+
+
 @settings(max_examples=80, deadline=None)
 @given(expr_st, bits_st)
 def test_notation_certified_contains_the_exact_answer(text, bits):
-    from chancekit.dice import _approx, dist
-    from chancekit.dice._parse import parse
+    from chancekit.dice import dist
     from chancekit.errors import NotationError
 
     try:
         exact = dist(text)
     except NotationError:  # a division by a die that can be 0
         return
-    tree = parse(text, "avrae")
-    assert _approx.supported(tree) is None
-    with precision(bits):
-        got = _approx.evaluate(tree, text)
-    assert got.contains(exact)
+    _assert_certified_contains(text, exact, bits)
 
 
 def test_notation_without_a_certified_path_keeps_the_exact_refusal():
@@ -259,16 +266,10 @@ def test_per_die_operators_contain_the_exact_answer(dialect, text, bits):
                                                                "!rr1", "e1", "ro1!"]),
        st.sampled_from(["", " + 3", " >= 9", " * 2"]), bits_st)
 def test_per_die_groups_in_expressions_contain_the_exact_answer(n, x, ops, tail, bits):
-    from chancekit.dice import _approx, dist
-    from chancekit.dice._parse import parse
+    from chancekit.dice import dist
 
     text = f"{n}d{x}{ops}{tail}"
-    exact = dist(text)
-    tree = parse(text, "avrae")
-    assert _approx.supported(tree) is None
-    with precision(bits):
-        got = _approx.evaluate(tree, text)
-    assert got.contains(exact)
+    _assert_certified_contains(text, dist(text), bits)
 
 
 def test_keeps_and_matching_have_no_per_die_path():
