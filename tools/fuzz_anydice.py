@@ -60,18 +60,25 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKER = r'''
 import json, os, resource, sys, time, traceback
 cap = int(sys.argv[1])
+lifted = len(sys.argv) > 2  # --calibrate: the budget lifted, its units recorded
 if cap > 0:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 import chancekit
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.anydice import run_program
+from chancekit.limits import evaluation
 sys.stdout.write(json.dumps({"ready": True}) + "\n"); sys.stdout.flush()
 for line in sys.stdin:
     req = json.loads(line)
     t, c = time.perf_counter(), time.process_time()
     res = {"id": req["id"]}
+    budget = None
     try:
-        r = run_program(req["program"])
+        if lifted:
+            with evaluation(limit=10**15, name="MAX_ANYDICE_WORK") as budget:
+                r = run_program(req["program"])
+        else:
+            r = run_program(req["program"])
         res.update(outcome="ok", outputs=len(r.outputs), warnings=len(r.warnings),
                    outcomes=sum(len(d) for _, d in r.outputs))
     except LimitError as e:
@@ -90,6 +97,8 @@ for line in sys.stdin:
                           for f in tb[-4:]])
     res["s"] = time.perf_counter() - t
     res["cpu"] = time.process_time() - c
+    if budget is not None:
+        res["units"] = budget.estimated
     sys.stdout.write(json.dumps(res) + "\n"); sys.stdout.flush()
 '''
 
@@ -463,8 +472,10 @@ def _cpu_seconds(pid: int) -> float:
 class Worker:
     """One worker process, restarted after a kill or a timeout."""
 
-    def __init__(self, memory: int, clock: str = "cpu", src: Path = ROOT / "src") -> None:
+    def __init__(self, memory: int, clock: str = "cpu", src: Path = ROOT / "src",
+                 calibrate: bool = False) -> None:
         self.memory = memory
+        self.calibrate = calibrate
         self.clock = clock
         self.src = src
         self.p: subprocess.Popen[str] | None = None
@@ -472,7 +483,10 @@ class Worker:
 
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(self.src)}
-        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(self.memory)],
+        argv = [sys.executable, "-c", WORKER, str(self.memory)]
+        if self.calibrate:
+            argv.append("calibrate")
+        self.p = subprocess.Popen(argv,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True, env=env)
         assert self.p.stdout is not None
@@ -522,8 +536,8 @@ class Worker:
 
 
 def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
-            clock: str = "cpu", src: Path = ROOT / "src",
-            progress: bool = True) -> list[dict[str, Any]]:
+            clock: str = "cpu", src: Path = ROOT / "src", progress: bool = True,
+            calibrate: bool = False) -> list[dict[str, Any]]:
     """Every program through ``jobs`` workers (one thread each), in the given order."""
     from concurrent.futures import ThreadPoolExecutor
     from queue import Empty, SimpleQueue
@@ -536,7 +550,7 @@ def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
     t0 = time.perf_counter()
 
     def loop() -> None:
-        w = Worker(memory, clock, src)
+        w = Worker(memory, clock, src, calibrate)
         try:
             while True:
                 try:
@@ -558,6 +572,42 @@ def run_all(programs: list[Program], *, timeout: float, memory: int, jobs: int,
 
 
 FAILURES = ("crash", "killed", "timeout", "unclean-error")
+
+
+def calibration_report(results: list[dict[str, Any]], late: float = 5.0,
+                       quick: float = 2.0) -> dict[str, list[str]]:
+    """What the default budget (``MAX_ANYDICE_WORK``) would do with the programs of a
+    ``--calibrate`` run (units recorded with the budget lifted): CPU nanoseconds a unit of
+    those that ran at least 0.2 s; ``late``: programs past the budget whose refusal would
+    come after ``late`` s (the CPU time at which their units reach it, work taken as
+    uniform); ``false``: programs past the budget whose whole work took under ``quick`` s.
+    Prints a table and returns those lists."""
+    from chancekit.limits import MAX_ANYDICE_WORK
+
+    runs = [r for r in results if r.get("units") and r.get("cpu") is not None]
+    rates = sorted(r["cpu"] / r["units"] * 1e9 for r in runs if r["cpu"] >= 0.2)
+    out: dict[str, list[str]] = {"late": [], "false": []}
+    for r in runs:
+        if r["units"] > MAX_ANYDICE_WORK:
+            at = r["cpu"] * MAX_ANYDICE_WORK / r["units"]
+            if at > late:
+                out["late"].append(r["id"])
+            if r["cpu"] < quick:
+                out["false"].append(r["id"])
+    print(f"\ncalibration: {len(runs)} programs with units; ns a unit over the "
+          f"{len(rates)} that ran 0.2 s or more:")
+    if rates:
+        q = [rates[int(f * (len(rates) - 1))] for f in (0, 0.5, 0.9, 0.99, 1)]
+        print("min {:.1f}, median {:.1f}, p90 {:.1f}, p99 {:.1f}, max {:.1f}".format(*q))
+    slow = [r for r in runs if r["cpu"] >= 0.2]
+    for r in sorted(slow, key=lambda r: -r["cpu"] / r["units"])[:10]:
+        print(f"  {r['id']}: {r['cpu']:.2f} s, {r['units'] / 1e6:.1f} M units, "
+                  f"{r['cpu'] / r['units'] * 1e9:.0f} ns a unit ({r['outcome']})")
+    print(f"past MAX_ANYDICE_WORK = {MAX_ANYDICE_WORK:,}: "
+          f"{sum(1 for r in runs if r['units'] > MAX_ANYDICE_WORK)}; refused after {late:g} s: "
+          f"{out['late'] or 'none'}; refused with the whole work under {quick:g} s: "
+          f"{out['false'] or 'none'}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -593,6 +643,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="the chancekit source folder to run (default: this checkout's src; "
                     "a snapshot, e.g. `git archive HEAD src | tar -x -C DIR`, keeps a long "
                     "run off files being edited)")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="run each program with the work budget lifted and record its units "
+                    "(the limits' estimates): report CPU nanoseconds a unit, the programs "
+                    "the default budget would refuse late (past 5 s) and those it would "
+                    "refuse though their whole work took under 2 s")
     ap.add_argument("--report", metavar="FILE.json", help="write every result as JSON")
     ap.add_argument("--crashes", metavar="DIR", help="write each failing program there")
     args = ap.parse_args(argv)
@@ -621,7 +676,7 @@ def main(argv: list[str] | None = None) -> int:
           f"address space {args.memory_mb} MB, {args.jobs} workers")
     t0 = time.perf_counter()
     results = run_all(programs, timeout=args.timeout, memory=memory, jobs=args.jobs,
-                      clock=args.clock, src=args.src)
+                      clock=args.clock, src=args.src, calibrate=args.calibrate)
     wall = time.perf_counter() - t0
     if args.confirm:
         again = [r for r in results if r["outcome"] in ("timeout", "killed")]
@@ -630,7 +685,8 @@ def main(argv: list[str] | None = None) -> int:
             second = {r["id"]: r for r in run_all([by_id[r["id"]] for r in again],
                                                   timeout=args.timeout, memory=memory,
                                                   jobs=1, clock=args.clock,
-                                                  src=args.src, progress=False)}
+                                                  src=args.src, progress=False,
+                                                  calibrate=args.calibrate)}
             for i, r in enumerate(results):
                 if r["id"] in second:
                     results[i] = {**second[r["id"]], "first": r["outcome"]}
@@ -656,6 +712,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {lo:g}-{hi:g} | {n} |")
             lo = hi
         print(f"median {refused[len(refused) // 2]:.3f} s, max {refused[-1]:.2f} s")
+    if args.calibrate:
+        calibration_report(results)
     errors = Counter(r.get("error", "").split(" at line")[0][:70]
                      for r in results if r["outcome"] in ("error", "refused"))
     print("\nmost common errors:")

@@ -37,6 +37,7 @@ chancekit.errors.LimitError: step two needs too much work: about 120 units in al
 from __future__ import annotations
 
 import contextvars
+import math
 from collections.abc import Callable
 
 from chancekit.errors import LimitError
@@ -127,6 +128,9 @@ TUPLE_WORK = 8
 #: one integer outcome mapped by a Python function and merged (``map``, ``-d``, ``d + 3``:
 #: about 0.5 us, measured on d999999)
 MAP_WORK = 25
+#: one map's own cost beyond its outcomes (the call, the result built and checked: about
+#: 4 us; ``T + X`` of one-outcome dice in a loop of 20 000 ran 35 us a round, issue 31)
+MAP_CALL_WORK = 200
 #: one pair visited by ``/`` or with Fraction outcomes (a Fraction built per pair, and many
 #: distinct results to sort: d700 / d690 took 3.2 s, about 335 units a pair)
 FRACTION_PAIR_WORK = 350
@@ -136,30 +140,47 @@ FRACTION_MAP_WORK = 180
 
 
 def power_work(length: int, span: int, bits: int) -> int:
-    """Estimated work (units) of raising a polynomial of ``length`` coefficients to a
-    power with ``span`` coefficients of ``bits`` bits: flint uses the J.C.P. Miller
-    recurrence (length x output bits) or repeated squaring (about 150 x output bits),
-    whichever is cheaper, then every coefficient is converted to a Python int (about one
-    unit a 64-bit limb, plus the dict entry). Calibrated in benchmarks/bench_limits.py:
-    ``10000d6`` 28 M (0.55 s), ``831d100`` 53 M (refused).
+    """Estimated work (units) of raising a polynomial of ``length`` coefficients to the
+    power that gives ``span`` coefficients of at most ``bits`` bits, and of converting
+    them to Python ints. It follows flint's own choice (``_fmpz_poly_pow``): J.C.P.
+    Miller's recurrence while the input's words are fewer than (3n/2 + 150) / length
+    (length x span terms of about 30 ns + 2.5 ns a word of the result), binomial
+    coefficients for two, repeated squaring otherwise (words of the result x their log,
+    an FFT); then each coefficient is converted (about 0.6 us + 20 ns a word) and a call
+    costs about 10 us. Calibrated natively over 170 sums of 2 to 10 000 dice of 2 to 1 000
+    faces (``benchmarks/bench_limits.py``, "sums"): 4.6-25 ns a unit, the dear end at
+    sums of 50-100 dice of 100 faces (issue #31: the old price, span x bits x
+    min(length, 150) / 1000, ran 40-145 ns a unit for 20-300 dice of 40-300 faces).
 
-    >>> power_work(6, 50001, 25850) // 10**6
-    28
+    >>> power_work(6, 5001, 3000) // 1000   # 1000d6: about 8 ms
+    606
     """
-    return span * bits * min(length, 150) // 1000 + span * (bits // 64 + ENTRY_WORK)
+    words = bits // 64 + 1
+    n = (span - 1) // max(1, length - 1)
+    convert = span * (30 + words)
+    if length > 2 and n >= 5 and -(-bits // (64 * n)) < (3 * n // 2 + 150) // length:
+        power = length * span * (12 + words) // 8
+    elif length == 2:  # binomial coefficients, each from the one before
+        power = span * words // 4
+    else:
+        size = span * words
+        power = size * (4 + size.bit_length() // 2)
+    return 500 + convert + power
 
 
 def mul_work(len_a: int, len_b: int, bits: int) -> int:
     """Estimated work (units) of multiplying two polynomials of ``len_a`` and ``len_b``
     coefficients whose product has ``bits``-bit coefficients (flint: Kronecker
     substitution, an FFT product of integers of (len_a + len_b) x bits bits, about 0.1 ns
-    a bit), plus the dict conversions. Calibrated: 2000 x 42000 coefficients of 2900 bits,
-    21 M (0.4 s).
+    a bit), plus the conversions (about 0.4 us a coefficient: built, read, reduced, a dict
+    entry) and about 12 us a call. Calibrated: 2000 x 42000 coefficients of 2900 bits,
+    22 M (0.4 s); small sums (d2 + d3 to d30 + d30, 14-56 us; issue #31: thousands of them
+    were charged nothing) at 13-20 ns a unit.
 
     >>> mul_work(6, 6, 10)
-    72
+    841
     """
-    return (len_a + len_b) * (bits // 6 + ENTRY_WORK)
+    return 600 + (len_a + len_b) * (bits // 6 + 20)
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
     "chancekit_budget", default=None)

@@ -49,6 +49,9 @@ ROUND_NODES = 5
 #: the frame of run_function, remembering its value (about 10-20 us more, measured on
 #: 34cc2: 168,000 recursive calls over sorted rolls, 7-8 s CPU at 300 a call)
 CALL_MISS_WORK = 1000
+#: work units of a built-in function's call that is not remembered beyond CALL_WORK:
+#: binding, the memo key, the library's own checks (about 6-10 us beyond its own steps)
+BUILTIN_WORK = 300
 RESULT_NODES = 5
 #: the values of constant expressions with dice kept per program run (see
 #: Interpreter.constant), in machine words (~16 MB)
@@ -554,10 +557,20 @@ class Interpreter:
             if fast is not NotImplemented:
                 return fast
         if func is None:
+            # a built-in function is pure too (its settings clear the memo): computed once
+            # per arguments ([highest 4 of d{11:3}] in a loop: 30 us a call, issue 31)
+            key, kept = self.builtin_key(node.key, args)
+            got = self._memo.get(key)
+            if got is not None:
+                self.memo_hits += 1
+                return got[0]
             bound, expansion = self.bind(kinds, args)
             if bound is None:
                 return V.EMPTY
-            return self.run_builtin(entry, bound, expansion)
+            self.charge(BUILTIN_WORK, "a function call")
+            value = self.run_builtin(entry, bound, expansion)
+            self.remember(key, value, kept)
+            return value
         # A function body is pure (no output, set or definition inside one): its value
         # depends only on the arguments, the caller's variables other than its parameters,
         # the depth (the "maximum function depth" cut) and the settings, so a call is
@@ -573,12 +586,22 @@ class Interpreter:
             self.charge(CALL_MISS_WORK, "a function call")
             return V.EMPTY
         value = self.run_function(func, bound, expansion, env, CALL_MISS_WORK)
+        self.remember(key, value, kept)
+        return value
+
+    def remember(self, key: Any, value: Any, kept: list[Any]) -> None:
+        """Keep a call's value under ``key`` while the memo has room (MEMO_ENTRIES,
+        MEMO_SIZE words; the values in ``kept`` keep the ids in the key alive)."""
         size = _memo_size(value) + sum(_memo_size(v) for v in kept)
         if len(self._memo) < MEMO_ENTRIES and self._memo_size + size <= MEMO_SIZE:
             self._memo_size += size
-            # (the values kept keep the ids in the key alive)
             self._memo[key] = (value, kept)
-        return value
+
+    def builtin_key(self, name: tuple[Any, ...], args: list[Any]) -> Any:
+        """The memo key of a built-in function's call: its name and arguments (the
+        settings it reads clear the memo when set)."""
+        kept: list[Any] = []
+        return ("builtin", name, *(_memo_part(a, kept) for a in args)), kept
 
     def memo_key(self, func: A.FunctionDef, args: list[Any], env: dict[str, Any]) -> Any:
         names = self._reads.get(id(func))

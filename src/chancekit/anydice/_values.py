@@ -94,7 +94,6 @@ class Die:
                 key = (self.count, base)
                 got = _SUMS.get(key)
                 if got is None:
-                    _charge_power(base, self.count)
                     got = base.repeat_sum(self.count) if self.count else constant(0)
                     if len(_SUMS) >= RESULTS_KEPT:
                         _SUMS.clear()
@@ -209,35 +208,6 @@ def _dense(d: Distribution) -> bool:
     pair: integer outcomes spanning at most four times their count, plus 64."""
     outs = d.weights
     return next(reversed(outs)) - next(iter(outs)) + 1 <= 4 * len(outs) + 64
-
-
-#: faces from which a dice sum is charged its power's recurrence (below: the engine's
-#: price holds; at 150 and more flint squares instead)
-POWER_FACES = (16, 150)
-#: work units of one word-step of that recurrence beyond what the engine charges (0.064 a
-#: word-step in limits.power_work): 2.4-10 ns measured (50d100 17.6 ms, 40d40 2.6 ms,
-#: 21d150 3.3 ms; the hang shapes' sums of ~20 dice of 80-150 faces ran 75-185 ns a unit)
-POWER_STEP_WORK = 0.5
-#: and of weights of at most this many words (800d100, 88 words: priced right already)
-POWER_WORDS = 8
-
-
-def _charge_power(base: Distribution, count: int) -> None:
-    """Charge the sum of ``count`` dice like ``base`` beyond the engine's own price, for
-    dice of ``POWER_FACES`` faces with integer outcomes and sums of at most ``POWER_WORDS``
-    words: (faces x span x words of the weights) word-steps of flint's power recurrence
-    at ``POWER_STEP_WORK``."""
-    faces = len(base)
-    if count < 2 or not POWER_FACES[0] <= faces < POWER_FACES[1]:
-        return
-    outs = base.outcomes()
-    if not (type(outs[0]) is int and type(outs[-1]) is int):
-        return
-    span = count * (outs[-1] - outs[0]) + 1
-    words = count * base.total.bit_length() // 64 + 1
-    if words > POWER_WORDS:  # wide sums: flint squares by FFT, the engine's price holds
-        return
-    limits.charge(int(faces * span * words * POWER_STEP_WORK), f"summing {count} dice")
 
 
 #: sums of dice computed lately, by (count, die): see Die.dist
@@ -816,6 +786,10 @@ def weight_product_work(lists: list[Any]) -> int:
     return units + acc // 4
 
 
+#: Euclid's steps (one division each) tried before a Lehmer gcd in :func:`reduce_priced`
+EUCLID_STEPS = 4
+
+
 def reduce_priced(w: dict[int, int]) -> Distribution:
     """The distribution of the integer weights ``w`` reduced by their gcd, each big step
     charged before it runs: from the smallest weight, a division of each weight by the
@@ -833,8 +807,17 @@ def reduce_priced(w: dict[int, int]) -> Distribution:
         limits.charge(int_div_work(words(v), gw) * BIG_MARGIN,
                       f"reducing weights of {v.bit_length():,} bits")
         r = v % g
+        # a few of Euclid's steps first, a division each: weights that are multiples of
+        # one another's remainders (149c7: 786,431-bit weights, 0.25 s in all) end there
+        # in linear time; only a gcd still open after them is charged Lehmer's steps
+        for _ in range(EUCLID_STEPS):
+            if not r:
+                break
+            limits.charge(int_div_work(words(g), words(r)) * BIG_MARGIN,
+                          f"the gcd of weights of {g.bit_length():,} bits")
+            g, r = r, g % r
         if r:
-            limits.charge(gcd_work(gw, words(r)) * BIG_MARGIN,
+            limits.charge(gcd_work(words(g), words(r)) * BIG_MARGIN,
                           f"the gcd of weights of {g.bit_length():,} bits")
             g = math.gcd(g, r)
     if g > 1:

@@ -503,9 +503,8 @@ def _binary(node: Binary) -> Bound:
                       node.col, "MAX_OUTCOMES", a.lo + b.lo - 1)
     pairs = a.lo * b.lo
     if op in ("+", "-") and not (a.frac or b.frac):
-        # integers: one polynomial product (charged past 400 pairs) or the pairs (refused
-        # past MAX_PAIRS anyway)
-        poly = mul_work(a.lo, b.lo, a.tbits + b.tbits) if pairs > 400 else 0
+        # integers: one polynomial product or the pairs (refused past MAX_PAIRS anyway)
+        poly = mul_work(a.lo, b.lo, a.tbits + b.tbits)
         # both surely dense: the polynomial product for sure (Distribution._poly_add)
         step = poly if (a.dense or a.consecutive) and (b.dense or b.consecutive) else min(
             pairs * PAIR_WORK, poly)

@@ -44,6 +44,7 @@ from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, qu
 from chancekit.limits import (
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
+    MAP_CALL_WORK,
     MAP_WORK,
     MAX_DICE,
     MAX_EXPLODE_DEPTH,
@@ -780,7 +781,7 @@ class Distribution:
         >>> d(6).map(lambda x: x % 2).weights
         mappingproxy({0: 1, 1: 1})
         """
-        work = len(self._w) * (MAP_WORK if self._int else FRACTION_MAP_WORK)
+        work = MAP_CALL_WORK + len(self._w) * (MAP_WORK if self._int else FRACTION_MAP_WORK)
         _charge(work, "mapping the outcomes")
         limits.count(work)
         results = [(f(k), w) for k, w in self._w.items()]
@@ -1182,10 +1183,9 @@ def _poly_add(a: Distribution, b: Distribution) -> Distribution:
         raise LimitError(
             f"the sum would span {span} outcomes, more than MAX_OUTCOMES = {MAX_OUTCOMES}",
             limit="MAX_OUTCOMES", value=span)
-    if len(a._w) * len(b._w) > 400:  # small sums cost less than their estimate
-        work = mul_work(len(a._w), len(b._w), a._total.bit_length() + b._total.bit_length())
-        _charge(work, "adding two distributions")
-        limits.count(work)
+    work = mul_work(len(a._w), len(b._w), a._total.bit_length() + b._total.bit_length())
+    _charge(work, "adding two distributions")
+    limits.count(work)
     total = a._total * b._total  # every coefficient of the product is at most this
     slot = total.bit_length()
     if _intpoly.python_mul(span_a * slot, (span - span_a) * slot):  # the browser's choice
