@@ -37,7 +37,6 @@ chancekit.errors.LimitError: step two needs too much work: about 120 units in al
 from __future__ import annotations
 
 import contextvars
-import math
 from collections.abc import Callable
 
 from chancekit.errors import LimitError
