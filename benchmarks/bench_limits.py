@@ -8,6 +8,12 @@ There is no peer: the goal is that nothing accepted or refused takes much more t
 second (MAX_WORK x UNIT_NS).
 
     .venv/bin/python benchmarks/bench_limits.py        # the table of every expression
+    .venv/bin/python benchmarks/bench_limits.py sums   # limits.power_work over a grid
+
+``sums``: ``Distribution.repeat_sum`` (the sum of n equal dice: flint's power, then the
+coefficients converted) over a grid of 2-1 000 faces and 2-10 000 dice, its CPU time
+against :func:`chancekit.limits.power_work`'s units (issue 31: the old price ran 40-145 ns
+a unit for sums of 20-300 dice of 40-300 faces).
 """
 
 from __future__ import annotations
@@ -42,6 +48,40 @@ def measure(text: str) -> tuple[str, float, int, int]:
     return outcome, time.perf_counter() - t0, budget.estimated, budget.counted
 
 
+#: (faces, dice) of the sums grid: the small grid all pairs (result below ~40 Mbit), and
+#: a few large sums
+SUM_FACES = (2, 3, 4, 6, 8, 10, 12, 17, 20, 30, 40, 60, 100, 154, 200, 300)
+SUM_DICE = (2, 3, 5, 10, 20, 50, 100, 200, 300, 500, 1000)
+LARGE_SUMS = ((6, 10000), (6, 3000), (20, 3000), (100, 400), (1000, 100), (2, 10000),
+              (60, 600))
+
+
+def sum_grid(quick: bool = False) -> list[tuple[int, int]]:
+    grid = [(k, n) for k in SUM_FACES for n in SUM_DICE
+            if n * (k - 1) * n * k.bit_length() <= (4e6 if quick else 40e6)]
+    return grid if quick else grid + list(LARGE_SUMS)
+
+
+def measure_sum(faces: int, dice: int) -> tuple[float, int]:
+    """(best CPU seconds of ``dice`` x d``faces`` summed, its power_work units)."""
+    from chancekit.dice.distribution import Distribution
+    from chancekit.limits import evaluation
+
+    die = Distribution({i: 1 for i in range(1, faces + 1)})
+    best = float("inf")
+    for _ in range(3 if faces * dice > 20_000 else 7):
+        with evaluation(limit=10**15, name="MAX_WORK") as budget:
+            t0 = time.process_time()
+            die.repeat_sum(dice)
+            best = min(best, time.process_time() - t0)
+    return best, budget.estimated
+
+
+def sums(quick: bool = False) -> list[tuple[int, int, float, int]]:
+    """(faces, dice, seconds, units) over the grid."""
+    return [(k, n, *measure_sum(k, n)) for k, n in sum_grid(quick)]
+
+
 def cases(quick: bool = False) -> list[Result]:
     from chancekit.dice import dist
 
@@ -59,13 +99,24 @@ def cases(quick: bool = False) -> list[Result]:
     per_unit = max(r[2] / r[3] * 1e9 for r in ok if r[3] > 1_000_000)
     out.append(Result("limits", "ns per estimated unit (worst accepted)", per_unit * 1e-9,
                       goal="<= 20 ns", met=per_unit <= 20))
+    rates = [s / u * 1e9 for _, _, s, u in sums(quick) if s > 1e-3]
+    out.append(Result("limits", "sums of n dice: worst ns per power_work unit",
+                      max(rates) * 1e-9, goal="<= 30 ns", met=max(rates) <= 30,
+                      note=f"best {min(rates):.1f} ns over {len(rates)} sums past 1 ms"))
     return out
 
 
 def main() -> None:
+    import sys
+
     from chancekit.dice import dist
 
     dist("1d6")
+    if sys.argv[1:] == ["sums"]:
+        print(f"{'faces':>6} {'dice':>6} {'ms':>9} {'units':>12} {'ns/unit':>8}")
+        for k, n, s, u in sums():
+            print(f"{k:6} {n:6} {s * 1e3:9.3f} {u:12,} {s / u * 1e9:8.1f}")
+        return
     print(f"{'expression':42} {'outcome':24} {'seconds':>8} {'estimated':>13} {'counted':>13} "
           f"{'ns/unit':>8}")
     for text in corpus():

@@ -269,6 +269,9 @@ def _pairwise_new(op: str, a: Distribution | int, b: Distribution | int) -> Dist
         # pair by pair (2000d6+200d8+3000, 0.3 s, was charged 34 G units here)
         if op not in ("+", "-") or not (_dense(a) and _dense(b)):
             charge_bits(len(a) * len(b), a, b)
+        # the operator's own machinery: its cache key and the result hashed, the result
+        # wrapped (about 10 us and 0.1 us an outcome beyond the engine's price)
+        limits.charge(OP_WORK + (len(a) + len(b)) * limits.ENTRY_WORK, f"a die {op} a die")
     elif isinstance(a, Distribution):
         charge_bits(len(a), a)
         limits.charge(OP_WORK + len(a) * limits.ENTRY_WORK, f"a die {op} a number")
@@ -278,6 +281,8 @@ def _pairwise_new(op: str, a: Distribution | int, b: Distribution | int) -> Dist
         limits.charge(OP_WORK + len(b) * limits.ENTRY_WORK, f"a number {op} a die")
     if op == "+" and isinstance(a, Distribution):
         return a + b
+    if op == "+":  # a number + a die: the die's outcomes shifted (Distribution._shifted)
+        return b + a
     if op == "-" and isinstance(a, Distribution):
         return a - b
     f = _OPS[op]
@@ -373,7 +378,11 @@ def unary(op: str, value: Any) -> Any:
     raise AssertionError(op)
 
 
-_STANDARD: dict[int, Distribution] = {}  # dN by N (bounded: cleared past 64)
+_STANDARD: dict[int, Distribution] = {}  # dN by N (bounded: see STANDARD_FACES)
+#: the faces of the dice ``dN`` kept built, in all (cleared past it): a loop over ``dA``
+#: for A up to hundreds built each die again once 64 were kept (hang-212: 29 600 dice)
+STANDARD_FACES = 1 << 20
+_standard_faces = [0]
 
 
 def standard_die(sides: int) -> Distribution:
@@ -382,9 +391,11 @@ def standard_die(sides: int) -> Distribution:
     if hit is not None:
         return hit
     die = _standard_die(sides)
-    if len(_STANDARD) >= 64:
+    if _standard_faces[0] + len(die) > STANDARD_FACES:
         _STANDARD.clear()
+        _standard_faces[0] = 0
     _STANDARD[sides] = die
+    _standard_faces[0] += len(die)
     return die
 
 
@@ -740,6 +751,8 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
         return entries * MIX_ENTRY_WORK * (1 + wide // 16) + 2 * wide * wide, wide
     wide += 1
     units = entries * MIX_ENTRY_WORK * (1 + wide // 16)  # the linear passes: sums, checks
+    if entries > MIX_EXACT_ENTRIES:
+        return units + _mix_bound(parts, weights, lcm_bits) * BIG_MARGIN, wide
     bits: dict[Any, int] = {}  # outcome -> bits of its weight before reduction, at most
     for p, w in zip(parts, weights, strict=True):
         t_words = p.total.bit_length() // 64 + 1
@@ -760,6 +773,59 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
     for b in bits.values():  # a division by the running gcd, then by the gcd found
         units += 2 * int_div_work((b + extra) // 64 + 1, small)
     return units * BIG_MARGIN, wide
+
+
+#: past this many entries in all, :func:`mix_work` bounds the big-integer work part by
+#: part (:func:`_mix_bound`) instead of entry by entry: a Python step per entry cost more
+#: than the mixture it priced (hang-200: 4.3 s of estimates for 0.9 s of mixtures)
+MIX_EXACT_ENTRIES = 20_000
+#: the parts whose lightest outcome is tried as the result's smallest weight
+MIX_CANDIDATES = 8
+
+
+def _mix_bound(parts: list[Distribution], weights: list[int], lcm_bits: int) -> int:
+    """The big-integer work of a mixture of many entries, bounded part by part with C-level
+    passes only: each entry's product priced at its part's total (an entry is at most its
+    total); the result's smallest weight, where the gcd starts, bounded by the weight of
+    the lightest outcome of one of the :data:`MIX_CANDIDATES` parts whose lightest entry,
+    scaled, is smallest (summed over every part that has it: an upper bound of the
+    smallest); and every outcome divided as if it were the widest."""
+    units, widest = 0, 0
+    scales = []
+    mins = []
+    for p, w in zip(parts, weights, strict=True):
+        t_bits = p.total.bit_length()
+        t_words = t_bits // 64 + 1
+        q_bits = lcm_bits - t_bits + 1  # lcm // p.total
+        s_bits = w.bit_length() + q_bits
+        units += (int_div_work(lcm_bits // 64 + 1, t_words)
+                  + int_mul_work(w.bit_length() // 64 + 1, q_bits // 64 + 1)
+                  + len(p) * int_mul_work(t_words, s_bits // 64 + 1))
+        widest = max(widest, t_bits + s_bits)
+        scales.append(s_bits)
+        mins.append(min(p.weights.values()).bit_length() + s_bits)
+    extra = len(parts).bit_length()
+    small = (min(widest, _smallest_bits(parts, scales, mins)) + extra) // 64 + 1
+    units += small * small * 3 // 10  # Lehmer's steps on the smallest's size
+    outcomes = sum(len(p) for p in parts)
+    return units + outcomes * 2 * int_div_work((widest + extra) // 64 + 1, small)
+
+
+def _smallest_bits(parts: list[Distribution], scales: list[int], mins: list[int]) -> int:
+    """An upper bound of the bits of the smallest weight of a mixture before reduction
+    (each outcome's weight: the sum over the parts that have it of its weight there, of
+    ``bits + scales[i]`` bits at most, ``mins[i]`` the least of part ``i``): the exact bound
+    of the lightest outcome of each of the :data:`MIX_CANDIDATES` parts of least ``mins``
+    (a pass over the parts each)."""
+    best = None
+    for i in sorted(range(len(parts)), key=mins.__getitem__)[:MIX_CANDIDATES]:
+        w_i = parts[i].weights
+        x = min(w_i, key=w_i.__getitem__)
+        b = max(q.weights.get(x, 0).bit_length() + s
+                for q, s in zip(parts, scales, strict=True) if x in q.weights)
+        best = b if best is None else min(best, b)
+    assert best is not None
+    return best
 
 
 def words(n: Any) -> int:

@@ -42,6 +42,7 @@ from chancekit._html import label as _label
 from chancekit._validate import require_int
 from chancekit.errors import InvalidTypeError, InvalidValueError, LimitError, quote
 from chancekit.limits import (
+    ENTRY_WORK,
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
     MAP_CALL_WORK,
@@ -781,7 +782,10 @@ class Distribution:
         >>> d(6).map(lambda x: x % 2).weights
         mappingproxy({0: 1, 1: 1})
         """
-        work = MAP_CALL_WORK + len(self._w) * (MAP_WORK if self._int else FRACTION_MAP_WORK)
+        # (a wide weight costs more to move and sum: 0.6 us an outcome at 8 bits, 0.9 at
+        # 2 048, 2.25 at 8 192; hang-200 mapped 1 200 outcomes of 2 048 bits 3 300 times)
+        work = MAP_CALL_WORK + len(self._w) * ((MAP_WORK if self._int else FRACTION_MAP_WORK)
+                                               + self._total.bit_length() // 96)
         _charge(work, "mapping the outcomes")
         limits.count(work)
         results = [(f(k), w) for k, w in self._w.items()]
@@ -797,6 +801,25 @@ class Distribution:
         # gcd pass over 2491 weights of 224 000 bits took minutes: 2490d20>6!p<=1*91)
         return Distribution._raw(out, reduced=len(out) == len(self._w))
 
+    def _shifted(self, c: int) -> Distribution:
+        """Integer outcomes plus the integer ``c`` (``d + 3``, ``d - 3``): the weights kept
+        as they are, in the same order, and no merge, O(m) with a small constant (a map
+        costs 0.6-2 us an outcome: issue 31's hang shapes shifted dice of 2 000-bit weights
+        thousands of times)."""
+        # (with the hash of the result that usually follows: 140 ns an outcome at 8 bits,
+        # 290 at 2 048)
+        work = MAP_CALL_WORK + len(self._w) * (ENTRY_WORK + 2 + self._total.bit_length() // 256)
+        _charge(work, "shifting the outcomes")
+        limits.count(work)
+        if c == 0:
+            return self
+        out = object.__new__(Distribution)
+        out._w = {k + c: w for k, w in self._w.items()}
+        out._total = self._total
+        out._int = True
+        out._hash = None
+        return out
+
     def _combine(self, other: Any, op: Callable[[Any, Any], Any], name: str,
                  swap: bool = False) -> Distribution:
         if name in _VERBS:  # arithmetic: text outcomes would concatenate ('a' + 'b')
@@ -806,6 +829,8 @@ class Distribution:
                 pass
             else:
                 return NotImplemented  # type: ignore[return-value]
+            if type(other) is int and self._int and (name == "+" or (name == "-" and not swap)):
+                return self._shifted(other if name == "+" else -other)
             try:
                 if swap:
                     return self.map(lambda x: op(other, x))
@@ -824,6 +849,9 @@ class Distribution:
                 # the results will be Fractions: charged as such before the map
                 _charge(len(many._w) * (FRACTION_MAP_WORK - MAP_WORK),
                         f"combining a distribution with {name}")
+            if type(c) is int and many._int and (name == "+" or (name == "-"
+                                                                  and many is a)):
+                return many._shifted(c if name == "+" else -c)
             try:
                 if len(b._w) == 1:
                     return a.map(lambda x: op(x, c))

@@ -1,0 +1,211 @@
+"""Issue 31, items 1-2 (fourth pass): the units recalibrated where the hang shapes still
+ran past 5 s of CPU (docs/fuzzing.md, "Fourth pass"): sums of equal dice priced by flint's
+own algorithm, every polynomial sum charged, shifts of wide dice, the estimate of big
+mixtures kept cheaper than the mixture, built-in calls remembered, ``dN`` kept built. Every
+check counts units, calls or values, never seconds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from chancekit import anydice, limits
+from chancekit.anydice import _values as V
+from chancekit.dice import d
+from chancekit.dice.distribution import Distribution
+from chancekit.limits import evaluation, mul_work, power_work
+
+
+def _work(fn) -> int:
+    with evaluation(limit=10**15, name="MAX_WORK") as budget:
+        fn()
+    return budget.estimated
+
+
+# -- limits.power_work follows flint's choice ------------------------------------------
+
+@pytest.mark.parametrize(("faces", "dice"), [(17, 250), (40, 100), (100, 50), (60, 300)])
+def test_a_recurrence_power_is_charged_a_unit_a_term_at_least(faces: int, dice: int) -> None:
+    # flint's _fmpz_poly_pow takes J.C.P. Miller's recurrence while the input's words are
+    # fewer than (3n/2 + 150) / length: length x span terms (the old price charged
+    # span x bits x length / 1000, 40-145 ns a unit for these measured)
+    span = dice * (faces - 1) + 1
+    bits = dice * faces.bit_length()
+    assert 1 < (3 * dice // 2 + 150) // faces  # the recurrence, by flint's rule
+    assert power_work(faces, span, bits) >= faces * span * (1 + bits // 64 // 8)
+    assert _work(lambda: d(faces).repeat_sum(dice)) == power_work(faces, span, bits)
+
+
+def test_a_squaring_power_is_charged_by_the_words_of_its_result() -> None:
+    # 100 dice of 1000 faces: flint squares (1000 > (150 + 150) / 1); an FFT product a
+    # square, priced by the words of the result times their log
+    span, bits = 100 * 999 + 1, 100 * 10
+    words = bits // 64 + 1
+    assert power_work(1000, span, bits) >= span * words * (span * words).bit_length() // 2
+    # two faces: binomial coefficients, far cheaper than either
+    assert power_work(2, 10001, 10000) < power_work(3, 20001, 10000 * 2) // 4
+
+
+def test_every_polynomial_sum_is_charged_its_call_and_coefficients() -> None:
+    # small sums were free (under 400 pairs): hang-212 added 35 000 of them, 3.6 s uncharged
+    assert _work(lambda: d(6) + d(6)) == mul_work(6, 6, 6) >= 600 + 12 * 20
+    assert _work(lambda: d(2) + d(3)) > 0
+
+
+# -- shifts ------------------------------------------------------------------------------
+
+def test_a_shift_equals_the_map_it_replaces() -> None:
+    rng = random.Random(31)
+    for _ in range(200):
+        w = {rng.randint(-50, 50): rng.getrandbits(rng.choice((3, 70, 700))) + 1
+             for _ in range(rng.randint(1, 30))}
+        x = Distribution(w)
+        c = rng.randint(-10**20, 10**20)
+        mapped = x.map(lambda v, c=c: v + c)
+        assert x + c == mapped == c + x
+        assert x - c == x.map(lambda v, c=c: v - c)
+        assert x + Distribution({c: 3}) == mapped == Distribution({c: 1}) + x
+        assert list((x + c).weights) == sorted((x + c).weights)  # outcomes stay in order
+        assert hash(x + c) == hash(mapped)
+    # c - X reverses the order: the map keeps that path
+    assert (5 - d(6)).weights == {-1: 1, 0: 1, 1: 1, 2: 1, 3: 1, 4: 1}
+
+
+def test_a_shift_is_charged_more_for_wide_weights() -> None:
+    narrow = Distribution({i: 1 + i for i in range(1000)})
+    wide = Distribution({i: (1 << 2048) + i for i in range(1000)})
+    assert _work(lambda: narrow + 3) < _work(lambda: wide + 3)
+    assert _work(lambda: wide + 3) >= 1000 * (limits.ENTRY_WORK + 8)
+
+
+def test_a_map_is_charged_more_for_wide_weights() -> None:
+    narrow = Distribution({i: 1 + i for i in range(1000)})
+    wide = Distribution({i: (1 << 8192) + i for i in range(1000)})
+    assert _work(lambda: wide.map(abs)) - _work(lambda: narrow.map(abs)) >= 1000 * 80
+
+
+# -- big mixtures: an estimate cheaper than the work -------------------------------------
+
+def _parts(n_parts: int, size: int, bits: int, seed: int = 7) -> tuple[list, list]:
+    rng = random.Random(seed)
+    parts = [Distribution({k: rng.getrandbits(bits) | 1 for k in range(j, j + size)})
+             for j in range(n_parts)]
+    return parts, [rng.randint(1, 9) for _ in parts]
+
+
+def _lcm(parts: list) -> int:
+    import math
+    out = 1
+    for p in parts:
+        out = out * p.total // math.gcd(out, p.total)
+    return out
+
+
+def test_a_big_mixture_is_estimated_part_by_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    # hang-200: 4.3 s of estimates (a Python step and a product price per entry) for 0.9 s
+    # of mixtures; past MIX_EXACT_ENTRIES the estimate takes O(parts) Python steps
+    parts, weights = _parts(40, 1000, 1100)
+    assert sum(len(p) for p in parts) > V.MIX_EXACT_ENTRIES
+    calls = [0]
+    real = V.int_mul_work
+
+    def counted(a: int, b: int) -> int:
+        calls[0] += 1
+        return real(a, b)
+
+    monkeypatch.setattr(V, "int_mul_work", counted)
+    units, _ = V.mix_work(parts, weights, _lcm(parts))
+    assert calls[0] <= 2 * len(parts)
+    monkeypatch.setattr(V, "MIX_EXACT_ENTRIES", 10**9)  # the exact way, entry by entry
+    calls[0] = 0
+    exact, _ = V.mix_work(parts, weights, _lcm(parts))
+    assert calls[0] >= 40 * 1000
+    # weights of one width (the hang shapes'): the bound is above the exact estimate and
+    # within a small factor of it
+    assert exact <= units <= 8 * exact
+
+
+def test_the_smallest_weight_bound_against_brute_force() -> None:
+    # the gcd of a mixture's weights starts from its smallest (linear beside a light one,
+    # 149c7; quadratic when all are wide, 149bd): the bound is never below the truth, and
+    # finds a light outcome that is lightest in its part
+    rng = random.Random(149)
+    for trial in range(60):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            keys = rng.sample(range(40), rng.randint(1, 15))
+            parts.append(Distribution({k: rng.getrandbits(rng.choice((5, 300, 3000))) + 1
+                                       for k in keys}))
+        scales = [rng.randint(0, 500) for _ in parts]
+        mins = [min(p.weights.values()).bit_length() + s for p, s in zip(parts, scales)]
+        truth = min(max(p.weights[x].bit_length() + s for p, s in zip(parts, scales)
+                        if x in p.weights)
+                    for x in {k for p in parts for k in p.weights})
+        bound = V._smallest_bits(parts, scales, mins)
+        assert bound >= truth
+    # one outcome light in every part, the rest wide: found
+    parts = [Distribution({-1: 1, **{k: (1 << 4000) + k for k in range(j, j + 50)}})
+             for j in range(30)]
+    scales = [10] * len(parts)
+    mins = [min(p.weights.values()).bit_length() + 10 for p in parts]
+    assert V._smallest_bits(parts, scales, mins) == 11
+
+
+# -- the interpreter ---------------------------------------------------------------------
+
+def test_a_builtin_call_is_computed_once_per_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chancekit.anydice import library
+
+    calls = [0]
+    real = library._ranks
+
+    def counted(*a):
+        calls[0] += 1
+        return real(*a)
+
+    monkeypatch.setattr(library, "_ranks", counted)
+    program = ("function: f A:n { T: 0\n loop J over {1..A} { T: T + [highest 2 of 3d6] }\n"
+               " result: T }\noutput [f 50]")
+    (label, dist), = anydice.run(program)
+    assert calls[0] == 1
+    # each call is still its own roll: the sum of 50 independent "highest 2 of 3d6", the
+    # keep brute-forced over the 216 rolls and added 50 times
+    import itertools
+    from collections import Counter
+    keep = Distribution(Counter(sum(sorted(r)[1:]) for r in itertools.product(range(1, 7),
+                                                                              repeat=3)))
+    total = keep
+    for _ in range(49):
+        total = total + keep
+    assert dist == total
+
+
+def test_a_setting_clears_remembered_builtin_calls() -> None:
+    program = ('output [explode d6] named "a"\nset "explode depth" to 1\n'
+               'output [explode d6] named "b"')
+    (_, a), (_, b) = anydice.run(program)
+    assert a != b
+    assert a == d(6).explode(depth=2) and b == d(6).explode(depth=1)
+
+
+def test_a_standard_die_is_built_once_while_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # hang-212 built dA for A up to ~300 again each time once 64 dice were kept
+    V._STANDARD.clear()
+    V._standard_faces[0] = 0
+    built = [0]
+    real = V._standard_die
+
+    def counted(n: int) -> Distribution:
+        built[0] += 1
+        return real(n)
+
+    monkeypatch.setattr(V, "_standard_die", counted)
+    for _ in range(3):
+        for n in range(1, 301):
+            assert V.standard_die(n) == d(n)
+    assert built[0] == 300
+    # bounded by faces: a million-face die pushes the others out
+    V.standard_die(999_999)
+    V.standard_die(100_000)
+    assert V._standard_faces[0] == 100_000 and len(V._STANDARD) == 1
