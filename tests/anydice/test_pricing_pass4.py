@@ -131,15 +131,16 @@ def test_the_smallest_weight_bound_against_brute_force() -> None:
     # 149c7; quadratic when all are wide, 149bd): the bound is never below the truth, and
     # finds a light outcome that is lightest in its part
     rng = random.Random(149)
-    for trial in range(60):
+    for _trial in range(60):
         parts = []
         for _ in range(rng.randint(1, 12)):
             keys = rng.sample(range(40), rng.randint(1, 15))
             parts.append(Distribution({k: rng.getrandbits(rng.choice((5, 300, 3000))) + 1
                                        for k in keys}))
         scales = [rng.randint(0, 500) for _ in parts]
-        mins = [min(p.weights.values()).bit_length() + s for p, s in zip(parts, scales)]
-        truth = min(max(p.weights[x].bit_length() + s for p, s in zip(parts, scales)
+        pairs = list(zip(parts, scales, strict=True))
+        mins = [min(p.weights.values()).bit_length() + s for p, s in pairs]
+        truth = min(max(p.weights[x].bit_length() + s for p, s in pairs
                         if x in p.weights)
                     for x in {k for p in parts for k in p.weights})
         bound = V._smallest_bits(parts, scales, mins)
@@ -167,7 +168,7 @@ def test_a_builtin_call_is_computed_once_per_arguments(monkeypatch: pytest.Monke
     monkeypatch.setattr(library, "_ranks", counted)
     program = ("function: f A:n { T: 0\n loop J over {1..A} { T: T + [highest 2 of 3d6] }\n"
                " result: T }\noutput [f 50]")
-    (label, dist), = anydice.run(program)
+    (_, dist), = anydice.run(program)
     assert calls[0] == 1
     # each call is still its own roll: the sum of 50 independent "highest 2 of 3d6", the
     # keep brute-forced over the 216 rolls and added 50 times
