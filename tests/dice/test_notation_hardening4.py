@@ -76,7 +76,9 @@ def test_the_cheap_side_prices_the_sum_before_the_power() -> None:
     with pytest.raises(LimitError) as e:
         with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
             dist("24919dF+9d2ph4kl3")
-    assert "priced again" in str(e.value)
+    # (since issue 31's power_work, 24919dF alone is priced past the budget: 55 M units,
+    # 0.9 s measured; the tree refuses before any step, else the sum is priced again)
+    assert "priced again" in str(e.value) or "priced before any step" in str(e.value)
     assert budget.counted < 100_000  # nothing but the small pool
 
 

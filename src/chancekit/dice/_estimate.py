@@ -57,6 +57,7 @@ from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
 from chancekit.dice.facewalk import extreme_work, face_walk_work
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
+    ENTRY_WORK,
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
     MAP_WORK,
@@ -481,6 +482,8 @@ def _binary(node: Binary) -> Bound:
             op == "/" and not a.const and isinstance(value, int) and abs(value) > 1
             and ((many.consecutive and many.lo >= 2) or many.run >= 2))
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
+        if rate == MAP_WORK and (op == "+" or (op == "-" and b.const)):
+            rate = ENTRY_WORK + 2  # integers shifted, not mapped (Distribution._shifted)
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
