@@ -122,6 +122,10 @@ class FaceRule:
 
     initial: Any = None
     order: str = "descending"
+    #: work units of one step of this rule (a state and a move), charged by the walk:
+    #: a subclass whose ``step`` does more (AnyDice's sequence features: 2-3 times a plain
+    #: sum's, measured) says so here
+    step_work: int = STEP_WORK
 
     def __init__(self, step: Callable[[Any, Any, tuple[int, ...]], Any] | None = None, *,
                  initial: Any = None, final: Callable[[Any], Any] | None = None,
@@ -259,8 +263,9 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
             "fewer dice or a built-in with a specialised algorithm", limit="MAX_WORK",
             value=work * n_faces)
     bound = rule.state_bound(face_list, sum(n for _, _, n in types))
+    unit = rule.step_work  # a rule's own steps may cost more than the walk's (AnyDice's)
     if bound is not None and not charged:
-        limits.charge(work * n_faces * min(bound, MAX_POOL_STATES) * STEP_WORK,
+        limits.charge(work * n_faces * min(bound, MAX_POOL_STATES) * unit,
                       "evaluating these pools face by face", limit=MAX_WORK,
                       name="MAX_WORK")
     weights = [[die.weights.get(f, 0) for f in face_list] for _, die, _ in types]
@@ -315,13 +320,13 @@ def _evaluate(rule: FaceRule, groups: list[list[tuple[Distribution, int]]],
                                     left_moves, rest, what, given_left=True,
                                     step_units=step_units, charged=charged)
         return face_walk(rule, face_list, tuple(n for _, _, n in types), left_moves, rest,
-                         [work * STEP_WORK] * n_faces if bound is not None else None,
+                         [work * unit] * n_faces if bound is not None else None,
                          bound is not None or charged, what, given_left=True)
     if packed:
         return face_walk_packed(rule, face_list, tuple(n for _, _, n in types), moves, rest,
                                 what, step_units=step_units, charged=charged)
     return face_walk(rule, face_list, tuple(n for _, _, n in types), moves, rest,
-                     [work * STEP_WORK] * n_faces if bound is not None else None,
+                     [work * unit] * n_faces if bound is not None else None,
                      bound is not None or charged, what)
 
 
@@ -336,7 +341,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
     ``i``, ``moves(i, rems)`` lists (taken per slot, the counts the rule sees, ways); a
     :class:`Decided` state is finished by ``rest(i, left)``, the ways later faces fill
     what is left. ``units[i]`` work units per state at face ``i`` are counted (``units``
-    None: the exact steps of the face, :data:`STEP_WORK` each), and charged face by face
+    None: the exact steps of the face, the rule's ``step_work`` each), and charged face by face
     unless ``charged`` (estimated up front from the rule's state bound); ``given_left``:
     ``moves`` gives (dice left, counts, ways) instead of (taken, ...). Refused past
     :data:`MAX_POOL_STATES` states. A rule whose outcomes mix kinds (numbers and tuples:
@@ -367,7 +372,7 @@ def face_walk(rule: FaceRule, faces: list[Any], start: tuple[int, ...],
                     move_cache[rems] = moves(i, rems) if given_left else [
                         (tuple([r - k for r, k in zip(rems, taken, strict=True)]), c, w)
                         for taken, c, w in moves(i, rems)]
-            steps = sum(len(move_cache[rems]) for rems, _ in states) * STEP_WORK
+            steps = sum(len(move_cache[rems]) for rems, _ in states) * rule.step_work
         else:
             steps = len(states) * units[i]
         if not charged:  # no estimate up front: charge each face before reading it
