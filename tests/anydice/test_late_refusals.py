@@ -75,7 +75,8 @@ def test_engine_work_past_the_budget_is_refused_before_it_runs() -> None:
         run_program(text)
     # refused at the last step, before it runs: the whole program's units in the message
     assert e.value.limit == "MAX_ANYDICE_WORK"
-    assert MAX_ANYDICE_WORK < e.value.value < 250_000_000
+    # (301 M units since issue 31's power_work: 800d100 alone is 79 M, 1.6 s measured)
+    assert MAX_ANYDICE_WORK < e.value.value < 2 * MAX_ANYDICE_WORK + 100_000_000
 
 
 def test_a_sum_of_dice_of_tens_of_faces_is_charged_its_power_recurrence() -> None:

@@ -386,7 +386,8 @@ def test_more_late_refusals_are_up_front(text: str, dialect: str, limit: str) ->
         with pytest.raises(LimitError) as info:
             dist(text, dialect=dialect)
     assert info.value.limit == limit, info.value
-    assert budget.counted <= limits.MAX_WORK // 5, (text, budget.counted)
+    # (a third since issue 31's mul_work: the same products counted at 1.5-2 x the units)
+    assert budget.counted <= limits.MAX_WORK // 3, (text, budget.counted)
 
 
 def test_the_tree_bound_of_kept_dice_is_a_lower_bound() -> None:
@@ -433,7 +434,8 @@ def test_pools_beside_an_expensive_side_are_refused_before_either_runs(
             dist(text, dialect=dialect)
     assert info.value.limit == limit, info.value
     assert "priced before any step" in str(info.value)
-    assert budget.counted <= limits.MAX_WORK // 5, (text, budget.counted)
+    # (a third since issue 31's mul_work: the same products counted at 1.5-2 x the units)
+    assert budget.counted <= limits.MAX_WORK // 3, (text, budget.counted)
 
 
 def test_the_tree_bound_of_exploding_and_rerolled_pools_is_a_lower_bound() -> None:

@@ -192,6 +192,14 @@ def _run_exact(text: str) -> AnyDiceResult:
             raise LimitError("the program nests function calls or expressions too deeply "
                              "for this interpreter; lower \"maximum function depth\"",
                              limit="MAX_FUNCTION_DEPTH") from None
+        except MemoryError:
+            # (as the web's jobs do: an environment's cap, such as a worker's address
+            # space, is a limit of this run, not a crash; hang-423 held 300 MB of results)
+            interp = None  # its values go before the message is built
+            raise LimitError("the program ran out of memory (its exact weights and the "
+                             "results it holds at once); use fewer or smaller dice, or "
+                             "approx=True (--approx) for huge weights",
+                             limit="memory") from None
     # (an output of d{} is an Empty named after it: its errors name the output)
     outputs = [(label, Empty(label) if dist is None else dist) for label, dist in interp.outputs]
     return AnyDiceResult(outputs, list(interp.warnings))

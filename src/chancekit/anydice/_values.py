@@ -95,9 +95,12 @@ class Die:
                 got = _SUMS.get(key)
                 if got is None:
                     got = base.repeat_sum(self.count) if self.count else constant(0)
-                    if len(_SUMS) >= RESULTS_KEPT:
+                    size = len(got) * (4 + got.total.bit_length() // 64)
+                    if len(_SUMS) >= RESULTS_KEPT or _sums_words[0] + size > RESULTS_WORDS:
                         _SUMS.clear()
+                        _sums_words[0] = 0
                     _SUMS[key] = got
+                    _sums_words[0] += size
                 self._dist = got
                 return got
             self._dist = base.repeat_sum(self.count) if self.count else constant(0)
@@ -212,6 +215,7 @@ def _dense(d: Distribution) -> bool:
 
 #: sums of dice computed lately, by (count, die): see Die.dist
 _SUMS: dict[tuple[int, Distribution], Distribution] = {}
+_sums_words = [0]  # their machine words (bounded by RESULTS_WORDS too)
 
 #: work units of one operator on a die beyond its entries (building the result: ~2 us)
 OP_WORK = 100
@@ -222,6 +226,11 @@ OP_WORK = 100
 #: rolls); distributions compare and hash by value, so a hit is the same answer
 _RESULTS: dict[tuple[str, Any, Any], Distribution] = {}
 RESULTS_KEPT = 2048
+#: and results of at most about this many machine words in all (~32 MB): 2 048 dice of
+#: 1 200 outcomes of 1 280-bit weights would hold 600 MB (hang-423 ran out of a 1 GB
+#: address space)
+RESULTS_WORDS = 4_000_000
+_results_words = [0]
 
 
 #: operands with more outcomes than this skip the cache (hashing one is O(outcomes): a
@@ -256,9 +265,12 @@ def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribu
     if hit is not None:
         return hit
     result = _pairwise_new(op, a, b)
-    if len(_RESULTS) >= RESULTS_KEPT:
+    size = len(result) * (4 + result.total.bit_length() // 64)
+    if len(_RESULTS) >= RESULTS_KEPT or _results_words[0] + size > RESULTS_WORDS:
         _RESULTS.clear()
+        _results_words[0] = 0
     _RESULTS[key] = result
+    _results_words[0] += size
     return result
 
 
