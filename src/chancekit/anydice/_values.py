@@ -285,12 +285,17 @@ def _pairwise_new(op: str, a: Distribution | int, b: Distribution | int) -> Dist
         # wrapped (about 10 us and 0.1 us an outcome beyond the engine's price)
         limits.charge(OP_WORK + (len(a) + len(b)) * limits.ENTRY_WORK, f"a die {op} a die")
     elif isinstance(a, Distribution):
-        charge_bits(len(a), a)
-        limits.charge(OP_WORK + len(a) * limits.ENTRY_WORK, f"a die {op} a number")
+        if op not in ("+", "-"):  # (a shift merges and multiplies no weight: 1300f)
+            charge_bits(len(a), a)
+        limits.charge(OP_WORK + len(a) * (limits.ENTRY_WORK + words(a.total) // 2),
+                      f"a die {op} a number")
     else:
         assert isinstance(b, Distribution)
-        charge_bits(len(b), b)
-        limits.charge(OP_WORK + len(b) * limits.ENTRY_WORK, f"a number {op} a die")
+        if op != "+":
+            charge_bits(len(b), b)
+        # (the result hashed into the caches: linear in the weights' words)
+        limits.charge(OP_WORK + len(b) * (limits.ENTRY_WORK + words(b.total) // 2),
+                      f"a number {op} a die")
     if op == "+" and isinstance(a, Distribution):
         return a + b
     if op == "+":  # a number + a die: the die's outcomes shifted (Distribution._shifted)
