@@ -270,3 +270,73 @@ def test_an_expansion_over_sorted_rolls_is_refused_before_they_are_enumerated(
     brute = Counter(sum(1 for x in r if x == v)
                     for v in (1, 2) for r in itertools.product(range(1, 5), repeat=3))
     assert got == Distribution(brute)
+
+
+RISUS = '''function: risus FIRST:d vs SECOND:d {
+  result: [compare 1@FIRST and 1@SECOND then FIRST and SECOND then #FIRST and #SECOND]
+}
+function: compare HIA:n and HIB:n then SUMA:n and SUMB:n then NA:n and NB:n {
+  if HIA > HIB { result: 1 }
+  if HIA < HIB { result: -1 }
+  if SUMA > SUMB { result: 1 }
+  if SUMA < SUMB { result: -1 }
+  if NA < NB { result: 1 }
+  if NA > NB { result: -1 }
+  result: 0
+}
+loop I over {1..6}{
+  loop J over {I..6}{
+    output [risus Id6 vs Jd6] named "[I]d6 vs [J]d6"
+  }
+}
+'''
+
+
+def test_a_ladder_of_results_is_charged_its_longest_path() -> None:
+    # posita's 903d (MIT, posita/anydice-data): 21 expansions of a six-rung ladder over
+    # 6 x 6 x 31 x 31 outcomes were charged every rung's result (76 nodes an outcome)
+    # and refused after 1.2 s; the longest path is the six conditions and one result
+    from chancekit.anydice import _ast as A
+    from chancekit.anydice._interp import RESULT_NODES, path_cost
+    from chancekit.anydice._parse import parse
+
+    program = parse(RISUS)
+    compare = next(s for s in program if isinstance(s, A.FunctionDef)
+                   and s.key[0] == "compare")
+    body = compare.body
+    rungs = [s for s in body if isinstance(s, A.If)]
+    paths = []  # each way a run can go: exit at rung i, or past every rung
+    spent = 0
+    for s in rungs:
+        spent += 1 + s.branches[0][0].size
+        paths.append(spent + s.branches[0][1][0].size + RESULT_NODES)
+    paths.append(spent + body[-1].size + RESULT_NODES)
+    assert path_cost(body) == max(paths) < sum(paths)
+    # an if whose branch does not end the run adds its branch to every later path
+    loose = parse("function: f X:n { if X > 1 { Y: X + 1 } result: X }")[0].body
+    assert path_cost(loose) == (1 + loose[0].branches[0][0].size
+                                + loose[0].branches[0][1][0].size
+                                + loose[1].size + RESULT_NODES)
+    # and the program is answered under the default budget; two of its answers checked by
+    # brute force under AnyDice's rule: each :n parameter given a die is expanded on its
+    # own (1@FIRST and FIRST are independent there)
+    import itertools
+    from collections import Counter
+
+    def rolls(i: int) -> list[tuple[int, ...]]:
+        return list(itertools.product(range(1, 7), repeat=i))
+
+    def ladder(hia: int, hib: int, suma: int, sumb: int, na: int, nb: int) -> int:
+        for x, y in ((hia, hib), (suma, sumb), (nb, na)):
+            if x != y:
+                return 1 if x > y else -1
+        return 0
+
+    with evaluation(limit=limits.MAX_ANYDICE_WORK, name="MAX_ANYDICE_WORK") as budget:
+        outputs = dict(anydice.run(RISUS))
+    assert budget.estimated <= limits.MAX_ANYDICE_WORK
+    for i, j in ((1, 1), (1, 2)):
+        brute: Counter[int] = Counter()
+        for ha, hb, sa, sb in itertools.product(rolls(i), rolls(j), rolls(i), rolls(j)):
+            brute[ladder(max(ha), max(hb), sum(sa), sum(sb), i, j)] += 1
+        assert outputs[f"{i}d6 vs {j}d6"] == Distribution(brute)
