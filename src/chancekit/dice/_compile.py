@@ -332,6 +332,8 @@ class _Ctx:
                     bound.lo > before.lo or bound.const != before.const
                     or bound.work > before.work or (bound.frac and not before.frac)
                     or (bound.dense and not (before.dense or before.consecutive))
+                    or (bound.sparse and not before.sparse)
+                    or (bound.gcd != before.gcd and bound.gcd > 0)
                     or bound.tbits > 2 * before.tbits + 64))):
             return  # nothing learnt that can raise the price of what is left
         for up in self.path[:-1]:
@@ -486,7 +488,10 @@ def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) ->
         return
     rate = limits.FRACTION_PAIR_WORK if node.op == "/" else limits.PAIR_WORK
     own = pairs * rate  # what the step will charge
-    most = Bound(pairs, False, node.op == "/", False, own)
+    # the gcd of the products is the product of the sides' gcds (known(...).gcd: a
+    # multiple of it), so a '/ N' after them may surely give Fractions
+    gcd = known(a).gcd * known(b).gcd if node.op == "*" else 0
+    most = Bound(pairs, False, node.op == "/", False, own, gcd=gcd)
     if not _fits(node, most, ctx):
         limits.count(pairs * 20)
         if node.op == "*":
@@ -505,7 +510,7 @@ def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) ->
                     if q[1] != 1:
                         frac = True
             got = len(seen)
-        ctx.learned(node, Bound(got, got == 1, frac, False, own))
+        ctx.learned(node, Bound(got, got == 1, frac, False, own, gcd=gcd))
 
 
 def _fits(node: Node, bound: Bound, ctx: _Ctx) -> bool:
