@@ -357,6 +357,15 @@ def _general(node: Dice) -> Bound:
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
     work = states * (n + f) * TUPLE_WORK
+    # then its first step reads every multiset (``_pool_op`` plans n + 1 elements each),
+    # and so does the step after an idle one (a reroll or drop by value that matches no
+    # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
+    for op in ops:
+        work += states * (n + 1) * TUPLE_WORK
+        if not (op.kind in ("rr", "ro", "p") and op.sels
+                and all(sel.by_value for sel in op.sels)
+                and not any(op.matches(v) for v in set(node.faces))):
+            break
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
@@ -411,7 +420,7 @@ def _pool(node: Dice) -> Bound | None:
     evaluation would build it, charged to its budget (its own estimate first), and kept
     for it (``evaluate.per_die``). None for other pools, dice over :data:`_UNIT_FACES`
     faces, or a die that cannot be built (the evaluation then says why)."""
-    from chancekit.dice.evaluate import _is_per_die, per_die
+    from chancekit.dice.evaluate import RA_ENTRY_WORK, _is_per_die, per_die, ra_outcomes
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort"))
     if not ops:
@@ -423,15 +432,14 @@ def _pool(node: Dice) -> Bound | None:
     f = node.faces
     head = ops if per else ops[:-1]
     n = node.count
-    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2:
+    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2 and n:
         # ``NdX ra...`` on a plain die: its power is known without building the die, and
         # its outcomes are at least those of the sums with one die matched, plus one die
         # (d436839ra>5 has 873 677: built for 2.3 s, then the map of them was refused)
-        hits = _matched(ops[-1], f.start, f.stop - 1)
-        k = len(f)
-        lo = max(n * (k - hits - 1) + 1 if hits < k else 1, hits + n * (k - 1) if hits else 1)
+        lo = ra_outcomes(n, len(f), _matched(ops[-1], f.start, f.stop - 1))
         return Bound(lo, False, False, False,
-                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col), gcd=1)
+                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col)
+                     + (lo * RA_ENTRY_WORK if n else 0), gcd=1)
     if len(f) > _UNIT_FACES:
         return None
     try:  # built and charged as the evaluation would: it reads the die built here
@@ -459,12 +467,8 @@ def _pool(node: Dice) -> Bound | None:
         weights = unit.weights
         work += _power(len(miss), miss[0], miss[-1], sum(weights[v] for v in miss), n,
                        node.col)
-    # the sums with no die matched, or (one matched + n - 1 dice) + one die more:
-    # |A + B| >= |A| + |B| - 1
-    hits = len(outs) - len(miss)
-    lo = max(n * (len(miss) - 1) + 1 if miss else 1,
-             hits + n * (len(outs) - 1) if hits else 1)
-    return Bound(lo, False, False, False, work)
+    lo = ra_outcomes(n, len(outs), len(outs) - len(miss))
+    return Bound(lo, False, False, False, work + lo * RA_ENTRY_WORK)
 
 
 def _matched(op: Any, lo: int, hi: int) -> int:
