@@ -1,0 +1,177 @@
+"""Issue #31 item 5, fourth pass: notation refusals made after 1-3 s of CPU in the fresh
+samples of docs/fuzzing.md ("fourth pass"), now made before the work; counted units and
+estimates, never seconds. The classes: a product's divisors known to the tree (the gcd of
+``x y`` is ``gcd(A) gcd(B)``: ``/ N`` of it surely gives Fractions); a side surely spread
+out (a sum with it is pairs, refused past ``MAX_PAIRS`` from the tree); the outcomes of a
+reroll-and-add and of ``c / x``; the pools of a rolled count built with the most dice
+first; the keep's sampled price spread over the whole die.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from _upfront import counted_before_refusal
+from chancekit import limits
+from chancekit.dice import dist
+from chancekit.dice._estimate import lower_bound
+from chancekit.dice._parse import parse
+from chancekit.dice.distribution import Distribution
+from chancekit.errors import LimitError
+
+#: (text, dialect, units counted before the fix): the late refusals of the fourth pass's
+#: samples (HostileNotation seeds 3107 and 3201, BesideNotation seed 3204), each refused
+#: after 1.2-2.6 s of CPU before
+FOUND_LATE_5 = [
+    ("3D(47/d436839ra>5)mi-2+(1d10)", "avrae", 22_700_000),       # c / x of 873 k x
+    ("+((4d3*4*92d2+1d2k3-63d934kh4-37+\r\nd12!<2ro>=5))", "roll20", 19_000_000),
+    ("61d10ro<3-  (25d20+d8)d6!>4kh3", "avrae", 43_600_000),      # rolled count
+    ("20501d2*(3d20+d8)d6e8kl1", "avrae", 42_600_000),            # rolled count
+    ("((5d4)d4e8)d4!>=4ph5%(7d20+d8)d6kh1/ 2356d10", "avrae", 37_500_000),
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "before"), FOUND_LATE_5)
+def test_refused_before_the_work(text: str, dialect: str, before: int) -> None:
+    error, counted = counted_before_refusal(lambda: dist(text, dialect=dialect))
+    assert error.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES", "MAX_POOL_STATES")
+    assert counted <= 1_000_000 < before // 10, (text, counted)
+
+
+def test_a_product_divided_is_priced_as_fractions_before_the_map(monkeypatch) -> None:
+    """52d2kl4 + (d%kh1 * 8d884kl3) / 337990 (HostileNotation seed 3107): the product's
+    105 000 results were mapped to Fractions (1.2 s), then the sum with 5 outcomes was
+    priced at the Fraction rate and refused. Its distinct results are now counted
+    before the product, and the tree knows the quotients are Fractions (the products'
+    gcd is 1): refused before the product and the map."""
+    mapped: list[int] = []
+    real = Distribution.map
+
+    def spy(self: Distribution, f):  # type: ignore[no-untyped-def]
+        mapped.append(len(self))
+        return real(self, f)
+
+    monkeypatch.setattr(Distribution, "map", spy)
+    error, counted = counted_before_refusal(
+        lambda: dist("52d2kl4+(d%kh1* 8d884kl3)/\r\n337990"))
+    assert error.limit == "MAX_WORK"
+    assert max(mapped, default=0) < 10_000  # the quotients were never built
+    assert counted < 13_000_000  # the keep (7 M) and the count of products, no more
+
+
+def test_a_rolled_count_of_keeps_is_refused_before_its_dear_pools() -> None:
+    """((5d4)d8kl5)d6rr4ph3 * 3408d3 - ... (HostileNotation seed 3107): its pools were
+    priced 40 M units before the refusal (5.5 s); now 2.5 M (the repricing of 2071dea
+    and the tree priced again with the count known)."""
+    with pytest.raises(LimitError):
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            dist("((5d4)d8kl5)d6rr4ph3*3408d3-9d{+9,-1,10,5}ro0")
+    assert budget.estimated < 8_000_000
+
+
+@pytest.mark.parametrize("text", [
+    "23d679kl7-(-(3d130546-10d8ro>87ph35ph3+11d10kl125pl0ro<1e>5))",
+    "(7d6+d6)d8e<5+ 8732dF*4dFpl3e4",
+])
+def test_the_third_pass_cases_are_refused_up_front(text: str) -> None:
+    """The other two late cases the third pass left (2.7 s and 1.3 s): refused before any
+    pool is built."""
+    _, counted = counted_before_refusal(lambda: dist(text))
+    assert counted < 200_000, (text, counted)
+
+
+# ------------------------------------------------------------ what the tree knows
+def _gcd(x: Distribution) -> int:
+    return math.gcd(*(int(v) for v in x.outcomes()))
+
+
+GCD_CASES = ["d6*d8", "2*d6", "3d6*4", "d%kh1*8d8kl3", "-(d6*d4)", "6*(2d6*3)",
+             "d6+d4", "(2*d6)*(3*d4)", "d6*d6*5", "12", "-8", "4d6ra6*2"]
+
+
+@pytest.mark.parametrize("text", GCD_CASES)
+def test_the_gcd_the_tree_knows_is_a_multiple_of_the_true_one(text: str) -> None:
+    """Bound.gcd is 0 (unknown) or a multiple of the gcd of every outcome (brute force:
+    the exact distribution's outcomes), so 'c does not divide it' proves a Fraction."""
+    g = lower_bound(parse(text, "avrae")).gcd
+    assert g == 0 or g % _gcd(dist(text)) == 0, (text, g)
+
+
+@pytest.mark.parametrize(("text", "frac"), [
+    ("(d6*d8)/5", True), ("(d6*d8)/1", False), ("(2*d6*d4)/2", False),
+    ("(d%kh1*8d884kl3)/337990", True), ("47/d100", True), ("12/d3", False),
+    ("(6*d6)/3", False), ("(6*d6)/4", True),
+])
+def test_fractions_are_proven_not_guessed(text: str, frac: bool) -> None:
+    """The tree says 'surely Fractions' only when the exact distribution has one (and
+    does say it for these)."""
+    got = lower_bound(parse(text, "avrae")).frac
+    assert got == frac, text
+    if got:
+        assert any(isinstance(v, Fraction) for v in dist(text).outcomes())
+
+
+@pytest.mark.parametrize("text", ["d6ra6", "3d6ra>4", "2d20ra<3", "d{1,5,9}ra5",
+                                  "4d4ra1", "2d6ro1ra6", "d10ra>10", "3d3ra<=3"])
+def test_the_reroll_and_add_bound_is_a_lower_bound(text: str) -> None:
+    """At least as many outcomes as the tree says, and the tree's work at most what the
+    evaluation charges: brute force over every roll (one extra die if any matches)."""
+    got = dist(text)
+    bound = lower_bound(parse(text, "avrae"))
+    assert bound.lo <= len(got), (text, bound.lo, len(got))
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        dist(text)
+    assert bound.work <= budget.estimated
+
+
+def test_reroll_and_add_brute_force() -> None:
+    """3d4ra>3 by enumeration: one fresh die added when any die shows 4 (Avrae's ra)."""
+    out: Counter[int] = Counter()
+    for dice in itertools.product(range(1, 5), repeat=3):
+        for extra in range(1, 5):
+            out[sum(dice) + (extra if max(dice) == 4 else 0)] += 1
+    total = sum(out.values())
+    assert dist("3d4ra>3") == Distribution({k: Fraction(v, total) for k, v in out.items()})
+    assert lower_bound(parse("3d4ra>3", "avrae")).lo <= len(out)
+
+
+def test_a_sum_with_a_side_spread_out_is_refused_by_max_pairs_from_the_tree() -> None:
+    """A known side that is spread out (4d3*4*92d2: 1 280 products over 8 800) makes the
+    sum pairs: 4.8 M of them with 63d934kh4 is refused before the keep runs."""
+    with pytest.raises(LimitError) as e:
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            dist("(4d3*4*92d2)-63d934kh4")
+    assert e.value.limit == "MAX_PAIRS" and budget.counted < 1_000_000
+
+
+@pytest.mark.parametrize(("text", "dialect"), [
+    ("(1d3)d6kh2", "avrae"), ("(2d3)d4!kh1", "avrae"), ("(1d4)d6ro1", "avrae"),
+    ("(d3)d4ra4", "avrae"), ("(4d6*4*2d2)-3d6kh2", "avrae"),
+])
+def test_rolled_counts_in_any_order_give_the_same_answer(text: str, dialect: str) -> None:
+    """The pools of a rolled count built most dice first: the same mixture as built by
+    hand in the order of the counts (Distribution.mixture of Pool sums)."""
+    from chancekit.dice._compile import compile_tree
+
+    node = parse(text, dialect)
+    assert compile_tree(node, text) == dist(text, dialect=dialect)
+    if text.startswith("(1d3)d6kh2"):
+        parts = [dist(f"{n}d6kh2") for n in (1, 2, 3)]
+        assert dist(text) == Distribution.mixture(parts, [1, 1, 1])
+
+
+def test_the_keep_bound_spreads_its_samples_over_the_die() -> None:
+    """face_walk_work prices a die of more than 256 faces from faces spread over it (not
+    the first 256): within the keep_work it stands for, and no longer half of it."""
+    from chancekit.dice import d
+    from chancekit.dice.facewalk import face_walk_work, keep_work
+
+    for n, k, faces in ((12, 7, 519), (33, 9, 264), (63, 4, 934), (8, 3, 884)):
+        sampled = face_walk_work(faces, faces, faces.bit_length(), n, k)
+        exact = keep_work(d(faces), n, k)
+        assert 0.8 * exact <= sampled <= 1.25 * exact, (n, k, faces, sampled, exact)
