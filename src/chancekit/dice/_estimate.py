@@ -334,6 +334,9 @@ def _general(node: Dice) -> Bound:
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
     n = node.count
+    if (n >= 2 and len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
+            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
+        return _explode_keep(node, ops[0], ops[1])
     if (n < 2 or not ops or all(_is_per_die(op) for op in ops)
             or any(op.kind in ("ce", "mt") for op in ops)
             or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
@@ -383,6 +386,28 @@ def _general(node: Dice) -> Bound:
                       "operators, or raise it (max_work=N, --max-work N)",
                       node.col, "MAX_WORK", ahead)
     return Bound(1, False, False, False, max(work, ahead))
+
+
+def _explode_keep(node: Dice, op: Any, last: Any) -> Bound:
+    """The bound of ``NdX`` exploding on its top face, then one keep or drop of the
+    highest/lowest (``evaluate._explode_keep``): among its keeps is the one of the ``N``
+    dice none of which exploded, over the ``X - 1`` other faces, priced as :func:`_keep`
+    prices a keep (``5d968737dh1!``, roll20: the die's million faces were matched and
+    copied for 1.8 s, then that keep was refused). ``_UNKNOWN`` for other dice."""
+    faces, n = node.faces, node.count
+    if not (isinstance(faces, range) and faces.step == 1 and len(faces) >= 3
+            and _matched(op, faces.start, faces.stop - 1) == 1 and op.matches(faces[-1])):
+        return _UNKNOWN
+    num = last.sels[0].num
+    k = min(max(num, 0), n) if last.kind == "k" else max(0, n - num)
+    f = len(faces) - 1
+    if k <= 0 or k >= n:
+        return _UNKNOWN
+    if k == 1:
+        work = extreme_work(cast(Distribution, _Shape(f, f)), n)
+    else:
+        work = face_walk_work(f, f, f.bit_length(), n, k) * 9 // 10
+    return Bound(1, False, False, False, work)
 
 
 def _keep(node: Dice, m: int) -> Bound:
