@@ -54,7 +54,7 @@ from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
-from chancekit.dice.facewalk import extreme_work, face_walk_work
+from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_walk_work
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     FRACTION_MAP_WORK,
@@ -365,9 +365,7 @@ def _general(node: Dice) -> Bound:
     # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
     for op in ops:
         work += states * (n + 1) * TUPLE_WORK
-        if not (op.kind in ("rr", "ro", "p") and op.sels
-                and all(sel.by_value for sel in op.sels)
-                and not any(op.matches(v) for v in set(node.faces))):
+        if not _idle(op, n, node.faces):
             break
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
@@ -410,6 +408,20 @@ def _explode_keep(node: Dice, op: Any, last: Any) -> Bound:
     return Bound(1, False, False, False, work)
 
 
+def _idle(op: Any, n: int, faces: Any) -> bool:
+    """Whether the pool operator ``op`` leaves every multiset of ``n`` dice of ``faces``
+    as it is: a reroll or a drop by value that matches no face, a drop of none of the
+    highest/lowest (``pl0``), a keep of all of them. O(faces)."""
+    if not op.sels:
+        return False
+    if all(not sel.by_value for sel in op.sels):
+        if op.kind == "p":
+            return all(sel.num <= 0 for sel in op.sels)
+        return op.kind == "k" and any(sel.num >= n for sel in op.sels)
+    return (op.kind in ("rr", "ro", "p") and all(sel.by_value for sel in op.sels)
+            and not any(op.matches(v) for v in set(faces)))
+
+
 def _keep(node: Dice, m: int) -> Bound:
     """The bound of ``m`` of the ``count`` dice of ``node`` kept (highest or lowest): every
     sum of ``m`` faces; on a plain ``dN`` (``ro`` changes the die) the work of the keep:
@@ -425,7 +437,10 @@ def _keep(node: Dice, m: int) -> Bound:
     if plain and m == 1:
         work = extreme_work(cast(Distribution, _Shape(k, k)), n)
     elif plain:
-        work = face_walk_work(k, k, k.bit_length(), n, m) * 9 // 10
+        # keep_work itself where no face is sampled (and the keep is not a small one the
+        # face walk takes over Python integers at its own price), nine tenths else
+        exact = k <= _SAMPLED and n * k > SMALL_KEEP
+        work = face_walk_work(k, k, k.bit_length(), n, m) * (10 if exact else 9) // 10
     consecutive = isinstance(faces, range) and faces.step == 1
     return Bound(m * (k - 1) + 1, False, False, consecutive, work)
 
