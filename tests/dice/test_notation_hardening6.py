@@ -36,6 +36,8 @@ FOUND_LATE_5 = [
     # HostileNotation seed 3203: the million faces of the exploding die matched and
     # copied (1.8 s; nothing counted), then its keep was refused
     ("1d{-3}-d10+78d4r1+ 5d968737dh1!", "roll20", 1),
+    # BesideNotation seed 3206: a general pool's 'ra' after a drop by value (2.0 s)
+    ("31d745kh2+ 11d10pl0p<4ra<-2p7", "avrae", 60_300_000),
 ]
 
 
@@ -194,4 +196,17 @@ def test_the_explode_keep_bound_is_below_what_the_evaluation_charges(text: str,
     bound = lower_bound(parse(text, dialect)).work
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         dist(text, dialect=dialect)
+    assert 0 < bound <= budget.estimated, (text, bound, budget.estimated)
+
+
+@pytest.mark.parametrize("text", ["6d6pl0p<3ra6", "5d6pl0p<3ra>5kh2", "7d8k>4ra8",
+                                  "6d10pl0p<4ra<-2p7", "8d6ph0p>4kh2", "9d10rr<0p<1kh4pl5",
+                                  "12d4ra>3pl5kh6", "6d6p1p2ra3", "5d12k<4k>1ra2"])
+def test_the_general_bound_follows_drops_by_value(text: str) -> None:
+    """The general pool's bound follows its steps through idle ones and a keep or drop by
+    value (every multiset of up to n dice over the faces left): still never more than
+    the engine charges."""
+    bound = lower_bound(parse(text, "avrae")).work
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        dist(text)
     assert 0 < bound <= budget.estimated, (text, bound, budget.estimated)

@@ -363,10 +363,32 @@ def _general(node: Dice) -> Bound:
     # then its first step reads every multiset (``_pool_op`` plans n + 1 elements each),
     # and so does the step after an idle one (a reroll or drop by value that matches no
     # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
-    for op in ops:
-        work += states * (n + 1) * TUPLE_WORK
-        if not _idle(op, n, node.faces):
-            break
+    # and then the steps whose states are known: after idle steps, the multisets; after
+    # a keep or drop by value, every multiset of up to n dice over the r faces it leaves
+    # (C(m + r - 1, r - 1) of m dice; 11d10pl0p<4ra<-2p7 planned 31 M units for its
+    # 'ra' after the drop, then was refused)
+    sizes: list[tuple[int, int]] = [(n, states)]
+    face_set = set(node.faces)
+    for i, op in enumerate(ops):
+        if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
+                and not any(sel.by_value for sel in ops[-1].sels)):
+            break  # the squashed explosion prices itself its own way
+        step = sum(c * (m + 1) for m, c in sizes)
+        if op.kind == "ra":
+            step += f * sum(c * (m + 2) for m, c in sizes)
+        work += step * TUPLE_WORK
+        if _idle(op, n, node.faces):
+            continue
+        vals = [sel for sel in op.sels if sel.by_value]
+        if (len(sizes) == 1 and op.kind in ("k", "p") and vals and all(
+                sel.by_value or (op.kind == "p" and sel.num <= 0) for sel in op.sels)):
+            # (a drop of none of the highest/lowest merged in: pl0p<4 is p<4)
+            matched = sum(1 for v in face_set if any(sel.matches(v) for sel in vals))
+            r = matched if op.kind == "k" else f - matched
+            if 0 < r < f:
+                sizes = [(m, math.comb(m + r - 1, r - 1)) for m in range(n + 1)]
+                continue
+        break
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
