@@ -38,6 +38,10 @@ FOUND_LATE_5 = [
     ("1d{-3}-d10+78d4r1+ 5d968737dh1!", "roll20", 1),
     # BesideNotation seed 3206: a general pool's 'ra' after a drop by value (2.0 s)
     ("31d745kh2+ 11d10pl0p<4ra<-2p7", "avrae", 60_300_000),
+    # BesideNotation seed 3208: a rolled count of reroll-and-add pools, their sums with
+    # the die added (answered in 2.0 s before the fourth pass, refused after 1.8 s once
+    # 'ra' charged its passes, now from the tree)
+    ("((17d8ph0+d4)d20ra>3+d851%d468)/7", "avrae", 44_200_000),
 ]
 
 
@@ -123,7 +127,9 @@ def test_fractions_are_proven_not_guessed(text: str, frac: bool) -> None:
 
 
 @pytest.mark.parametrize("text", ["d6ra6", "3d6ra>4", "2d20ra<3", "d{1,5,9}ra5",
-                                  "4d4ra1", "2d6ro1ra6", "d10ra>10", "3d3ra<=3"])
+                                  "4d4ra1", "2d6ro1ra6", "d10ra>10", "3d3ra<=3",
+                                  "140d20ra>3", "5d10rr<3ra>8", "7d6ro<3ra6", "6d8mi3ra8",
+                                  "20d300ra>10", "4d6rr1ra6"])
 def test_the_reroll_and_add_bound_is_a_lower_bound(text: str) -> None:
     """At least as many outcomes as the tree says, and the tree's work at most what the
     evaluation charges: brute force over every roll (one extra die if any matches)."""

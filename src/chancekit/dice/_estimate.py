@@ -498,10 +498,13 @@ def _pool(node: Dice) -> Bound | None:
         # ``NdX ra...`` on a plain die: its power is known without building the die, and
         # its outcomes are at least those of the sums with one die matched, plus one die
         # (d436839ra>5 has 873 677: built for 2.3 s, then the map of them was refused)
-        lo = ra_outcomes(n, len(f), _matched(ops[-1], f.start, f.stop - 1))
+        hits = _matched(ops[-1], f.start, f.stop - 1)
+        lo = ra_outcomes(n, len(f), hits)
         return Bound(lo, False, False, False,
                      _power(len(f), f.start, f.stop - 1, len(f), n, node.col)
-                     + (lo * RA_ENTRY_WORK if n else 0), gcd=1)
+                     + lo * RA_ENTRY_WORK
+                     + _ra_sum(n, len(f), hits, len(f), ops[-1].matches(f[-1]), len(f),
+                               len(f) - 1), gcd=1)
     if len(f) > _UNIT_FACES:
         return None
     try:  # built and charged as the evaluation would: it reads the die built here
@@ -530,7 +533,28 @@ def _pool(node: Dice) -> Bound | None:
         work += _power(len(miss), miss[0], miss[-1], sum(weights[v] for v in miss), n,
                        node.col)
     lo = ra_outcomes(n, len(outs), len(outs) - len(miss))
+    if isinstance(f, range) and f.step == 1 and all(w == 1 for w in unit.weights.values()):
+        # (the die added is a plain one; the unit's weights all 1: its top roll weighs 1)
+        work += _ra_sum(n, len(outs), len(outs) - len(miss), unit.total,
+                        ops[-1].matches(outs[-1]), len(f), outs[-1] - outs[0])
     return Bound(lo, False, False, False, work + lo * RA_ENTRY_WORK)
+
+
+def _ra_sum(n: int, faces: int, hits: int, total: int, top: bool, die: int,
+            width: int) -> int:
+    """A lower bound of the polynomial sum ``evaluate._reroll_add`` makes of the rolls
+    with a match and one plain die of ``die`` faces: the rolls with a match have at least
+    ``hits + (n - 1)(faces - 1)`` sums (within ``n x width`` of each other); when the top
+    face matches and every face weighs 1, the roll of every top face has weight 1
+    (nothing to reduce), so their total, ``T^n - M^n``, has at least ``(n - 1)(bits of T
+    - 1) + 1`` bits. 0 where the sum may not be a polynomial one (its sides surely dense)
+    or nothing is known."""
+    if not (top and hits and n >= 1 and die >= 2):
+        return 0
+    some = hits + (n - 1) * (faces - 1)
+    if some < 2 or n * width + 1 > 4 * some + 64:
+        return 0
+    return mul_work(some, die, (n - 1) * (total.bit_length() - 1) + 1 + die.bit_length())
 
 
 def _matched(op: Any, lo: int, hi: int) -> int:
