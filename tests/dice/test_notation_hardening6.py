@@ -216,3 +216,24 @@ def test_the_general_bound_follows_drops_by_value(text: str) -> None:
     with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
         dist(text)
     assert 0 < bound <= budget.estimated, (text, bound, budget.estimated)
+
+
+def test_the_tree_prices_a_keep_at_most_at_keep_work() -> None:
+    """The tree's price of NdXkhK / klK (keep_work where no face is sampled, 99 % of the
+    sampled price else) is never above keep_work, what the keep charges: 300 random
+    keeps of 3-60 dice of 2-3000 faces (seeded), and never below 98 % of it."""
+    import random
+
+    from chancekit.dice import d
+    from chancekit.dice.facewalk import SMALL_KEEP, keep_work
+
+    rng = random.Random(31)
+    for _ in range(300):
+        faces, n = rng.randint(2, 3000), rng.randint(3, 60)
+        k = rng.randint(2, n - 1)
+        for sel, high in (("kh", True), ("kl", False)):
+            bound = lower_bound(parse(f"{n}d{faces}{sel}{k}", "avrae")).work
+            exact = keep_work(d(faces), n, k, highest=high)
+            assert bound <= exact, (n, faces, k, sel, bound, exact)
+            if n * faces > SMALL_KEEP:
+                assert bound >= 0.98 * exact, (n, faces, k, sel, bound, exact)
