@@ -237,3 +237,15 @@ def test_the_tree_prices_a_keep_at_most_at_keep_work() -> None:
             assert bound <= exact, (n, faces, k, sel, bound, exact)
             if n * faces > SMALL_KEEP:
                 assert bound >= 0.98 * exact, (n, faces, k, sel, bound, exact)
+
+
+def test_a_rolled_count_that_explodes_forever_is_an_error_not_a_refusal() -> None:
+    """((2d6)d6!>=1)d4 + ... (BesideNotation seed 3210): the rolled count's '!>=1' matches
+    every face of a d6, which is an error of the input; it is now checked before the
+    tree is priced (the tree's price of the rest, 51 M units, said MAX_WORK instead)."""
+    from chancekit.errors import NotationError
+
+    for text in ("((2d6)d6!>=1)d4+(11d10ma0kl4e<7k3*2511d8)-64d20ro<3", "(2d6)d6!>=1"):
+        with pytest.raises(NotationError, match="every face"):
+            dist(text)
+    assert len(dist("(2d6)d6!>=6kh2")) >= 2  # a valid explosion still answers
