@@ -42,6 +42,10 @@ FOUND_LATE_5 = [
     # the die added (answered in 2.0 s before the fourth pass, refused after 1.8 s once
     # 'ra' charged its passes, now from the tree)
     ("((17d8ph0+d4)d20ra>3+d851%d468)/7", "avrae", 44_200_000),
+    # BesideNotation seed 3211: a set whose keep takes every item (kl4kh0 of three), and
+    # a reroll after an idle drop by value (p>=68 on a d12), 0.8-1.5 s each
+    ("(20d4, 13d12, 2d12)kl4kh0//  d685187+7", "avrae", 14_800_000),
+    ("(17d6kl0+d8)d20cf=6+5d115kl4+8d12p>=68kl5ro>=1ro>22", "avrae", 32_500_000),
 ]
 
 

@@ -193,10 +193,11 @@ def _lower_bound(node: Node) -> Bound:
         if not node.is_set and not node.ops and len(parts) == 1:
             return parts[0]
         ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
-        if parts and all(op.kind in ("k", "p") and len(op.sels) == 1
-                         and op.sels[0].cat in ("h", "l") for op in ops) and all(
-                (op.sels[0].num >= len(parts)) if op.kind == "k" else op.sels[0].num <= 0
-                for op in ops):
+        if parts and all(op.kind in ("k", "p") and op.sels
+                         and all(s.cat in ("h", "l") for s in op.sels) for op in ops) and all(
+                any(s.num >= len(parts) for s in op.sels) if op.kind == "k"
+                else all(s.num <= 0 for s in op.sels) for op in ops):
+            # (a keep's selectors are a union: kl4kh0 of three items keeps them all)
             # every item kept: their sum, |A + B| >= |A| + |B| - 1
             # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
             return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,

@@ -867,8 +867,13 @@ def _reroll_ahead(base: W, n: int, op: Op, kept: int | None = None) -> int:
 
 
 def _idle(base: W, op: Op) -> bool:
-    """``op`` is a reroll or an explosion that matches no face of ``base``: the
-    engine's states go through it unchanged (``1353d{9,0}!>92ro<7``, ``ro0``)."""
+    """``op`` is a reroll, an explosion or a drop by value that matches no face of
+    ``base``, or a keep by value that matches every face: the engine's states go through
+    it unchanged (``1353d{9,0}!>92ro<7``, ``ro0``; ``8d12p>=68kl5ro>=1``: the reroll after
+    the idle drop was priced only when reached, after 1 s)."""
+    if op.kind in ("k", "p") and op.sels and all(s.by_value for s in op.sels):
+        hit = [op.matches(f) for f in base]
+        return all(hit) if op.kind == "k" else not any(hit)
     return op.kind in ("rr", "ro", "e", "pe", "eo") and not any(op.matches(f) for f in base)
 
 
