@@ -46,13 +46,16 @@ FOUND_LATE_5 = [
     # a reroll after an idle drop by value (p>=68 on a d12), 0.8-1.5 s each
     ("(20d4, 13d12, 2d12)kl4kh0//  d685187+7", "avrae", 14_800_000),
     ("(17d6kl0+d8)d20cf=6+5d115kl4+8d12p>=68kl5ro>=1ro>22", "avrae", 32_500_000),
+    # and a plain sum repeat_sum refuses for its weights, reached after the rest (1 s)
+    ("(2518d100* 6d6ro>7ph5kl5ro3+((5d4)d4)d10pl4)/7", "avrae", 20_700_000),
 ]
 
 
 @pytest.mark.parametrize(("text", "dialect", "before"), FOUND_LATE_5)
 def test_refused_before_the_work(text: str, dialect: str, before: int) -> None:
     error, counted = counted_before_refusal(lambda: dist(text, dialect=dialect))
-    assert error.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES", "MAX_POOL_STATES")
+    assert error.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES", "MAX_POOL_STATES",
+                           "MAX_WEIGHT_BITS")
     assert counted <= 1_000_000, (text, counted)
     assert counted < before // 10 or counted == 0, (text, counted)
 

@@ -297,7 +297,11 @@ def _dice(node: Dice) -> Bound:
     work = 0
     span = n * (hi_f - lo_f) + 1
     total = _total(faces) if not node.ops else None
-    if n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
+    if n >= 2 and total is not None:
+        # exactly what repeat_sum charges, and refused from the tree where it refuses
+        # (2518d100 beside a pool and a rolled count: refused after them, 1 s)
+        work = _power(hi_f - lo_f + 1, lo_f, hi_f, total, n, node.col)
+    elif n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
             total is not None and span * n * math.log2(max(2, total)) <= MAX_WEIGHT_BITS)):
         # what repeat_sum charges (also past its first, rough test of the weights' bits:
         # 25470dF is summed, 48 M units, and was priced as free)
