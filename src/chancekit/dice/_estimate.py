@@ -571,9 +571,17 @@ def _ra_sum(n: int, faces: int, hits: int, total: int, top: bool, die: int,
 def _matched(op: Any, lo: int, hi: int) -> int:
     """How many of the faces ``lo..hi`` the value selectors of ``op`` match (the union of
     their intervals). O(selectors)."""
-    from chancekit.dice.selectors import _interval
+    def interval(s: Any) -> tuple[int, int]:  # the faces one value selector matches
+        c, v = s.cat, s.num
+        if c is None:
+            return (v, v) if lo <= v <= hi else (hi + 1, hi)
+        if c in ("<", "<="):
+            return (lo, min(hi, v - 1 if c == "<" else v))
+        if c in (">", ">="):
+            return (max(lo, v + 1 if c == ">" else v), hi)
+        return (hi + 1, hi)  # h/l pick dice, not faces
 
-    spans = sorted(_interval(s, lo, hi) for s in op.sels)
+    spans = sorted(interval(s) for s in op.sels)
     count, reach = 0, lo - 1
     for a, b in spans:
         a = max(a, reach + 1)
