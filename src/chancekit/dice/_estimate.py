@@ -372,26 +372,29 @@ def _general(node: Dice) -> Bound:
     # a keep or drop by value, every multiset of up to n dice over the r faces it leaves
     # (C(m + r - 1, r - 1) of m dice; 11d10pl0p<4ra<-2p7 planned 31 M units for its
     # 'ra' after the drop, then was refused)
-    sizes: list[tuple[int, int]] = [(n, states)]
+    # (the states and their dice in all: sum over m <= n of C(m + r - 1, r - 1) is
+    # C(n + r, r), and of m C(m + r - 1, r - 1) is r C(n + r, r + 1))
+    count, dice, narrowed = states, states * n, False
     face_set = set(node.faces)
     for i, op in enumerate(ops):
         if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
                 and not any(sel.by_value for sel in ops[-1].sels)):
             break  # the squashed explosion prices itself its own way
-        step = sum(c * (m + 1) for m, c in sizes)
+        step = dice + count
         if op.kind == "ra":
-            step += f * sum(c * (m + 2) for m, c in sizes)
+            step += f * (dice + 2 * count)
         work += step * TUPLE_WORK
         if _idle(op, n, node.faces):
             continue
         vals = [sel for sel in op.sels if sel.by_value]
-        if (len(sizes) == 1 and op.kind in ("k", "p") and vals and all(
+        if (not narrowed and op.kind in ("k", "p") and vals and all(
                 sel.by_value or (op.kind == "p" and sel.num <= 0) for sel in op.sels)):
             # (a drop of none of the highest/lowest merged in: pl0p<4 is p<4)
             matched = sum(1 for v in face_set if any(sel.matches(v) for sel in vals))
             r = matched if op.kind == "k" else f - matched
             if 0 < r < f:
-                sizes = [(m, math.comb(m + r - 1, r - 1)) for m in range(n + 1)]
+                count, dice = math.comb(n + r, r), r * math.comb(n + r, r + 1)
+                narrowed = True
                 continue
         break
     # its first reroll or explosion after keeps, as the engine prices it before the
