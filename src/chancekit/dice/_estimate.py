@@ -54,7 +54,7 @@ from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
-from chancekit.dice.facewalk import extreme_work, face_walk_work
+from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_walk_work
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -101,6 +101,14 @@ class Bound:
     #: the outcomes surely hold this many consecutive integers (``A // b``: a run of
     #: ``A`` consecutive, divided by one ``b``); 0 when unknown
     run: int = 0
+    #: a multiple of the gcd of the (integer) outcomes, 0 when unknown: an integer ``c``
+    #: that does not divide it surely leaves a Fraction in ``A / c`` (the gcd of a set of
+    #: products ``x y`` is ``gcd(A) gcd(B)``; ``(d% * 8d884kl3)/337990 + ...`` mapped
+    #: 105 000 Fractions for 1.2 s before the sum after it was priced at their rate)
+    gcd: int = 0
+    #: surely integers spread out (``Distribution._dense`` false: a sum with them goes
+    #: pair by pair, and refuses past ``MAX_PAIRS``); known only of computed results
+    sparse: bool = False
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
@@ -136,7 +144,27 @@ def known(dist: Any, work: int = 0) -> Bound:
     ints = dist._int
     span = next(reversed(w)) - next(iter(w)) + 1 if ints and n else 0
     return Bound(n, n == 1, not ints, ints and span == n, work, dist._total.bit_length(),
-                 ints and span <= 4 * n + 64)
+                 ints and span <= 4 * n + 64, gcd=_outcomes_gcd(w) if ints else 0,
+                 sparse=ints and span > 4 * n + 64)
+
+
+def _outcomes_gcd(w: Any) -> int:
+    """The gcd of the first (at most 64) integer outcomes of ``w``: a multiple of the gcd
+    of them all (what :attr:`Bound.gcd` needs). O(1)."""
+    g = 0
+    for i, x in enumerate(w):
+        g = math.gcd(g, int(x))
+        if g == 1 or i >= 63:
+            break
+    return g
+
+
+def _gcd_of(b: Bound) -> int:
+    """A multiple of the gcd of the integer outcomes of a node of bound ``b``, 0 when
+    unknown: consecutive integers (two at least) have gcd 1."""
+    if b.gcd:
+        return b.gcd
+    return 1 if (b.consecutive or b.run >= 2) and not b.frac and (b.lo >= 2 or b.run >= 2) else 0
 #: the functions of one argument (``chancekit.dice._compile.UNARY_FUNCTIONS``)
 _ONE_ARG = ("floor", "ceil", "round", "abs", "trunc", "roundFast")
 #: Foundry's functions of one argument charged a Fraction's rate an outcome
@@ -156,7 +184,9 @@ def lower_bound(node: Node) -> Bound:
 
 def _lower_bound(node: Node) -> Bound:
     if isinstance(node, Num):
-        return Bound(1, True, not isinstance(node.value, int), True, 0)
+        v = node.value
+        return Bound(1, True, not isinstance(v, int), True, 0,
+                     gcd=abs(v) if isinstance(v, int) else 0)
     if isinstance(node, Dice):
         return _dice(node)
     if isinstance(node, Group):
@@ -164,10 +194,11 @@ def _lower_bound(node: Node) -> Bound:
         if not node.is_set and not node.ops and len(parts) == 1:
             return parts[0]
         ops = [op for op in node.ops if op.kind not in ("mark", "sort")]
-        if parts and all(op.kind in ("k", "p") and len(op.sels) == 1
-                         and op.sels[0].cat in ("h", "l") for op in ops) and all(
-                (op.sels[0].num >= len(parts)) if op.kind == "k" else op.sels[0].num <= 0
-                for op in ops):
+        if parts and all(op.kind in ("k", "p") and op.sels
+                         and all(s.cat in ("h", "l") for s in op.sels) for op in ops) and all(
+                any(s.num >= len(parts) for s in op.sels) if op.kind == "k"
+                else all(s.num <= 0 for s in op.sels) for op in ops):
+            # (a keep's selectors are a union: kl4kh0 of three items keeps them all)
             # every item kept: their sum, |A + B| >= |A| + |B| - 1
             # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
             return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,
@@ -178,8 +209,10 @@ def _lower_bound(node: Node) -> Bound:
         if node.op == "+" or inner.const:
             return inner
         rate = FRACTION_MAP_WORK if inner.frac else MAP_WORK
+        # negated: the same outcome count, gaps and divisors
         return Bound(inner.lo, False, inner.frac, inner.consecutive,
-                     inner.work + inner.lo * rate, inner.tbits)
+                     inner.work + inner.lo * rate, inner.tbits, inner.dense,
+                     gcd=inner.gcd, sparse=inner.sparse)
     if isinstance(node, Binary):
         return _binary(node)
     if isinstance(node, Call) and node.name in _HEAVY_ONE and len(node.args) == 1:
@@ -265,7 +298,11 @@ def _dice(node: Dice) -> Bound:
     work = 0
     span = n * (hi_f - lo_f) + 1
     total = _total(faces) if not node.ops else None
-    if n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
+    if n >= 2 and total is not None:
+        # exactly what repeat_sum charges, and refused from the tree where it refuses
+        # (2518d100 beside a pool and a rolled count: refused after them, 1 s)
+        work = _power(hi_f - lo_f + 1, lo_f, hi_f, total, n, node.col)
+    elif n >= 2 and span <= MAX_OUTCOMES and (span * n * tbits <= MAX_WEIGHT_BITS or (
             total is not None and span * n * math.log2(max(2, total)) <= MAX_WEIGHT_BITS)):
         # what repeat_sum charges (also past its first, rough test of the weights' bits:
         # 25470dF is summed, 48 M units, and was priced as free)
@@ -303,6 +340,9 @@ def _general(node: Dice) -> Bound:
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
     n = node.count
+    if (n >= 2 and len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
+            and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
+        return _explode_keep(node, ops[0], ops[1])
     if (n < 2 or not ops or all(_is_per_die(op) for op in ops)
             or any(op.kind in ("ce", "mt") for op in ops)
             or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
@@ -326,6 +366,38 @@ def _general(node: Dice) -> Bound:
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
     work = states * (n + f) * TUPLE_WORK
+    # then its first step reads every multiset (``_pool_op`` plans n + 1 elements each),
+    # and so does the step after an idle one (a reroll or drop by value that matches no
+    # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
+    # and then the steps whose states are known: after idle steps, the multisets; after
+    # a keep or drop by value, every multiset of up to n dice over the r faces it leaves
+    # (C(m + r - 1, r - 1) of m dice; 11d10pl0p<4ra<-2p7 planned 31 M units for its
+    # 'ra' after the drop, then was refused)
+    # (the states and their dice in all: sum over m <= n of C(m + r - 1, r - 1) is
+    # C(n + r, r), and of m C(m + r - 1, r - 1) is r C(n + r, r + 1))
+    count, dice, narrowed = states, states * n, False
+    face_set = set(node.faces)
+    for i, op in enumerate(ops):
+        if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
+                and not any(sel.by_value for sel in ops[-1].sels)):
+            break  # the squashed explosion prices itself its own way
+        step = dice + count
+        if op.kind == "ra":
+            step += f * (dice + 2 * count)
+        work += step * TUPLE_WORK
+        if _idle(op, n, node.faces):
+            continue
+        vals = [sel for sel in op.sels if sel.by_value]
+        if (not narrowed and op.kind in ("k", "p") and vals and all(
+                sel.by_value or (op.kind == "p" and sel.num <= 0) for sel in op.sels)):
+            # (a drop of none of the highest/lowest merged in: pl0p<4 is p<4)
+            matched = sum(1 for v in face_set if any(sel.matches(v) for sel in vals))
+            r = matched if op.kind == "k" else f - matched
+            if 0 < r < f:
+                count, dice = math.comb(n + r, r), r * math.comb(n + r, r + 1)
+                narrowed = True
+                continue
+        break
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
@@ -345,6 +417,42 @@ def _general(node: Dice) -> Bound:
     return Bound(1, False, False, False, max(work, ahead))
 
 
+def _explode_keep(node: Dice, op: Any, last: Any) -> Bound:
+    """The bound of ``NdX`` exploding on its top face, then one keep or drop of the
+    highest/lowest (``evaluate._explode_keep``): among its keeps is the one of the ``N``
+    dice none of which exploded, over the ``X - 1`` other faces, priced as :func:`_keep`
+    prices a keep (``5d968737dh1!``, roll20: the die's million faces were matched and
+    copied for 1.8 s, then that keep was refused). ``_UNKNOWN`` for other dice."""
+    faces, n = node.faces, node.count
+    if not (isinstance(faces, range) and faces.step == 1 and len(faces) >= 3
+            and _matched(op, faces.start, faces.stop - 1) == 1 and op.matches(faces[-1])):
+        return _UNKNOWN
+    num = last.sels[0].num
+    k = min(max(num, 0), n) if last.kind == "k" else max(0, n - num)
+    f = len(faces) - 1
+    if k <= 0 or k >= n:
+        return _UNKNOWN
+    if k == 1:
+        work = extreme_work(cast(Distribution, _Shape(f, f)), n)
+    else:
+        work = face_walk_work(f, f, f.bit_length(), n, k) * 9 // 10
+    return Bound(1, False, False, False, work)
+
+
+def _idle(op: Any, n: int, faces: Any) -> bool:
+    """Whether the pool operator ``op`` leaves every multiset of ``n`` dice of ``faces``
+    as it is: a reroll or a drop by value that matches no face, a drop of none of the
+    highest/lowest (``pl0``), a keep of all of them. O(faces)."""
+    if not op.sels:
+        return False
+    if all(not sel.by_value for sel in op.sels):
+        if op.kind == "p":
+            return all(sel.num <= 0 for sel in op.sels)
+        return op.kind == "k" and any(sel.num >= n for sel in op.sels)
+    return (op.kind in ("rr", "ro", "p") and all(sel.by_value for sel in op.sels)
+            and not any(op.matches(v) for v in set(faces)))
+
+
 def _keep(node: Dice, m: int) -> Bound:
     """The bound of ``m`` of the ``count`` dice of ``node`` kept (highest or lowest): every
     sum of ``m`` faces; on a plain ``dN`` (``ro`` changes the die) the work of the keep:
@@ -360,7 +468,16 @@ def _keep(node: Dice, m: int) -> Bound:
     if plain and m == 1:
         work = extreme_work(cast(Distribution, _Shape(k, k)), n)
     elif plain:
-        work = face_walk_work(k, k, k.bit_length(), n, m) * 9 // 10
+        # keep_work itself where no face is sampled (and the keep is not a small one the
+        # face walk takes over Python integers at its own price); sampled, within 0.5 %
+        # above it (faces spread over the die as keep_work picks them), so 99 % of it
+        # (32d302kh10 was priced 27.9 M for 30.9 M: the rest of its expression ran, then
+        # was refused at 51.5 M)
+        if n * k <= SMALL_KEEP:
+            share = 90
+        else:
+            share = 100 if k <= _SAMPLED else 99
+        work = face_walk_work(k, k, k.bit_length(), n, m) * share // 100
     consecutive = isinstance(faces, range) and faces.step == 1
     return Bound(m * (k - 1) + 1, False, False, consecutive, work)
 
@@ -380,7 +497,7 @@ def _pool(node: Dice) -> Bound | None:
     evaluation would build it, charged to its budget (its own estimate first), and kept
     for it (``evaluate.per_die``). None for other pools, dice over :data:`_UNIT_FACES`
     faces, or a die that cannot be built (the evaluation then says why)."""
-    from chancekit.dice.evaluate import _is_per_die, per_die
+    from chancekit.dice.evaluate import RA_ENTRY_WORK, _is_per_die, per_die, ra_outcomes
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort"))
     if not ops:
@@ -392,10 +509,17 @@ def _pool(node: Dice) -> Bound | None:
     f = node.faces
     head = ops if per else ops[:-1]
     n = node.count
-    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2:
-        # ``NdX ra...`` on a plain die: its power is known without building the die
-        return Bound(1, False, False, False,
-                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col))
+    if not head and isinstance(f, range) and f.step == 1 and len(f) >= 2 and n:
+        # ``NdX ra...`` on a plain die: its power is known without building the die, and
+        # its outcomes are at least those of the sums with one die matched, plus one die
+        # (d436839ra>5 has 873 677: built for 2.3 s, then the map of them was refused)
+        hits = _matched(ops[-1], f.start, f.stop - 1)
+        lo = ra_outcomes(n, len(f), hits)
+        return Bound(lo, False, False, False,
+                     _power(len(f), f.start, f.stop - 1, len(f), n, node.col)
+                     + lo * RA_ENTRY_WORK
+                     + _ra_sum(n, len(f), hits, len(f), ops[-1].matches(f[-1]), len(f),
+                               len(f) - 1), gcd=1)
     if len(f) > _UNIT_FACES:
         return None
     try:  # built and charged as the evaluation would: it reads the die built here
@@ -423,7 +547,52 @@ def _pool(node: Dice) -> Bound | None:
         weights = unit.weights
         work += _power(len(miss), miss[0], miss[-1], sum(weights[v] for v in miss), n,
                        node.col)
-    return Bound(n * (len(miss) - 1) + 1 if miss else 1, False, False, False, work)
+    lo = ra_outcomes(n, len(outs), len(outs) - len(miss))
+    if isinstance(f, range) and f.step == 1 and all(w == 1 for w in unit.weights.values()):
+        # (the die added is a plain one; the unit's weights all 1: its top roll weighs 1)
+        work += _ra_sum(n, len(outs), len(outs) - len(miss), unit.total,
+                        ops[-1].matches(outs[-1]), len(f), outs[-1] - outs[0])
+    return Bound(lo, False, False, False, work + lo * RA_ENTRY_WORK)
+
+
+def _ra_sum(n: int, faces: int, hits: int, total: int, top: bool, die: int,
+            width: int) -> int:
+    """A lower bound of the polynomial sum ``evaluate._reroll_add`` makes of the rolls
+    with a match and one plain die of ``die`` faces: the rolls with a match have at least
+    ``hits + (n - 1)(faces - 1)`` sums (within ``n x width`` of each other); when the top
+    face matches and every face weighs 1, the roll of every top face has weight 1
+    (nothing to reduce), so their total, ``T^n - M^n``, has at least ``(n - 1)(bits of T
+    - 1) + 1`` bits. 0 where the sum may not be a polynomial one (its sides surely dense)
+    or nothing is known."""
+    if not (top and hits and n >= 1 and die >= 2):
+        return 0
+    some = hits + (n - 1) * (faces - 1)
+    if some < 2 or n * width + 1 > 4 * some + 64:
+        return 0
+    return mul_work(some, die, (n - 1) * (total.bit_length() - 1) + 1 + die.bit_length())
+
+
+def _matched(op: Any, lo: int, hi: int) -> int:
+    """How many of the faces ``lo..hi`` the value selectors of ``op`` match (the union of
+    their intervals). O(selectors)."""
+    def interval(s: Any) -> tuple[int, int]:  # the faces one value selector matches
+        c, v = s.cat, s.num
+        if c is None:
+            return (v, v) if lo <= v <= hi else (hi + 1, hi)
+        if c in ("<", "<="):
+            return (lo, min(hi, v - 1 if c == "<" else v))
+        if c in (">", ">="):
+            return (max(lo, v + 1 if c == ">" else v), hi)
+        return (hi + 1, hi)  # h/l pick dice, not faces
+
+    spans = sorted(interval(s) for s in op.sels)
+    count, reach = 0, lo - 1
+    for a, b in spans:
+        a = max(a, reach + 1)
+        if b >= a:
+            count += b - a + 1
+            reach = b
+    return count
 
 
 def _power(length: int, lo: int, hi: int, total: int, n: int, col: int) -> int:
@@ -478,9 +647,14 @@ def _binary(node: Binary) -> Bound:
         value = _value(node.left if a.const else node.right)
         # surely fractions: a fractional side plus, minus or divided by an integer, or
         # consecutive integers (at least two) divided by an integer other than +-1
+        # (an integer that does not divide their gcd leaves some outcome a Fraction)
+        g = _gcd_of(many)
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (
             op == "/" and not a.const and isinstance(value, int) and abs(value) > 1
-            and ((many.consecutive and many.lo >= 2) or many.run >= 2))
+            and g > 0 and g % abs(value) != 0) or (
+            # c / x: integers x (g > 0) that divide c != 0 are at most 2 d(c) <= 4 sqrt|c|
+            op == "/" and a.const and isinstance(value, int) and value != 0 and g > 0
+            and many.lo > 4 * math.isqrt(abs(value)) + 2)
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         if rate == MAP_WORK and (op == "+" or (op == "-" and b.const)):
             rate = ENTRY_WORK + 2  # integers shifted, not mapped (Distribution._shifted)
@@ -498,8 +672,12 @@ def _binary(node: Binary) -> Bound:
             # one divisor takes consecutive integers to consecutive quotients
             q = (many.lo - 1) // abs(value) + 1
             return Bound(q, False, False, True, work + many.lo * rate, 1, run=q)
+        shift = isinstance(value, int) and not compare and (
+            op in ("+", "-") or (op == "*" and value != 0))
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
-                     many.tbits if keeps and not compare else 1)
+                     many.tbits if keeps and not compare else 1,
+                     gcd=g * abs(value) if op == "*" and isinstance(value, int) else 0,
+                     sparse=many.sparse and shift)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
         raise Refused(f"the result would have at least {a.lo + b.lo - 1:,} outcomes, more "
                       f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
@@ -508,9 +686,20 @@ def _binary(node: Binary) -> Bound:
     if op in ("+", "-") and not (a.frac or b.frac):
         # integers: one polynomial product or the pairs (refused past MAX_PAIRS anyway)
         poly = mul_work(a.lo, b.lo, a.tbits + b.tbits)
+        if (a.sparse or b.sparse) and a.lo >= 2 and b.lo >= 2:
+            # a side surely spread out: pair by pair for sure (Distribution._combine),
+            # refused past MAX_PAIRS (4d3*4*92d2+... - 63d934kh4: the keep ran 1.3 s,
+            # then the pairs were refused)
+            if pairs > MAX_PAIRS:
+                raise Refused(f"{op} would visit at least {pairs:,} outcome pairs, more "
+                              f"than MAX_PAIRS = {MAX_PAIRS:,}; reduce the outcomes first "
+                              "(map/clamp)", node.col, "MAX_PAIRS", pairs)
+            step = pairs * PAIR_WORK
         # both surely dense: the polynomial product for sure (Distribution._poly_add)
-        step = poly if (a.dense or a.consecutive) and (b.dense or b.consecutive) else min(
-            pairs * PAIR_WORK, poly)
+        elif (a.dense or a.consecutive) and (b.dense or b.consecutive):
+            step = poly
+        else:
+            step = min(pairs * PAIR_WORK, poly)
     elif pairs > MAX_PAIRS:  # the step refuses itself by MAX_PAIRS (charging nothing)
         if a.lo >= 2 and b.lo >= 2:
             # surely pairwise (neither side one outcome, not a polynomial sum): refuse now
@@ -535,8 +724,15 @@ def _binary(node: Binary) -> Bound:
         if m is not None and m >= 1:
             run = (a.lo - 1) // m + 1
             lo = max(lo, run)
+    gcd = 0
+    if op == "*" and _gcd_of(a) and _gcd_of(b):  # gcd{x y} = gcd(A) gcd(B)
+        gcd = _gcd_of(a) * _gcd_of(b)
+    elif op in ("+", "-") and not (a.frac or b.frac) and any(
+            (s.consecutive and s.lo >= 2) or s.run >= 2 for s in (a, b)):
+        gcd = 1  # x + y and x + 1 + y
     return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
-                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1, run=run)
+                 work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1, run=run,
+                 gcd=gcd)
 
 
 def _magnitude(node: Node) -> int | None:

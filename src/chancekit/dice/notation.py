@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from chancekit.dice._ast import Dice, Node, walk
+from chancekit.dice._ast import Dice, Node, VarDice, walk
 from chancekit.dice._compile import check_dice_ops, compile_tree
 from chancekit.dice._parse import DIALECTS, parse
 from chancekit.dice._roll import roll_tree
@@ -56,6 +56,10 @@ def _compile(notation: str, dialect: str = "avrae",
     for n in walk(tree):
         if isinstance(n, Dice):
             check_dice_ops(n, notation)
+        elif isinstance(n, VarDice) and n.faces is not None and n.ops:
+            # a rolled count of fixed faces: its operators are checked before the tree is
+            # priced, as for fixed dice (((2d6)d6!>=1)d4 + ... said MAX_WORK, not why)
+            check_dice_ops(Dice(1, n.faces, n.ops, n.col, n.spelled), notation)
     return tree
 
 
