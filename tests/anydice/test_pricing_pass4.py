@@ -340,3 +340,22 @@ def test_a_ladder_of_results_is_charged_its_longest_path() -> None:
         for ha, hb, sa, sb in itertools.product(rolls(i), rolls(j), rolls(i), rolls(j)):
             brute[ladder(max(ha), max(hb), sum(sa), sum(sb), i, j)] += 1
         assert outputs[f"{i}d6 vs {j}d6"] == Distribution(brute)
+
+
+def test_a_die_valued_count_is_priced_as_its_composition() -> None:
+    # 3183d (posita): 1d6+1d681d8 was charged a power per count (163 M units, refused)
+    # for one polynomial composition of 0.2 s; the composition is priced by its size
+    with evaluation(limit=10**15, name="MAX_ANYDICE_WORK") as budget:
+        (_, got), = anydice.run("output 1d681d8")
+    top, width = 681, 7
+    assert V.compose_work(top, width, 4) <= budget.estimated < 40_000_000
+    assert budget.estimated >= (top * width + 1) * 30  # every coefficient converted
+    # the answer against the mixture of the 681 sums, built one by one
+    one = d(8)
+    sums, acc = [], one
+    for _ in range(top):
+        sums.append(acc)
+        acc = acc + one
+    assert got == Distribution.mixture(sums, [1] * top)
+    # counts with wide weights cost more: their bits are in the price
+    assert V.compose_work(4096, 3, 2, 2731) > V.compose_work(4096, 3, 2)

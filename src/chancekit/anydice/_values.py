@@ -542,16 +542,17 @@ def _composable(counts: Distribution, one: Distribution) -> bool:
     return max(ks) * max(faces) + 1 <= 4 * limits.MAX_OUTCOMES
 
 
-def compose_work(top: int, width: int, bits: int) -> int:
+def compose_work(top: int, width: int, bits: int, count_bits: int = 0) -> int:
     """Work units of a composition G(P(x)) (flint) whose result has ``top x width + 1``
-    coefficients of at most ``top x bits`` bits: about three FFT squarings of the result's
-    size and its conversion (16-28 ns a unit at x1 measured, from d100 of d20 to d681 of d8;
-    issue 31: priced as every k-fold power, 3183d's ``1d681d8`` was charged 163 M units
-    for 0.16 s)."""
+    coefficients of at most ``count_bits + top x bits`` bits (the counts' weights times
+    the faces' total to the power): about five FFT squarings of the result's size and its
+    conversion (10-19 ns a unit measured, from d681 of d8, 0.14 s, to d4096 of d4 and the
+    counts of d4d4d4d4d4d4 of d4, 2.6-3.4 s; issue 31: priced as every k-fold power, 3183d's
+    ``1d681d8`` was charged 163 M units for 0.16 s)."""
     span = top * width + 1
-    words = top * bits // 64 + 1
+    words = (count_bits + top * bits) // 64 + 1
     size = span * words
-    return span * (30 + words) + 3 * size * (4 + size.bit_length() // 2)
+    return span * (30 + words) + 5 * size * (4 + size.bit_length() // 2)
 
 
 def _charge_counts(counts: Distribution, one: Distribution) -> None:
@@ -570,7 +571,7 @@ def _charge_counts(counts: Distribution, one: Distribution) -> None:
                          f"{limits.MAX_OUTCOMES}", limit="MAX_OUTCOMES", value=top * width + 1)
     bits = one.total.bit_length()
     if _composable(counts, one):  # one composition (_compose), not a power per count
-        work = compose_work(top, width, bits)
+        work = compose_work(top, width, bits, counts.total.bit_length())
     else:
         work = sum(limits.power_work(len(one), k * width + 1, k * bits) for k in ks if k > 1)
     limits.charge(work + len(ks) * OP_WORK, f"rolling a die-valued count ({len(ks)} counts "
