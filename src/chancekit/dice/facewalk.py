@@ -108,7 +108,9 @@ class FaceRule:
       dice of pool ``i`` show ``face``; called once per face, in ``order``, for every
       reachable state (also with zero counts);
     - ``final(state) -> outcome`` (default: the state itself);
-    - ``order``: ``"descending"`` (highest face first, the default) or ``"ascending"``.
+    - ``order``: ``"descending"`` (highest face first, the default) or ``"ascending"``;
+    - ``step_work``: the work units the walk charges a step (default :data:`STEP_WORK`; a
+      subclass whose ``step`` does more, as AnyDice's sequence features, raises it).
 
     Give the functions to the constructor, or subclass and override ``step``/``final``
     (and set ``initial``/``order`` as class attributes). Rules are compared by identity, so
