@@ -143,22 +143,24 @@ def power_work(length: int, span: int, bits: int) -> int:
     power that gives ``span`` coefficients of at most ``bits`` bits, and of converting
     them to Python ints. It follows flint's own choice (``_fmpz_poly_pow``): J.C.P.
     Miller's recurrence while the input's words are fewer than (3n/2 + 150) / length
-    (length x span terms of about 30 ns + 2.5 ns a word of the result), binomial
+    (length x span terms of about 40 ns + 2.5 ns a word of the result), binomial
     coefficients for two, repeated squaring otherwise (words of the result x their log,
-    an FFT); then each coefficient is converted (about 0.6 us + 20 ns a word) and a call
+    an FFT); then each coefficient is converted (about 0.8 us + 20 ns a word) and a call
     costs about 10 us. Calibrated natively over 170 sums of 2 to 10 000 dice of 2 to 1 000
-    faces (``benchmarks/bench_limits.py``, "sums"): 4.6-25 ns a unit, the dear end at
-    sums of 50-100 dice of 100 faces (issue #31: the old price, span x bits x
-    min(length, 150) / 1000, ran 40-145 ns a unit for 20-300 dice of 40-300 faces).
+    faces (``benchmarks/bench_limits.py``, "sums"): 8.5-21 ns a unit past 1 ms (median
+    12), the dear end at sums of 50-100 dice of 100 faces; in AnyDice's hang shapes (sums
+    of 200-250 dice of 9-11 faces in loops) 25-31 ns under load at the first fit, so its
+    recurrence and conversion terms were raised a quarter (issue #31: the old price, span
+    x bits x min(length, 150) / 1000, ran 40-145 ns a unit for 20-300 dice of 40-300 faces).
 
     >>> power_work(6, 5001, 3000) // 1000   # 1000d6: about 8 ms
-    606
+    671
     """
     words = bits // 64 + 1
     n = (span - 1) // max(1, length - 1)
-    convert = span * (30 + words)
+    convert = span * (40 + words)
     if length > 2 and n >= 5 and -(-bits // (64 * n)) < (3 * n // 2 + 150) // length:
-        power = length * span * (12 + words) // 8
+        power = length * span * (16 + words) // 8
     elif length == 2:  # binomial coefficients, each from the one before
         power = span * words // 4
     else:
