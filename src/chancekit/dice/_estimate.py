@@ -55,6 +55,7 @@ from typing import Any, cast
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
 from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_walk_work
+from chancekit.dice.selectors import matched_count
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -425,7 +426,7 @@ def _explode_keep(node: Dice, op: Any, last: Any) -> Bound:
     copied for 1.8 s, then that keep was refused). ``_UNKNOWN`` for other dice."""
     faces, n = node.faces, node.count
     if not (isinstance(faces, range) and faces.step == 1 and len(faces) >= 3
-            and _matched(op, faces.start, faces.stop - 1) == 1 and op.matches(faces[-1])):
+            and matched_count(op, faces.start, faces.stop - 1) == 1 and op.matches(faces[-1])):
         return _UNKNOWN
     num = last.sels[0].num
     k = min(max(num, 0), n) if last.kind == "k" else max(0, n - num)
@@ -513,7 +514,7 @@ def _pool(node: Dice) -> Bound | None:
         # ``NdX ra...`` on a plain die: its power is known without building the die, and
         # its outcomes are at least those of the sums with one die matched, plus one die
         # (d436839ra>5 has 873 677: built for 2.3 s, then the map of them was refused)
-        hits = _matched(ops[-1], f.start, f.stop - 1)
+        hits = matched_count(ops[-1], f.start, f.stop - 1)
         lo = ra_outcomes(n, len(f), hits)
         return Bound(lo, False, False, False,
                      _power(len(f), f.start, f.stop - 1, len(f), n, node.col)
@@ -570,29 +571,6 @@ def _ra_sum(n: int, faces: int, hits: int, total: int, top: bool, die: int,
     if some < 2 or n * width + 1 > 4 * some + 64:
         return 0
     return mul_work(some, die, (n - 1) * (total.bit_length() - 1) + 1 + die.bit_length())
-
-
-def _matched(op: Any, lo: int, hi: int) -> int:
-    """How many of the faces ``lo..hi`` the value selectors of ``op`` match (the union of
-    their intervals). O(selectors)."""
-    def interval(s: Any) -> tuple[int, int]:  # the faces one value selector matches
-        c, v = s.cat, s.num
-        if c is None:
-            return (v, v) if lo <= v <= hi else (hi + 1, hi)
-        if c in ("<", "<="):
-            return (lo, min(hi, v - 1 if c == "<" else v))
-        if c in (">", ">="):
-            return (max(lo, v + 1 if c == ">" else v), hi)
-        return (hi + 1, hi)  # h/l pick dice, not faces
-
-    spans = sorted(interval(s) for s in op.sels)
-    count, reach = 0, lo - 1
-    for a, b in spans:
-        a = max(a, reach + 1)
-        if b >= a:
-            count += b - a + 1
-            reach = b
-    return count
 
 
 def _power(length: int, lo: int, hi: int, total: int, n: int, col: int) -> int:

@@ -28,6 +28,7 @@ __all__ = [
     "highest",
     "lowest",
     "match_count",
+    "matched_count",
     "matches_every_face",
     "matching_faces",
 ]
@@ -228,6 +229,23 @@ def matches_every_face(op: Op, faces: Sequence[int]) -> bool:
             break
         reach = max(reach, b)
     return reach >= hi
+
+
+def matched_count(op: Op, lo: int, hi: int) -> int:
+    """How many of the faces ``lo..hi`` the value selectors of ``op`` match (the union of
+    their intervals). O(selectors): what the tree's estimates count without the faces.
+
+    >>> matched_count(Op("r", (Selector("<", 3), Selector(None, 2), Selector(">=", 6))), 1, 6)
+    3
+    """
+    spans = sorted(_interval(s, lo, hi) for s in op.sels)
+    count, reach = 0, lo - 1
+    for a, b in spans:
+        a = max(a, reach + 1)
+        if b >= a:
+            count += b - a + 1
+            reach = b
+    return count
 
 
 def matching_faces(op: Op, faces: Sequence[int]) -> list[int]:
