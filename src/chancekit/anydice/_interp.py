@@ -684,16 +684,13 @@ class Interpreter:
         # the expansion's size is known before any pool's rolls are enumerated: past the
         # budget, refused first (1649a mutated enumerated 2.7 M rolls for 5 s, then was
         # refused for expanding over them)
-        ahead = math.prod(math.comb(items.count + len(items.base) - 1, items.count)
+        total = math.prod(math.comb(items.count + len(items.base) - 1, items.count)
                           if isinstance(items, V.Die) else len(items)
                           for _, items in expansion)
-        limits.check(ahead * (body_size * NODE_WORK + ITERATION_WORK),
-                     f"a function expanded over {ahead:,} outcomes")
+        limits.check(total * (body_size * NODE_WORK + ITERATION_WORK),
+                     f"a function expanded over {total:,} outcomes")
         lists = [self.rolls(items) if isinstance(items, V.Die) else items
                  for _, items in expansion]
-        total = 1
-        for items in lists:
-            total *= len(items)
         self.charge(total * (body_size * NODE_WORK + ITERATION_WORK
                              + V.weight_product_work(lists)),
                     f"a function expanded over {total:,} outcomes")

@@ -95,12 +95,7 @@ class Die:
                 got = _SUMS.get(key)
                 if got is None:
                     got = base.repeat_sum(self.count) if self.count else constant(0)
-                    size = len(got) * (4 + got.total.bit_length() // 64)
-                    if len(_SUMS) >= RESULTS_KEPT or _sums_words[0] + size > RESULTS_WORDS:
-                        _SUMS.clear()
-                        _sums_words[0] = 0
-                    _SUMS[key] = got
-                    _sums_words[0] += size
+                    _SUMS.keep(key, got)
                 self._dist = got
                 return got
             self._dist = base.repeat_sum(self.count) if self.count else constant(0)
@@ -213,9 +208,41 @@ def _dense(d: Distribution) -> bool:
     return next(reversed(outs)) - next(iter(outs)) + 1 <= 4 * len(outs) + 64
 
 
+class _Kept(dict[Any, Distribution]):
+    """Distributions computed lately, by key: cleared as a whole before it would hold more
+    than ``entries`` of them or more than ``words`` in all (each measured by ``size``:
+    machine words or faces). A dict: ``get`` is its own; ``clear`` also forgets the size."""
+
+    def __init__(self, entries: int, words: int, size: Callable[[Distribution], int]) -> None:
+        super().__init__()
+        self.entries, self.words, self.size, self.used = entries, words, size, 0
+
+    def keep(self, key: Any, value: Distribution) -> None:
+        size = self.size(value)
+        if len(self) >= self.entries or self.used + size > self.words:
+            self.clear()
+        self[key] = value
+        self.used += size
+
+    def clear(self) -> None:
+        super().clear()
+        self.used = 0
+
+
+def _words_held(d: Distribution) -> int:
+    """About the machine words a distribution holds: its outcomes and weights."""
+    return len(d) * (4 + d.total.bit_length() // 64)
+
+
+#: most results kept by each of the caches below
+RESULTS_KEPT = 2048
+#: and results of at most about this many machine words in all (~32 MB): 2 048 dice of
+#: 1 200 outcomes of 1 280-bit weights would hold 600 MB (hang-423 ran out of a 1 GB
+#: address space)
+RESULTS_WORDS = 4_000_000
+
 #: sums of dice computed lately, by (count, die): see Die.dist
-_SUMS: dict[tuple[int, Distribution], Distribution] = {}
-_sums_words = [0]  # their machine words (bounded by RESULTS_WORDS too)
+_SUMS = _Kept(RESULTS_KEPT, RESULTS_WORDS, _words_held)
 
 #: work units of one operator on a die beyond its entries (building the result: ~2 us)
 OP_WORK = 100
@@ -224,13 +251,7 @@ OP_WORK = 100
 #: results of recent operators on dice, by (operator, operands): an expansion often
 #: repeats the same die arithmetic outcome after outcome (``DMG + 2d6`` for each of 8,000
 #: rolls); distributions compare and hash by value, so a hit is the same answer
-_RESULTS: dict[tuple[str, Any, Any], Distribution] = {}
-RESULTS_KEPT = 2048
-#: and results of at most about this many machine words in all (~32 MB): 2 048 dice of
-#: 1 200 outcomes of 1 280-bit weights would hold 600 MB (hang-423 ran out of a 1 GB
-#: address space)
-RESULTS_WORDS = 4_000_000
-_results_words = [0]
+_RESULTS = _Kept(RESULTS_KEPT, RESULTS_WORDS, _words_held)
 
 
 #: operands with more outcomes than this skip the cache (hashing one is O(outcomes): a
@@ -265,12 +286,7 @@ def _pairwise(op: str, a: Distribution | int, b: Distribution | int) -> Distribu
     if hit is not None:
         return hit
     result = _pairwise_new(op, a, b)
-    size = len(result) * (4 + result.total.bit_length() // 64)
-    if len(_RESULTS) >= RESULTS_KEPT or _results_words[0] + size > RESULTS_WORDS:
-        _RESULTS.clear()
-        _results_words[0] = 0
-    _RESULTS[key] = result
-    _results_words[0] += size
+    _RESULTS.keep(key, result)
     return result
 
 
@@ -395,11 +411,10 @@ def unary(op: str, value: Any) -> Any:
     raise AssertionError(op)
 
 
-_STANDARD: dict[int, Distribution] = {}  # dN by N (bounded: see STANDARD_FACES)
 #: the faces of the dice ``dN`` kept built, in all (cleared past it): a loop over ``dA``
 #: for A up to hundreds built each die again once 64 were kept (hang-212: 29 600 dice)
 STANDARD_FACES = 1 << 20
-_standard_faces = [0]
+_STANDARD = _Kept(STANDARD_FACES, STANDARD_FACES, len)  # dN by N
 
 
 def standard_die(sides: int) -> Distribution:
@@ -408,11 +423,7 @@ def standard_die(sides: int) -> Distribution:
     if hit is not None:
         return hit
     die = _standard_die(sides)
-    if _standard_faces[0] + len(die) > STANDARD_FACES:
-        _STANDARD.clear()
-        _standard_faces[0] = 0
-    _STANDARD[sides] = die
-    _standard_faces[0] += len(die)
+    _STANDARD.keep(sides, die)
     return die
 
 
