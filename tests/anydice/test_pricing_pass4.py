@@ -17,6 +17,19 @@ from chancekit.dice.distribution import Distribution
 from chancekit.limits import evaluation, mul_work, power_work
 
 
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` from now on (the list's one item)."""
+    calls = [0]
+    real = getattr(owner, name)
+
+    def counted(*args: object) -> object:
+        calls[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 def _work(fn) -> int:
     with evaluation(limit=10**15, name="MAX_WORK") as budget:
         fn()
@@ -114,14 +127,7 @@ def test_a_big_mixture_is_estimated_part_by_part(monkeypatch: pytest.MonkeyPatch
     # of mixtures; past MIX_EXACT_ENTRIES the estimate takes O(parts) Python steps
     parts, weights = _parts(40, 1000, 1100)
     assert sum(len(p) for p in parts) > V.MIX_EXACT_ENTRIES
-    calls = [0]
-    real = V.int_mul_work
-
-    def counted(a: int, b: int) -> int:
-        calls[0] += 1
-        return real(a, b)
-
-    monkeypatch.setattr(V, "int_mul_work", counted)
+    calls = _counting(monkeypatch, V, "int_mul_work")
     units, _ = V.mix_work(parts, weights, _lcm(parts))
     assert calls[0] <= 2 * len(parts)
     monkeypatch.setattr(V, "MIX_EXACT_ENTRIES", 10**9)  # the exact way, entry by entry
@@ -165,14 +171,7 @@ def test_the_smallest_weight_bound_against_brute_force() -> None:
 def test_a_builtin_call_is_computed_once_per_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     from chancekit.anydice import library
 
-    calls = [0]
-    real = library._ranks
-
-    def counted(*a):
-        calls[0] += 1
-        return real(*a)
-
-    monkeypatch.setattr(library, "_ranks", counted)
+    calls = _counting(monkeypatch, library, "_ranks")
     program = ("function: f A:n { T: 0\n loop J over {1..A} { T: T + [highest 2 of 3d6] }\n"
                " result: T }\noutput [f 50]")
     (_, dist), = anydice.run(program)
@@ -200,14 +199,7 @@ def test_a_setting_clears_remembered_builtin_calls() -> None:
 def test_a_standard_die_is_built_once_while_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     # hang-212 built dA for A up to ~300 again each time once 64 dice were kept
     V._STANDARD.clear()
-    built = [0]
-    real = V._standard_die
-
-    def counted(n: int) -> Distribution:
-        built[0] += 1
-        return real(n)
-
-    monkeypatch.setattr(V, "_standard_die", counted)
+    built = _counting(monkeypatch, V, "_standard_die")
     for _ in range(3):
         for n in range(1, 301):
             assert V.standard_die(n) == d(n)
@@ -251,14 +243,7 @@ def test_an_expansion_over_sorted_rolls_is_refused_before_they_are_enumerated(
 
     from chancekit.errors import LimitError
 
-    enumerated = [0]
-    real = V.multisets
-
-    def counted(*a):
-        enumerated[0] += 1
-        return real(*a)
-
-    monkeypatch.setattr(V, "multisets", counted)
+    enumerated = _counting(monkeypatch, V, "multisets")
     with pytest.raises(LimitError) as e:
         anydice.run("output [count d2 in 6d100]")
     assert "expanded over" in str(e.value) and enumerated[0] == 0
