@@ -806,11 +806,8 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
         return units + _mix_bound(parts, weights, lcm_bits) * BIG_MARGIN, wide
     bits: dict[Any, int] = {}  # outcome -> bits of its weight before reduction, at most
     for p, w in zip(parts, weights, strict=True):
-        t_words = p.total.bit_length() // 64 + 1
-        q_bits = lcm_bits - p.total.bit_length() + 1  # lcm // p.total
-        s_bits = w.bit_length() + q_bits  # the part's scale w x (lcm // p.total)
-        units += (int_div_work(lcm_bits // 64 + 1, t_words)
-                  + int_mul_work(w.bit_length() // 64 + 1, q_bits // 64 + 1))
+        s_bits, scale_units = _part_scale(p, w, lcm_bits)
+        units += scale_units
         s_words = s_bits // 64 + 1
         get = bits.get
         for x, v in p.items():
@@ -824,6 +821,15 @@ def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[i
     for b in bits.values():  # a division by the running gcd, then by the gcd found
         units += 2 * int_div_work((b + extra) // 64 + 1, small)
     return units * BIG_MARGIN, wide
+
+
+def _part_scale(p: Distribution, w: int, lcm_bits: int) -> tuple[int, int]:
+    """(bits of the scale ``w x (lcm // p.total)`` of a mixture's part, work units of
+    computing it: a division of the common denominator by the part's total, a product)."""
+    t_bits = p.total.bit_length()
+    q_bits = lcm_bits - t_bits + 1  # lcm // p.total
+    return w.bit_length() + q_bits, (int_div_work(lcm_bits // 64 + 1, t_bits // 64 + 1)
+                                     + int_mul_work(w.bit_length() // 64 + 1, q_bits // 64 + 1))
 
 
 #: past this many entries in all, :func:`mix_work` bounds the big-integer work part by
@@ -846,12 +852,8 @@ def _mix_bound(parts: list[Distribution], weights: list[int], lcm_bits: int) -> 
     mins = []
     for p, w in zip(parts, weights, strict=True):
         t_bits = p.total.bit_length()
-        t_words = t_bits // 64 + 1
-        q_bits = lcm_bits - t_bits + 1  # lcm // p.total
-        s_bits = w.bit_length() + q_bits
-        units += (int_div_work(lcm_bits // 64 + 1, t_words)
-                  + int_mul_work(w.bit_length() // 64 + 1, q_bits // 64 + 1)
-                  + len(p) * int_mul_work(t_words, s_bits // 64 + 1))
+        s_bits, scale_units = _part_scale(p, w, lcm_bits)
+        units += scale_units + len(p) * int_mul_work(t_bits // 64 + 1, s_bits // 64 + 1)
         widest = max(widest, t_bits + s_bits)
         scales.append(s_bits)
         mins.append(min(p.weights.values()).bit_length() + s_bits)
