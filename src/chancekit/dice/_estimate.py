@@ -329,6 +329,7 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
+    from chancekit.dice.evaluate import _idle as engine_idle
     from chancekit.dice.evaluate import (
         _covered,
         _explode_ahead,
@@ -336,6 +337,7 @@ def _general(node: Dice) -> Bound:
         _reroll_ahead,
         _window,
         multisets_upto,
+        step_elements,
     )
     from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK, work_limit
 
@@ -366,7 +368,7 @@ def _general(node: Dice) -> Bound:
         raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
-    work = states * (n + f) * TUPLE_WORK
+    work = enumeration = states * (n + f) * TUPLE_WORK
     # then its first step reads every multiset (``_pool_op`` plans n + 1 elements each),
     # and so does the step after an idle one (a reroll or drop by value that matches no
     # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
@@ -376,17 +378,30 @@ def _general(node: Dice) -> Bound:
     # 'ra' after the drop, then was refused)
     # (the states and their dice in all: sum over m <= n of C(m + r - 1, r - 1) is
     # C(n + r, r), and of m C(m + r - 1, r - 1) is r C(n + r, r + 1))
-    count, dice, narrowed = states, states * n, False
+    # (after a keep or drop of the highest/lowest leaving K dice, every multiset of K faces:
+    # the other dice at the extreme faces; 8d12ro52ph3kh4k>7 charged its keep after the
+    # drop when reached, at 1.3 s)
+    count, dice, narrowed, kept = states, states * n, False, n
     face_set = set(node.faces)
+    base = dict(Counter(node.faces))
     for i, op in enumerate(ops):
         if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
                 and not any(sel.by_value for sel in ops[-1].sels)):
             break  # the squashed explosion prices itself its own way
-        step = dice + count
+        if engine_idle(base, op):
+            continue  # the engine skips it (no clamp came before: the loop stops at one)
+        step = step_elements(op, dice, count)
         if op.kind == "ra":
             step += f * (dice + 2 * count)
         work += step * TUPLE_WORK
-        if _idle(op, n, node.faces):
+        if _idle(op, kept, node.faces):
+            continue
+        if (not narrowed and op.kind in ("k", "p") and len(op.sels) == 1
+                and not op.sels[0].by_value):
+            num = min(max(op.sels[0].num, 0), kept)
+            kept = num if op.kind == "k" else kept - num
+            count = multisets_upto(kept, f, MAX_POOL_STATES)
+            dice = kept * count
             continue
         vals = [sel for sel in op.sels if sel.by_value]
         if (not narrowed and op.kind in ("k", "p") and vals and all(
@@ -395,14 +410,13 @@ def _general(node: Dice) -> Bound:
             matched = sum(1 for v in face_set if any(sel.matches(v) for sel in vals))
             r = matched if op.kind == "k" else f - matched
             if 0 < r < f:
-                count, dice = math.comb(n + r, r), r * math.comb(n + r, r + 1)
+                count, dice = math.comb(kept + r, r), r * math.comb(kept + r, r + 1)
                 narrowed = True
                 continue
         break
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
-    base = dict(Counter(node.faces))
     at, kept = _window(base, n, ops)
     if at < len(ops) and ops[at].kind in ("rr", "ro"):
         what = f"the '{ops[at].spelled or ops[at].kind}' step of this pool"
@@ -415,7 +429,10 @@ def _general(node: Dice) -> Bound:
                       f"MAX_WORK budget left ({work_limit():,}); use fewer dice or fewer "
                       "operators, or raise it (max_work=N, --max-work N)",
                       node.col, "MAX_WORK", ahead)
-    return Bound(1, False, False, False, max(work, ahead))
+    # (both count the enumeration: the step ahead adds the rest, after the keeps the tree
+    # followed; -9d12kh2e8 ran its enumeration and keep, then was refused by the
+    # explosion at 0.9-1.4 s)
+    return Bound(1, False, False, False, work + max(0, ahead - enumeration))
 
 
 def _explode_keep(node: Dice, op: Any, last: Any) -> Bound:

@@ -841,6 +841,54 @@ class _Budget:
         limits.count(n * TUPLE_WORK)
 
 
+MERGE_ELEMENTS = 10
+"""An explosion's merge of a pending pool with one multiset of fresh dice, in tuple
+elements beside their dice (:func:`merge_elements`): the dictionary entry, the squash,
+the weight's product."""
+
+
+def merge_elements(length: int, fresh: int) -> int:
+    """Tuple elements of merging a pending pool of ``length`` dice with ``fresh`` new ones
+    in an explosion (:func:`_explode`): a C-level sorted merge (an eighth of an element a
+    die), a Python match call a fresh die (an element) and :data:`MERGE_ELEMENTS`
+    (``-9d12kh2e8``, ``6d6kh3e6``, ``5d10kh2!``, ``3d6kh2!>4``: 2.5-2.8 ns a unit when a
+    merge was ``length + fresh + 120``). O(1).
+
+    >>> merge_elements(8, 2)
+    8
+    """
+    return MERGE_ELEMENTS + fresh + length // 8
+STATE_ELEMENTS = 15
+"""A pool state's own cost in one step of the general engine, in tuple elements beside its
+dice: its dictionary entries, the selection's set, the new tuple (9d12k>7: 4.5-7.4 us a
+state of 9 dice; 9d12kh2 ran 2.6-3.2 us before its slices, priced as 10 elements, 1.6 us)."""
+SLICE_ELEMENTS = 5
+"""The same for a keep or drop of the highest/lowest only, two slices of the sorted tuple
+(9d12kh2, 6d20kh2, 4d40kh3: 1.3-1.6 us a state; 9d12ph3 2.1 us)."""
+
+
+def step_elements(op: Op, dice: int, states: int) -> int:
+    """The tuple elements one step of the general engine reads before its own work
+    (:func:`_pool_op` plans them; the expression tree prices the same): every state, and
+    every die once, and once more for each selector by value (a Python call a die), for a
+    clamp and for a count (a call a die). O(selectors).
+
+    >>> from chancekit.dice.selectors import Op, Selector
+    >>> step_elements(Op("k", (Selector("h", 2),)), 90, 10)  # 90 dice + 10 x SLICE_ELEMENTS
+    140
+    >>> step_elements(Op("k", (Selector(">", 7),)), 90, 10)  # 3 x 90 + 10 x STATE_ELEMENTS
+    420
+    """
+    values = sum(1 for s in op.sels if s.by_value)
+    if op.kind in ("k", "p") and not values:  # two slices a state
+        return dice + states * SLICE_ELEMENTS
+    if op.kind in ("mi", "ma", "cnt", "mt"):
+        per = 2
+    else:
+        per = 1 + 2 * values if op.kind in ("k", "p") else 1
+    return dice * per + states * STATE_ELEMENTS
+
+
 def _reroll_ahead(base: W, n: int, op: Op, kept: int | None = None) -> int:
     """Units of enumerating the ``n``-dice multisets of ``base`` and then a reroll step
     ``op`` (``rr``/``ro``), counted from binomials before either starts: the states
@@ -870,10 +918,14 @@ def _idle(base: W, op: Op) -> bool:
     """``op`` is a reroll, an explosion or a drop by value that matches no face of
     ``base``, or a keep by value that matches every face: the engine's states go through
     it unchanged (``1353d{9,0}!>92ro<7``, ``ro0``; ``8d12p>=68kl5ro>=1``: the reroll after
-    the idle drop was priced only when reached, after 1 s)."""
+    the idle drop was priced only when reached, after 1 s), as is a drop of none of the
+    highest/lowest (``pl0``). While every value of the states is a face of ``base`` (no
+    clamp, penetration or count before), :func:`_general` skips it."""
     if op.kind in ("k", "p") and op.sels and all(s.by_value for s in op.sels):
         hit = [op.matches(f) for f in base]
         return all(hit) if op.kind == "k" else not any(hit)
+    if op.kind == "p" and op.sels and all(not s.by_value and s.num <= 0 for s in op.sels):
+        return True  # a drop of none of the highest/lowest (pl0)
     return op.kind in ("rr", "ro", "e", "pe", "eo") and not any(op.matches(f) for f in base)
 
 
@@ -939,7 +991,8 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     units = multisets(n, faces) * (n + faces)  # the enumeration (_multisets)
     for j in range(width + 1):
         states = multisets(j, hit) * multisets(width - j, faces - hit)
-        units += states * (multisets(j, faces) * (width + j + 120) if j else width + 1)
+        units += states * (multisets(j, faces) * merge_elements(width, j) if j
+                           else merge_elements(width, 0))
     return units * TUPLE_WORK
 
 
@@ -964,7 +1017,11 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
                   max((s.num for s in last.sels if s.cat == "l"), default=0),
                   last.kind == "p")
     squashed = False
+    faces_only = True  # every value of the states is a face of base
     for i, op in enumerate(ops):
+        if faces_only and _idle(base, op):
+            continue  # (8d12ro52ph3: the reroll that matches no face read 75 582 pools)
+        faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
         if squash is not None and i == len(ops) - 2:
             mids = _explode(states, op, base, squash, depth, budget)
             squashed = True
@@ -1088,21 +1145,23 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         sizes = {m: len(mcache[m]) if m in mcache else math.comb(m + len(base) - 1,
                                                                    len(base) - 1)
                  for (_, _, m) in pending if m}
+        # (a pool done exploding is carried to the next level: its entry and product too)
         limits.check(TUPLE_WORK * (sum(sizes[m] * (m + len(base)) for m in fresh)
-                                   + sum(sizes[m] * (len(tup) + m + 120) if m else len(tup) + 1
+                                   + sum(sizes.get(m, 1) * merge_elements(len(tup), m)
                                          for (tup, _, m) in pending)),
                      "exploding the dice of this pool")
         for m in fresh:
             mcache[m] = _multisets(base, m)
-        budget.plan(sum(len(mcache[m]) * (len(tup) + m + 120) if m else len(tup) + 1
-                        for (tup, _, m) in pending), "exploding the dice of this pool")
+        budget.plan(sum(len(mcache[m]) * merge_elements(len(tup), m) if m
+                        else merge_elements(len(tup), 0) for (tup, _, m) in pending),
+                    "exploding the dice of this pool")
         for (tup, mid, m), w in pending.items():
             scale = w * total ** (top - m)
             if m == 0:
                 key = (tup, mid, 0)
                 nxt[key] = nxt.get(key, 0) + scale
                 continue
-            budget.spend(len(mcache[m]) * (len(tup) + m + 120))
+            budget.spend(len(mcache[m]) * merge_elements(len(tup), m))
             for extra, we in mcache[m].items():
                 m2 = sum(1 for v in extra if op.matches(v)) if level < depth else 0
                 if shift:
@@ -1124,8 +1183,9 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     out: dict[tuple[Any, ...], int] = {}
     kind = op.kind
     what = f"the '{op.spelled or kind}' step of this pool"
-    budget.plan(sum(len(t) + 1 for t in states), what)
-    budget.spend(sum(len(t) + 1 for t in states))
+    first = step_elements(op, sum(len(t) for t in states), len(states))
+    budget.plan(first, what)
+    budget.spend(first)
 
     def put(tup: tuple[Any, ...], w: int) -> None:
         budget.spend(len(tup) + 1)
@@ -1140,6 +1200,17 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     if kind == "mt":  # the number of matched sets, as a one-element tuple
         for tup, w in states.items():
             put((match_count(tup, op),), w)
+        return out
+    if kind in ("k", "p") and not any(s.by_value for s in op.sels):
+        # the highest/lowest of a sorted tuple are its ends: two slices, no index set
+        hi = max((max(s.num, 0) for s in op.sels if s.cat == "h"), default=0)
+        lo = max((max(s.num, 0) for s in op.sels if s.cat == "l"), default=0)
+        for tup, w in states.items():
+            cut = max(len(tup) - hi, lo)
+            if kind == "k":
+                put(tup[:lo] + tup[cut:] if cut > lo else tup, w)
+            else:
+                put(tup[lo:cut], w)
         return out
     if kind in ("k", "p", "mi", "ma"):
         for tup, w in states.items():
