@@ -329,7 +329,6 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
-    from chancekit.dice.evaluate import _idle as engine_idle
     from chancekit.dice.evaluate import (
         _covered,
         _explode_ahead,
@@ -339,6 +338,7 @@ def _general(node: Dice) -> Bound:
         multisets_upto,
         step_elements,
     )
+    from chancekit.dice.evaluate import _idle as engine_idle
     from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK, work_limit
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))

@@ -803,7 +803,7 @@ class Distribution:
         if any(issubclass(t, Distribution) for t in types):
             return Distribution.mixture(results, list(self._w.values()))
         try:
-            out = dict(zip(results, self._w.values()))
+            out = dict(zip(results, self._w.values(), strict=True))
             if len(out) < len(results):  # some results merge: add their weights
                 ws = set(self._w.values())
                 if len(ws) == 1:  # equal weights (a plain die): count the results
@@ -811,7 +811,7 @@ class Distribution:
                     out = {r: c * w for r, c in Counter(results).items()}
                 else:
                     out = {}
-                    for r, w in zip(results, self._w.values()):
+                    for r, w in zip(results, self._w.values(), strict=True):
                         out[r] = out.get(r, 0) + w
         except TypeError:
             bad = next(r for r in results if not isinstance(r, Hashable))
