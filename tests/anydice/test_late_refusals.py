@@ -23,7 +23,8 @@ def test_a_keep_of_wide_dice_is_priced_by_its_kronecker_products() -> None:
     assert keep_work(d(1000), 14, 7, highest=False) > 2 * MAX_WORK
     assert keep_work(d(1000), 10, 5) > 40_000_000
     # dice of few faces (schoolbook products) keep their price: 300d6kh150 in 20-75 ms
-    assert keep_work(d(6), 300, 150) < 2_000_000
+    # (2.4 M units since the copies' refit, issue 31's fifth pass: about 50 ms)
+    assert keep_work(d(6), 300, 150) < 4_000_000
 
 
 def test_a_mixture_is_charged_its_entries_at_their_measured_price() -> None:

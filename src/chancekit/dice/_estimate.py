@@ -49,13 +49,13 @@ from __future__ import annotations
 import contextvars
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
 from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_walk_work
-from chancekit.dice.selectors import matched_count
+from chancekit.dice.selectors import matched_count, matched_ranges
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -271,6 +271,15 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
+    from chancekit.dice.evaluate import _covered
+
+    for i, op in enumerate(node.ops):  # (evaluate.pool_sum's own first step)
+        if op.kind not in ("rr", "ro", "mi", "ma", "mark", "sort", "match"):
+            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
+                # a keep of every die: the pool without it (d560780kh0kh2ra1 was priced as
+                # unknown, then its 'ra' charged 42 M units after 1.6 s)
+                return _dice(replace(node, ops=node.ops[:i] + node.ops[i + 1:]))
+            break
     if node.ops:
         pooled = _pool(node)
         if pooled is not None:
@@ -339,6 +348,7 @@ def _general(node: Dice) -> Bound:
         step_elements,
     )
     from chancekit.dice.evaluate import _idle as engine_idle
+    from chancekit.dice.evaluate import _rerolls_all as rerolls_all
     from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK, work_limit
 
     ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match"))
@@ -382,14 +392,16 @@ def _general(node: Dice) -> Bound:
     # the other dice at the extreme faces; 8d12ro52ph3kh4k>7 charged its keep after the
     # drop when reached, at 1.3 s)
     count, dice, narrowed, kept = states, states * n, False, n
+    fresh = True
     face_set = set(node.faces)
     base = dict(Counter(node.faces))
     for i, op in enumerate(ops):
         if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
                 and not any(sel.by_value for sel in ops[-1].sels)):
             break  # the squashed explosion prices itself its own way
-        if engine_idle(base, op):
+        if engine_idle(base, op) or (fresh and rerolls_all(base, op)):
             continue  # the engine skips it (no clamp came before: the loop stops at one)
+        fresh = False
         step = step_elements(op, dice, count)
         if op.kind == "ra":
             step += f * (dice + 2 * count)
@@ -538,6 +550,26 @@ def _pool(node: Dice) -> Bound | None:
                      + lo * RA_ENTRY_WORK
                      + _ra_sum(n, len(f), hits, len(f), ops[-1].matches(f[-1]), len(f),
                                len(f) - 1), gcd=1)
+    if (len(f) > _UNIT_FACES and isinstance(f, range) and f.step == 1 and len(ops) == 1
+            and ops[0].kind in ("k", "p") and ops[0].sels):
+        # a keep or drop by value alone on a big die (evaluate's closed form: the faces
+        # kept, 0 for the others): at least its kept faces, and 0 (1d764054p2 / 2896d6
+        # built its 764 054 faces, then MAX_PAIRS refused the '/')
+        a, b = f.start, f.stop - 1
+        picked = matched_ranges(ops[0], a, b)
+        hits = sum(len(r) for r in picked)
+        kept = hits if ops[0].kind == "k" else len(f) - hits
+        if ops[0].kind == "k":
+            ends = [picked[0].start, picked[-1].stop - 1] if picked else []
+        else:  # the first and last faces no range takes
+            ends = [] if not kept else [
+                a if not picked or picked[0].start > a else picked[0].stop,
+                b if not picked or picked[-1].stop <= b else picked[-1].start - 1]
+        ends += [0] if kept < len(f) else []
+        outs = kept + (kept < len(f) and not a <= 0 <= b)
+        # and its sum priced (and refused) as repeat_sum will (-36d973704p<=7)
+        work = _power(outs, min(ends), max(ends), len(f), n, node.col)
+        return Bound(max(1, n * (outs - 1) + 1), outs == 1, False, False, work)
     if len(f) > _UNIT_FACES:
         return None
     try:  # built and charged as the evaluation would: it reads the die built here

@@ -29,7 +29,7 @@ from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.facewalk import face_walk_work, keep_sum
-from chancekit.dice.selectors import Op, match_count, matching_faces
+from chancekit.dice.selectors import Op, match_count, matched_ranges, matching_faces
 from chancekit.errors import LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -120,6 +120,17 @@ def _per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
             return die.reroll(hits, depth=1)
         num = op.sels[-1].num
         return die.clamp(lo=num) if op.kind == "mi" else die.clamp(hi=num)
+    if len(ops) == 1 and ops[0].kind in ("k", "p") and ops[0].sels and all(
+            s.by_value for s in ops[0].sels):
+        # a keep or drop by value alone: the faces kept, and 0 weighing the others (the
+        # mixture's closed form; 1d764054p2 split and mixed its faces for 1.8 s, uncharged)
+        hit, miss = _split(die, ops[0])
+        out = dict(hit if ops[0].kind == "k" else miss)
+        limits.count(len(out) * ENTRY_WORK)
+        rest = die.total - sum(out.values())
+        if rest:
+            out[0] = out.get(0, 0) + rest
+        return Distribution._raw(out, reduced=True, total=die.total)
     if len(ops) == 1 and ops[0].kind == "cnt":  # a count alone: each face's score
         limits.count(len(die) * ENTRY_WORK)
         return _scores(die, ops[0])
@@ -129,8 +140,7 @@ def _per_die(die: Distribution, ops: Sequence[Op], depth: int) -> Distribution:
 
     def split(x: Distribution, op: Op) -> tuple[Distribution | None, Distribution | None,
                                                 int, int]:
-        hit = {v: w for v, w in x.weights.items() if op.matches(v)}
-        miss = {v: w for v, w in x.weights.items() if not op.matches(v)}
+        hit, miss = _split(x, op)
         return (Distribution._raw(hit) if hit else None, Distribution._raw(miss) if miss
                 else None, sum(hit.values()), sum(miss.values()))
 
@@ -226,6 +236,28 @@ def _scores(x: Distribution, op: Op) -> Distribution:
         s = score(v)
         out[s] = out.get(s, 0) + w
     return Distribution._raw(out)
+
+
+def _split(x: Distribution, op: Op) -> tuple[dict[Any, int], dict[Any, int]]:
+    """The weights of the outcomes of ``x`` that ``op``'s value selectors match, and of
+    the others. Consecutive integers are split by the selectors' intervals, without a
+    call an outcome (``d764054`` has two intervals, not 764 054 calls); others one call
+    each. O(outcomes)."""
+    w = x._w
+    lo, hi = next(iter(w)), next(reversed(w))
+    if x._int and type(lo) is int and type(hi) is int and hi - lo + 1 == len(w) and all(
+            s.by_value for s in op.sels):
+        picked = matched_ranges(op, lo, hi)
+        hit = {v: w[v] for r in picked for v in r}
+        if len(hit) == len(w):
+            return hit, {}
+        miss = dict(w)
+        for v in hit:
+            del miss[v]
+        return hit, miss
+    hit = {v: c for v, c in w.items() if op.matches(v)}
+    miss = {v: c for v, c in w.items() if v not in hit}
+    return hit, miss
 
 
 def _chain_poly(s: int, stop: Distribution, g: int, go: Distribution, last: Distribution,
@@ -484,6 +516,12 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
                 key = (0, m, k) if m >= k else (v * (k - m), m, m)
             shifts = buckets.setdefault(key[1:], {})
             shifts[key[0]] = shifts.get(key[0], 0) + int(wt) * scale
+    # the products priced before the keeps are built (their spans known from the faces,
+    # their weights at least the shifts'): 51d6!ph5 built its keeps, then was refused
+    r_lo, r_hi = min(rest.weights), max(rest.weights)
+    sbits = max(1, max(max(shifts.values()).bit_length() for shifts in buckets.values()))
+    limits.check(sum(mul_work(k * (r_hi - r_lo) + 1, max(shifts) - min(shifts) + 1, sbits)
+                     for (_, k), shifts in buckets.items()), "exploding and keeping these dice")
     bases = {(m, k): _keep(rest, m, k, high) if k else constant(0) for m, k in buckets}
     lcm = 1
     for base in bases.values():
@@ -515,8 +553,9 @@ def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
 
 
 #: :func:`_compound_keep` leaves the work to the face walk when this many times the walk's
-#: estimate is still below its own (the walk's estimate runs 2-3x under on compounded dice)
-_WALK_FACTOR = 3
+#: estimate is still below its own (3 while the walk's estimate ran 2-3x under on
+#: compounded dice; 1 since it counts the walk's coefficients, facewalk._walk_steps)
+_WALK_FACTOR = 1
 
 
 def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
@@ -565,9 +604,8 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     work = (D + 1) * states * (n + 1) * step + 2 * states * (n + 1) * v * product
     # the other way: compound each die (one die of about D x faces outcomes), then the face
     # walk of the keep (pool.keep_work) -- cheaper for many dice of few faces (20d10!!kh10:
-    # 1.0 s against 1.5 s measured). The walk's estimate runs 2-3x under on these wide
-    # dice (10d10!!kh5: 1.8 M estimated, 7.8 M measured), so it is taken when
-    # _WALK_FACTOR x its estimate is still below this one's
+    # 1.6 s against 2.3-2.7 s measured, priced 67 M and 82 M), taken when _WALK_FACTOR x
+    # its estimate is still below this one's
 
     span = v * D + faces[-1] - faces[0] + 1
     walk = face_walk_work(min(span, D * (len(faces) - 1) + len(faces)), span,
@@ -841,23 +879,24 @@ class _Budget:
         limits.count(n * TUPLE_WORK)
 
 
-MERGE_ELEMENTS = 10
+MERGE_ELEMENTS = 8
 """An explosion's merge of a pending pool with one multiset of fresh dice, in tuple
-elements beside their dice (:func:`merge_elements`): the dictionary entry, the squash,
-the weight's product."""
+elements beside their dice (:func:`merge_elements`): the dictionary entry, the weight's
+product."""
 
 
-def merge_elements(length: int, fresh: int) -> int:
+def merge_elements(length: int, fresh: int, squashed: bool = False) -> int:
     """Tuple elements of merging a pending pool of ``length`` dice with ``fresh`` new ones
-    in an explosion (:func:`_explode`): a C-level sorted merge (an eighth of an element a
-    die), a Python match call a fresh die (an element) and :data:`MERGE_ELEMENTS`
-    (``-9d12kh2e8``, ``6d6kh3e6``, ``5d10kh2!``, ``3d6kh2!>4``: 2.5-2.8 ns a unit when a
-    merge was ``length + fresh + 120``). O(1).
+    in an explosion (:func:`_explode`): :data:`MERGE_ELEMENTS`, the C-level sorted merge and
+    the new key's hash (a third of an element a die), and 6 more for a squash (slices,
+    a sum). Measured at 8-14 ns a unit unsquashed (``-9d12kh2e8``, ``6d6kh3e6``,
+    ``3d6kh2!>4``, roll20 ``7d4kh1kh1!``) and squashed (``6d8e3pl3``, ``5d6e>4pl2``); a
+    merge was ``length + fresh + 120`` (2.5-3 ns a unit) before. O(1).
 
-    >>> merge_elements(8, 2)
-    8
+    >>> merge_elements(8, 2), merge_elements(8, 2, squashed=True)
+    (11, 17)
     """
-    return MERGE_ELEMENTS + fresh + length // 8
+    return MERGE_ELEMENTS + (length + fresh) // 3 + (6 if squashed else 0)
 STATE_ELEMENTS = 15
 """A pool state's own cost in one step of the general engine, in tuple elements beside its
 dice: its dictionary entries, the selection's set, the new tuple (9d12k>7: 4.5-7.4 us a
@@ -929,6 +968,13 @@ def _idle(base: W, op: Op) -> bool:
     return op.kind in ("rr", "ro", "e", "pe", "eo") and not any(op.matches(f) for f in base)
 
 
+def _rerolls_all(base: W, op: Op) -> bool:
+    """``op`` rerolls every die once (``ro`` matching every face): dice just rolled are
+    rolled again, the same law, so :func:`_general` skips it before any other step
+    (``5d8ro>0e8kh13``: 627 000 redraws, 0.7 s)."""
+    return op.kind == "ro" and all(op.matches(f) for f in base)
+
+
 def _window(base: W, n: int, ops: tuple[Op, ...]) -> tuple[int, int]:
     """``(i, kept)``: the first operator of ``ops`` that is neither idle (:func:`_idle`)
     nor a keep/drop of the highest or lowest dice, and the window of dice those keeps
@@ -969,7 +1015,8 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     the extreme faces), so every multiset of ``W`` faces (``K``, or the squashed width
     of a last keep) is a pending state with at least its own matching faces, each
     merged with every multiset of that many new dice (what the explosion's own check
-    charges). 0 when other operators come first. O(W x faces)."""
+    charges); unsquashed, each of the ``depth`` levels costs at least that (see
+    :func:`_explode`). 0 when other operators come first. O(W x faces)."""
     at, kept = _window(base, n, ops)  # (rerolls and explosions that match no face skipped)
     if at == len(ops) or ops[at].kind not in ("e", "pe", "eo"):
         return 0
@@ -977,23 +1024,28 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
         return 0
     op = ops[at]
     width = kept
-    if at == len(ops) - 2 and ops[-1].kind in ("k", "p") and not any(
-            s.by_value for s in ops[-1].sels):  # the squash of _general
+    squashed = at == len(ops) - 2 and ops[-1].kind in ("k", "p") and not any(
+        s.by_value for s in ops[-1].sels)
+    if squashed:  # the squash of _general
         last = ops[-1]
-        width = min(kept, max((s.num for s in last.sels if s.cat == "h"), default=0)
-                    + max((s.num for s in last.sels if s.cat == "l"), default=0))
+        reach = (max((s.num for s in last.sels if s.cat == "h"), default=0)
+                 + max((s.num for s in last.sels if s.cat == "l"), default=0))
+        width = min(kept, reach)
+        squashed = reach < kept * (depth + 1)  # (or no pool ever grows past it)
     faces = len(base)
     hit = sum(1 for f in base if op.matches(f))
 
     def multisets(m: int, f: int) -> int:
         return math.comb(m + f - 1, f - 1) if f else int(m == 0)
 
-    units = multisets(n, faces) * (n + faces)  # the enumeration (_multisets)
+    level = 0
     for j in range(width + 1):
         states = multisets(j, hit) * multisets(width - j, faces - hit)
-        units += states * (multisets(j, faces) * merge_elements(width, j) if j
-                           else merge_elements(width, 0))
-    return units * TUPLE_WORK
+        level += states * (multisets(j, faces) * merge_elements(width, j, squashed) if j
+                           else merge_elements(width, 0, squashed))
+    # (unsquashed, every level costs at least the first: see _explode)
+    levels = 1 if squashed or op.kind == "eo" else depth
+    return (multisets(n, faces) * (n + faces) + level * levels) * TUPLE_WORK  # (+ _multisets)
 
 
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
@@ -1018,9 +1070,11 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
                   last.kind == "p")
     squashed = False
     faces_only = True  # every value of the states is a face of base
+    fresh = True  # the states are still the n dice as rolled
     for i, op in enumerate(ops):
-        if faces_only and _idle(base, op):
+        if (faces_only and _idle(base, op)) or (fresh and _rerolls_all(base, op)):
             continue  # (8d12ro52ph3: the reroll that matches no face read 75 582 pools)
+        fresh = False
         faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
         if squash is not None and i == len(ops) - 2:
             mids = _explode(states, op, base, squash, depth, budget)
@@ -1113,6 +1167,7 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
     keep/drop of ``a`` highest / ``b`` lowest can see; with ``None`` pools are kept whole
     (``mid`` stays 0)."""
     hi, lo, need_mid = squash if squash is not None else (0, 0, False)
+    squashing = squash is not None
     width = hi + lo
     shift = -1 if op.kind == "pe" else 0  # penetrating: each fresh die one less
     if op.kind == "eo":
@@ -1133,7 +1188,9 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         t2, mid = sq(tup, 0)
         key = (t2, mid, m)
         pending[key] = pending.get(key, 0) + w
-    mcache: dict[int, dict[tuple[Any, ...], int]] = {}
+    # the fresh multisets of each size, with their weights and their own matches, shifted
+    # once (not once a merge)
+    mcache: dict[int, list[tuple[tuple[Any, ...], int, int]]] = {}
     for level in range(1, depth + 1):
         top = max(m for (_, _, m) in pending)
         if top == 0:
@@ -1146,14 +1203,27 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
                                                                    len(base) - 1)
                  for (_, _, m) in pending if m}
         # (a pool done exploding is carried to the next level: its entry and product too)
+        # Unsquashed, no later level costs less than this one: a pending pool that
+        # explodes goes on to one with its fresh dice all on a matching face, which
+        # explodes as many (distinct pools stay distinct), and a carried one is carried
+        # again; so the levels left are priced at this one's (7d4kh1kh1!, roll20, 10 levels
+        # one by one, then refused at 1.7 s)
+        # (a squash that no pool can reach yet, every pool shorter than its width to the
+        # last level, leaves them whole too)
+        left = depth - level + 1
+        merges = sum(sizes.get(m, 1) * merge_elements(len(tup), m, squashing)
+                     for (tup, _, m) in pending)
+        whole = squash is None or all(len(tup) + m * left <= width for (tup, _, m) in pending)
         limits.check(TUPLE_WORK * (sum(sizes[m] * (m + len(base)) for m in fresh)
-                                   + sum(sizes.get(m, 1) * merge_elements(len(tup), m)
-                                         for (tup, _, m) in pending)),
+                                   + merges * (left if whole else 1)),
                      "exploding the dice of this pool")
         for m in fresh:
-            mcache[m] = _multisets(base, m)
-        budget.plan(sum(len(mcache[m]) * merge_elements(len(tup), m) if m
-                        else merge_elements(len(tup), 0) for (tup, _, m) in pending),
+            mcache[m] = [(tuple(v + shift for v in extra) if shift else extra, we,
+                          sum(1 for v in extra if op.matches(v)))
+                         for extra, we in _multisets(base, m).items()]
+        budget.plan(sum(len(mcache[m]) * merge_elements(len(tup), m, squashing) if m
+                        else merge_elements(len(tup), 0, squashing)
+                        for (tup, _, m) in pending),
                     "exploding the dice of this pool")
         for (tup, mid, m), w in pending.items():
             scale = w * total ** (top - m)
@@ -1161,13 +1231,11 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
                 key = (tup, mid, 0)
                 nxt[key] = nxt.get(key, 0) + scale
                 continue
-            budget.spend(len(mcache[m]) * merge_elements(len(tup), m))
-            for extra, we in mcache[m].items():
-                m2 = sum(1 for v in extra if op.matches(v)) if level < depth else 0
-                if shift:
-                    extra = tuple(v + shift for v in extra)
+            budget.spend(len(mcache[m]) * merge_elements(len(tup), m, squashing))
+            last = level == depth
+            for extra, we, m2 in mcache[m]:
                 t2, mid2 = sq(_merge(tup, extra), mid)
-                key = (t2, mid2, m2)
+                key = (t2, mid2, 0 if last else m2)
                 nxt[key] = nxt.get(key, 0) + scale * we
             if len(nxt) > MAX_POOL_STATES:
                 _too_many(nxt)

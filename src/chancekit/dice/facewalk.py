@@ -640,24 +640,25 @@ def keep_work(die: Distribution, n: int, k: int, *, highest: bool = True) -> int
       coefficients by one of ``h + 1`` (``h``: the span beyond the face; schoolbook
       ``a x b`` or Kronecker ``(a + b)`` times a small log factor, whichever is less),
       a tenth of a unit per coefficient and 64-bit word of the weights; every coefficient
-      made (the products, the Horner gathering of the faces) about 0.5 unit, 0.07 while
-      they fit in 62 bits; 260 units of Python per step;
+      made (the products, the Horner gathering of the faces) about 2 units, 0.3 while
+      they fit in 62 bits; 520 units of Python per step;
     * by the face walk (:func:`_keep_walk_poly`): per face ``k(k+1)/2``
-      polynomial-times-integer steps on polynomials of up to ``j x span`` coefficients,
-      about 2 units a coefficient plus one a 16 words of weight, and 30 units of Python
-      per step;
+      polynomial-times-integer steps on polynomials of up to ``j x span`` coefficients
+      (:func:`_walk_steps` spans in all), 1.25 units a coefficient plus one a 16 words of
+      weight (21-33 ns a coefficient measured for 2-6 words), and 30 units of Python per
+      step;
     * dropping (fewer dropped than kept): per face and per number dropped so far ``j``,
       ``drop - j + 1`` powers of the die's tail to the ``n - j``
       (:func:`chancekit.limits.power_work` each) and 50 units of Python.
 
-    By the threshold face: within 0.35-4.1x of the measured time over the 130 cases from
-    10 ms to 10 s of a grid of 2 to 3000 faces, 3 to 2000 dice. 300d6kh150: 1.6 M
-    (measured 20-75 ms); 1000d6kh500: 42 M (0.5 s measured); 2000d6kh1000: 320 M
-    (refused; 4.5 s measured); 4d6111dl1: 3.8 G (refused).
+    By the threshold face: within 0.6-2.7x of the measured time (median 1.0) over 25 keeps
+    of 2 to 1000 dice, 6 to 3000 faces, 2 to 500 kept (issue 31; 0.22-1.7x before).
+    300d6kh150: 2.4 M (measured 20-75 ms); 1000d6kh500: 51 M (0.5-0.65 s measured);
+    2000d6kh1000: 365 M (refused; 4.5 s measured); 4d6111dl1: refused.
 
     >>> from chancekit.dice import d
     >>> keep_work(d(6), 300, 150) // 10**5, keep_work(d(6), 4, 3)
-    (16, 1404)
+    (24, 2214)
     """
     return min(w for w in _keep_costs(die, n, k, highest) if w is not None)
 
@@ -731,16 +732,33 @@ def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
             products += min(school, kronecker)
             copies += steps * (1 + b) + h * tri
         copies += (k + 4) * h
-    # a coefficient past 62 bits is a GMP integer: each one made costs about 40 ns
-    big = 1.0 if n * tbits > 62 else 0.15
-    work = scale * (0.093 * products * words + 0.456 * copies * big) \
-        + 264 * faces * k * (1 + words / 16)
-    walk = faces * (k * k * k * span // 6 * (2 + words // 16) + k * (k + 1) // 2 * 30)
+    # a coefficient past 62 bits is a GMP integer: each one made costs about 40 ns (the
+    # typical one: the total over the k x span sums; 6d2000kh2's fit, 0.08 s)
+    big = 1.0 if n * tbits - (k * span).bit_length() > 62 else 0.15
+    # (fitted over 25 keeps of 2-1000 dice, 6-3000 faces, 2-500 kept, issue 31: 0.6-2.7x
+    # the measured time, median 1.0; the factors were 0.093, 0.456 and 264, 0.22-1.7x,
+    # 11d2000kh2 ran 0.74 s priced 7.9 M)
+    work = scale * (0.1 * products * words + 2.0 * copies * big) \
+        + 524 * faces * k * (1 + words / 16)
+    walk = faces * (span * _walk_steps(k) * (20 + words) // 16 + k * (k + 1) // 2 * 30)
     pool = None
     if faces <= _SPARSE_FACES and n + 1 <= MAX_POOL_STATES:
         states = min(_keep_states(faces, span, k), MAX_POOL_STATES)
         pool = (n + 1) * (n + 2) // 2 * faces * states * STEP_WORK
     return int(work) + 1, walk, dropping, pool
+
+
+def _walk_steps(k: int) -> int:
+    """Coefficients :func:`_keep_walk_poly` reads or writes a face, in spans: for each
+    number kept so far ``j < k``, the result's ``k`` spans added to, the state's ``j``
+    times the absorbing weight, and each of its ``k - j`` moves (a product by an integer,
+    a shift, a sum into the state after it: ``2j + t`` spans). 8 for k = 2, 24 for 3
+    (``k^3 / 6`` before: 11d2000kh2, 14d1000kh3, 20d805kh3 ran 2.5-5x their price).
+
+    >>> _walk_steps(2), _walk_steps(3)
+    (8, 24)
+    """
+    return sum(k + j + sum(2 * j + t for t in range(k - j)) for j in range(k))
 
 
 def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:

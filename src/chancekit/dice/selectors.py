@@ -238,14 +238,25 @@ def matched_count(op: Op, lo: int, hi: int) -> int:
     >>> matched_count(Op("r", (Selector("<", 3), Selector(None, 2), Selector(">=", 6))), 1, 6)
     3
     """
-    spans = sorted(_interval(s, lo, hi) for s in op.sels)
-    count, reach = 0, lo - 1
-    for a, b in spans:
-        a = max(a, reach + 1)
-        if b >= a:
-            count += b - a + 1
-            reach = b
-    return count
+    return sum(len(r) for r in matched_ranges(op, lo, hi))
+
+
+def matched_ranges(op: Op, lo: int, hi: int) -> list[range]:
+    """The faces ``lo..hi`` the value selectors of ``op`` match, as disjoint ranges in
+    order (the union of their intervals). O(selectors).
+
+    >>> matched_ranges(Op("r", (Selector("<", 3), Selector(None, 2), Selector(">=", 6))), 1, 9)
+    [range(1, 3), range(6, 10)]
+    """
+    out: list[range] = []
+    for a, b in sorted(_interval(s, lo, hi) for s in op.sels):
+        if b < a:
+            continue
+        if out and a <= out[-1].stop:
+            out[-1] = range(out[-1].start, max(out[-1].stop, b + 1))
+        else:
+            out.append(range(a, b + 1))
+    return out
 
 
 def matching_faces(op: Op, faces: Sequence[int]) -> list[int]:
