@@ -9,11 +9,15 @@ second (MAX_WORK x UNIT_NS).
 
     .venv/bin/python benchmarks/bench_limits.py        # the table of every expression
     .venv/bin/python benchmarks/bench_limits.py sums   # limits.power_work over a grid
+    .venv/bin/python benchmarks/bench_limits.py keeps  # keeps of 6-30 dice, 100-2000 faces
 
 ``sums``: ``Distribution.repeat_sum`` (the sum of n equal dice: flint's power, then the
 coefficients converted) over a grid of 2-1 000 faces and 2-10 000 dice, its CPU time
 against :func:`chancekit.limits.power_work`'s units (issue 31: the old price ran 40-145 ns
-a unit for sums of 20-300 dice of 40-300 faces).
+a unit for sums of 20-300 dice of 40-300 faces). ``keeps``: the keep of the highest/lowest
+``k`` of ``n`` dice over a grid, its CPU time against the units charged
+(:func:`chancekit.dice.facewalk.keep_work`'s way; issue 31's fifth pass: 11-109 ns a unit
+before its refit).
 """
 
 from __future__ import annotations
@@ -77,6 +81,35 @@ def measure_sum(faces: int, dice: int) -> tuple[float, int]:
     return best, budget.estimated
 
 
+#: (dice, faces, kept) of the keeps grid: the general engine's keeps and the face walks of
+#: issue 31's fifth pass (11d2000kh2 ran 0.74 s priced 7.9 M before it)
+KEEP_GRID = [(n, f, k) for n in (6, 8, 11, 14, 20, 30) for f in (100, 300, 805, 1000, 2000)
+             for k in sorted({2, 3, n // 2, n - 2}) if 1 <= k < n]
+
+
+def keeps(quick: bool = False) -> list[tuple[str, float, int]]:
+    """(notation, CPU seconds, units charged) of the keeps of :data:`KEEP_GRID` that the
+    default budget answers and that charge 3 M units or more (the way keep_sum takes)."""
+    from chancekit.dice import dist
+    from chancekit.errors import LimitError
+    from chancekit.limits import MAX_WORK, evaluation
+
+    out = []
+    for n, f, k in KEEP_GRID[::4] if quick else KEEP_GRID:
+        for side in ("kh", "kl"):
+            text = f"{n}d{f}{side}{k}"
+            try:
+                with evaluation(limit=MAX_WORK, name="MAX_WORK") as budget:
+                    t0 = time.process_time()
+                    dist(text)
+                    secs = time.process_time() - t0
+            except LimitError:
+                continue
+            if budget.estimated >= 3_000_000:
+                out.append((text, secs, budget.estimated))
+    return out
+
+
 def sums(quick: bool = False) -> list[tuple[int, int, float, int]]:
     """(faces, dice, seconds, units) over the grid."""
     return [(k, n, *measure_sum(k, n)) for k, n in sum_grid(quick)]
@@ -112,6 +145,15 @@ def main() -> None:
     from chancekit.dice import dist
 
     dist("1d6")
+    if sys.argv[1:] == ["keeps"]:
+        rows = keeps()
+        print(f"{'keep':14} {'ms':>9} {'units':>12} {'ns/unit':>8}")
+        for text, s, u in rows:
+            print(f"{text:14} {s * 1e3:9.1f} {u:12,} {s / u * 1e9:8.1f}")
+        rates = sorted(s / u * 1e9 for _, s, u in rows)
+        print(f"{len(rates)} keeps: {rates[0]:.1f}-{rates[-1]:.1f} ns a unit, "
+              f"median {rates[len(rates) // 2]:.1f}")
+        return
     if sys.argv[1:] == ["sums"]:
         print(f"{'faces':>6} {'dice':>6} {'ms':>9} {'units':>12} {'ns/unit':>8}")
         for k, n, s, u in sums():

@@ -17,14 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _upfront import counted_before_refusal
+from _upfront import MAX_CALLS, counted_before_refusal, measure
 from chancekit import limits
 from chancekit.dice import dist
 from chancekit.dice._estimate import _general
 from chancekit.dice._parse import parse
 from chancekit.dice.distribution import Distribution
 from chancekit.dice.evaluate import STATE_ELEMENTS, step_elements
-from chancekit.errors import InvalidTypeError
+from chancekit.dice.facewalk import _walk_steps
+from chancekit.errors import InvalidTypeError, LimitError
 
 #: (text, units counted before this pass): BesideNotation seed 3211 and 3210, a remainder's
 #: results priced only once mapped (0.8-1.4 s each)
@@ -143,3 +144,20 @@ def test_map_merges_like_a_plain_loop(weights: dict[int, int], k: int, how: str,
 def test_an_unhashable_map_result_is_named() -> None:
     with pytest.raises(InvalidTypeError, match=r"\[1\]"):
         Distribution({1: 1, 2: 1}).map(lambda x: [x])
+
+
+@pytest.mark.parametrize(("text", "dialect"), [
+    ("45747d3dl3-d734933", "roll20"), ("100000d{6,154673,+12,-3}dh1ro=-1", "roll20")])
+def test_a_keep_of_many_dice_is_priced_in_constant_time(text: str, dialect: str) -> None:
+    """HostileNotation seed 3213: the face walk's price summed its steps one by one,
+    O(k^2) for k kept (45 744 here: past the 60 s alarm); the closed form is refused at
+    once, a few thousand Python calls."""
+    error, _peak, calls = measure(lambda: dist(text, dialect=dialect))
+    assert isinstance(error, LimitError) and error.limit == "MAX_WORK"
+    assert calls < MAX_CALLS
+
+
+def test_the_walks_steps_in_closed_form_match_their_sum() -> None:
+    for k in range(60):
+        assert _walk_steps(k) == sum(k + j + sum(2 * j + t for t in range(k - j))
+                                     for j in range(k))
