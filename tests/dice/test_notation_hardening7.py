@@ -23,7 +23,7 @@ from chancekit.dice import dist
 from chancekit.dice._estimate import _general
 from chancekit.dice._parse import parse
 from chancekit.dice.distribution import Distribution
-from chancekit.dice.evaluate import STATE_ELEMENTS, step_elements
+from chancekit.dice.evaluate import STATE_ELEMENTS, items_work, step_elements
 from chancekit.dice.facewalk import _walk_steps
 from chancekit.errors import InvalidTypeError, LimitError
 
@@ -161,3 +161,23 @@ def test_the_walks_steps_in_closed_form_match_their_sum() -> None:
     for k in range(60):
         assert _walk_steps(k) == sum(k + j + sum(2 * j + t for t in range(k - j))
                                      for j in range(k))
+
+
+def test_a_sets_enumeration_is_priced_by_its_merges_and_seen_by_the_tree() -> None:
+    """BesideNotation seed 3214: (20d8, 12d4, 5d4, 1d4)pl4pl0 enumerated 334 000 tuples
+    (0.64 s, priced 10.7 M), then its step, then the rest was refused at 1.0 s. The
+    enumeration is priced merge by merge and the tree prices it from its items' outcomes."""
+    text = "9d6pl179pl2pl2ro>5*59d10e6+(20d8, 12d4, 5d4, 1d4)pl4pl0+ -d649969+7"
+    error, counted = counted_before_refusal(lambda: dist(text))
+    assert error.limit == "MAX_WORK" and counted < 1_000_000
+    sizes = [len(dist(t)) for t in ("20d8", "12d4", "5d4", "1d4")]
+    assert _charged("(20d8, 12d4, 5d4, 1d4)pl4pl0") >= items_work(sizes) > 20_000_000
+
+
+def test_a_compounded_keep_of_many_dice_measures_its_weights_by_a_logarithm() -> None:
+    """HostileNotation seed 3215: 81331d%!!kh4 (roll20) built 100 ** (21 x 81331), 11 M
+    bits, only to read its length (1.5 s) before refusing."""
+    error, _peak, calls = measure(lambda: dist("81331d%!!kh4", dialect="roll20"))
+    assert isinstance(error, LimitError) and error.limit == "MAX_WORK"
+    assert calls < MAX_CALLS
+    assert _peak < 2**20  # nothing of 11 M bits was built

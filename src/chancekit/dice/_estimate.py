@@ -204,7 +204,8 @@ def _lower_bound(node: Node) -> Bound:
             # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
             return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,
                          all(p.consecutive for p in parts), sum(p.work for p in parts))
-        return Bound(1, False, False, False, sum(p.work for p in parts))
+        return Bound(1, False, False, False, sum(p.work for p in parts)
+                     + _items_enumerated(node, parts, ops))
     if isinstance(node, Unary):
         inner = lower_bound(node.operand)
         if node.op == "+" or inner.const:
@@ -241,6 +242,29 @@ def _lower_bound(node: Node) -> Bound:
             if isinstance(part, Node):
                 work += lower_bound(part).work
     return Bound(1, False, False, False, work)
+
+
+def _items_enumerated(node: Group, parts: list[Bound], ops: list[Any]) -> int:
+    """The units of a set whose operators surely send it to the enumeration of its items
+    (``evaluate.items_sum``: not one keep of the highest/lowest, not operators acting on
+    each item alone): every tuple of at least ``lo`` outcomes an item, merged one item
+    after another, and the first step's read of them; :class:`Refused` past
+    ``MAX_POOL_STATES`` tuples, where it refuses. 0 for other sets. O(items)."""
+    from chancekit.dice.evaluate import _is_per_die, items_work, step_elements
+    from chancekit.limits import MAX_POOL_STATES, TUPLE_WORK
+
+    if not node.is_set or not ops or not parts or all(_is_per_die(op) for op in ops) or (
+            len(ops) == 1 and len(ops[0].sels) == 1 and not ops[0].sels[0].by_value):
+        return 0
+    count = 1
+    for p in parts:
+        count *= p.lo
+        if count > MAX_POOL_STATES:
+            raise Refused(f"enumerating the items of this set: more than {MAX_POOL_STATES:,}"
+                          f" tuples, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; "
+                          "use fewer or smaller items", node.col, "MAX_POOL_STATES", count)
+    return items_work([p.lo for p in parts]) + step_elements(
+        ops[0], count * len(parts), count) * TUPLE_WORK
 
 
 def dice_bound(node: Dice) -> Bound:

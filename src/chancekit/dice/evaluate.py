@@ -595,7 +595,9 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     b = s_ - a
     low = Distribution._raw({f: x for f, x in w.items() if f != v})
     D = depth
-    words = (s_ ** ((D + 1) * n)).bit_length() // 64 + 1  # of the largest weight
+    # of the largest weight, s^((D + 1) n), from a logarithm (the power itself for 81331
+    # compounded d100s was 11 M bits, 1.5 s, only to be measured)
+    words = int((D + 1) * n * math.log2(s_)) // 64 + 1
     # work units (calibrated on 10d10!!kh5, 30d10!!kh5, 8d8!!kh3): a step of the walk is
     # a polynomial of k D + 1 terms times an integer; a boundary is v products
     step = 12 * ENTRY_WORK + (k * D + 1) * words // 4
@@ -801,8 +803,9 @@ def items_sum(items: Sequence[Distribution], ops: Sequence[Op]) -> Distribution:
     if count > MAX_POOL_STATES:
         raise _limit("enumerating the items of this set", "MAX_POOL_STATES",
                      MAX_POOL_STATES, count)
-    _charge(count * len(items) * TUPLE_WORK, "enumerating the items of this set")
-    limits.count(count * len(items) * TUPLE_WORK)
+    work = items_work([len(it) for it in items])
+    _charge(work, "enumerating the items of this set")
+    limits.count(work)
     states: dict[tuple[Any, ...], int] = {(): 1}
     for it in items:
         nxt: dict[tuple[Any, ...], int] = {}
@@ -814,6 +817,22 @@ def items_sum(items: Sequence[Distribution], ops: Sequence[Op]) -> Distribution:
     for op in ops:
         states = _pool_op(states, op, {0: 1}, 0, _Budget())
     return _sums(states)
+
+
+def items_work(sizes: Sequence[int]) -> int:
+    """Units of enumerating the sorted tuples of items of these many outcomes
+    (:func:`items_sum`): each item merged into every tuple of those before it, a merge
+    priced as an explosion's (:func:`merge_elements`). (``count x items`` elements before:
+    ``(20d8, 12d4, 5d4, 1d4)pl4pl0`` ran 0.64 s, priced 10.7 M.) O(items).
+
+    >>> items_work([6, 6]) // TUPLE_WORK  # 6 merges of 8 elements, then 36 of 8
+    336
+    """
+    units, states = 0, 1
+    for i, m in enumerate(sizes):
+        states *= m
+        units += states * merge_elements(i, 1)
+    return units * TUPLE_WORK
 
 
 def _extreme(items: Sequence[Distribution], highest: bool) -> Distribution:
