@@ -46,9 +46,11 @@ __all__ = ["items_sum", "per_die", "pool_sum"]
 W = dict[Any, int]
 
 
-def _limit(what: str, name: str, limit: int, value: int) -> LimitError:
+def _limit(what: str, name: str, limit: int, value: int, *, at_least: bool = False
+           ) -> LimitError:
     shown = f"{value:,}" if value < 10**15 else f"2^{value.bit_length() - 1}"
-    return LimitError(f"{what}: about {shown} is past the limit {name} = {limit:,}; use fewer "
+    shown = "more than " + shown if at_least else "about " + shown
+    return LimitError(f"{what}: {shown} is past the limit {name} = {limit:,}; use fewer "
                       "or smaller dice, or estimate it with chancekit.roll(...) many times",
                       limit=name, value=value)
 
@@ -457,10 +459,11 @@ def _top_face(die: Distribution, op: Op) -> int | None:
     other face (the closed forms of :func:`_explode_keep` and :func:`_compound_keep`),
     else None."""
     faces = die.outcomes()
-    if not die._int or len(faces) < 2 or not all(isinstance(f, int) for f in faces):
+    if not die._int or len(faces) < 2 or not set(map(type, faces)) <= {int}:
         return None
     v = faces[-1]
-    return v if [f for f in faces if op.matches(f)] == [v] else None
+    # (by the selectors' intervals: a call a face was 0.7 s for d519615!1)
+    return v if matching_faces(op, faces) == [v] else None
 
 
 def _explode_keep(die: Distribution, n: int, op: Op, last: Op,
@@ -1124,10 +1127,11 @@ def _multisets(die: W, m: int) -> dict[tuple[Any, ...], int]:
     if m == 0:
         return {(): 1}
     faces = sorted(die)
-    count = math.comb(m + len(faces) - 1, len(faces) - 1)
+    # (the binomial only up to the cap: C(97 775 + 519 614, 519 614) took 0.8 s to form)
+    count = multisets_upto(m, len(faces), MAX_POOL_STATES)
     if count > MAX_POOL_STATES:
         raise _limit(f"enumerating the {m} dice of this pool", "MAX_POOL_STATES",
-                     MAX_POOL_STATES, count)
+                     MAX_POOL_STATES, count, at_least=True)
     # every multiset is built once, through at most one partial state per face
     units = count * (m + len(faces)) * TUPLE_WORK
     _charge(units, f"enumerating the {m} dice of this pool")
