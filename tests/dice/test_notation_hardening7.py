@@ -204,3 +204,18 @@ def test_big_dice_are_not_read_face_by_face_before_a_refusal(monkeypatch) -> Non
     with pytest.raises(LimitError):
         dist("(5d6cf<6-5d545150ph4, 46d834kh0)")
     assert max(hashed, default=0) <= 20_000
+
+
+def test_a_keep_of_nearly_all_dice_is_priced_by_the_dice_beyond_each_face() -> None:
+    """BesideNotation seed 3222: 216d10rr2kh212-like keeps of a rolled count: the drop way
+    (powers of the die beyond each face) was priced with the whole span, 22.5 M, so the
+    threshold way priced 11.6 M ran instead, 0.5-0.9 s each. Each power now has the width
+    of the faces beyond it: the drop way is priced below the threshold way and taken."""
+    from chancekit.dice.facewalk import _keep_costs
+
+    die = dist("1d10rr2")
+    by_face, _walk, drop, _pool = _keep_costs(die, 216, 212, True)
+    assert drop is not None and drop < by_face
+    # and where few are kept the threshold way stays the cheaper (216 dice keeping 200)
+    by_face, _walk, drop, _pool = _keep_costs(die, 216, 200, True)
+    assert drop is not None and by_face < drop

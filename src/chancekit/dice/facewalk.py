@@ -722,13 +722,16 @@ def _keep_work(hs: list[int], span: int, tbits: int, n: int, k: int, *,
     words = n * tbits // 64 + 1
     drop = n - k
     dropping = None
-    if drop < k:  # read from the dropped end; each step powers a degree-n*span poly
-        power = power_work(span, n * (span - 1) + 1, n * tbits)
-        dropping = faces * (drop * (drop + 3) // 2 * power + drop * 50)
     if len(hs) > _SAMPLED:
         hs = sorted(hs)
         scale *= len(hs) / _SAMPLED
         hs = [hs[i * len(hs) // _SAMPLED] for i in range(_SAMPLED)]
+    if drop < k:  # read from the dropped end; each step powers the die beyond its face,
+        # h + 1 wide (priced with the whole span, 216d10rr2kh212's drop was priced 22.5 M
+        # and ran 0.06 s, so the threshold way, priced 11.6 M, ran instead: 0.5-0.9 s)
+        dropping = int(scale * sum(drop * (drop + 3) // 2
+                                   * power_work(h + 1, n * h + 1, n * tbits) for h in hs)
+                       ) + faces * drop * 50
     steps = k - 1
     tri = steps * (steps - 1) // 2  # sum over the steps of (m - 1)
     products = copies = 0.0
