@@ -195,6 +195,10 @@ def _exact_weight(outcome: object, w: object) -> Fraction | int:
     raise InvalidTypeError(f"weight of {outcome!r}", w, "an int or a Fraction")
 
 
+#: entries of a big integer distribution that its hash reads (half from each end)
+_HASH_SAMPLE = 16
+
+
 def _sort_key_order(keys: Iterable[Any]) -> list[Any]:
     keys = list(keys)
     try:
@@ -764,7 +768,17 @@ class Distribution:
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash(frozenset(self._w.items()))
+            w = self._w
+            if self._int and len(w) > _HASH_SAMPLE:
+                # integer outcomes are kept sorted and the weights coprime, so equal
+                # distributions have the same entries in the same order: a sample of them
+                # (the ends) and their number and total hash alike; every weight hashed took
+                # 130 us a die of hundreds of wide weights (hang-415: 0.5 s of 3.5)
+                ends = (*itertools.islice(w.items(), _HASH_SAMPLE // 2),
+                        *itertools.islice(reversed(w.items()), _HASH_SAMPLE // 2))
+                self._hash = hash((len(w), self._total, ends))
+            else:
+                self._hash = hash(frozenset(w.items()))
         return self._hash
 
     def __bool__(self) -> bool:
