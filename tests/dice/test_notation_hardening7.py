@@ -275,3 +275,15 @@ def test_a_big_integer_distribution_hashes_by_its_ends_and_equals_by_all() -> No
     other = Distribution(c)
     assert other != a and {a: 1, other: 2}[a] == 1
     assert hash(Distribution({"x": 1, 3: 2})) == hash(Distribution({3: 2, "x": 1}))
+
+
+def test_a_rolled_counts_mixture_is_priced_with_its_pools() -> None:
+    """BesideNotation seed 3210: (((6d3)d6)d4!1 - d899%d522)*3 built and mixed the 103
+    pools of its rolled count (1.2 s; the mixture of 129 000 wide entries, 0.48 s, was
+    charged nothing), then the sum after it was priced and refused. The mixture is priced
+    with the pools, before any is built."""
+    error, counted = counted_before_refusal(lambda: dist("(((6d3)d6)d4!1- d899%d522)*3"))
+    assert error.limit == "MAX_WORK" and counted < 1_000_000
+    with limits.evaluation(limit=10**12, name="MAX_WORK") as budget:
+        dist("((6d3)d6)d4!1")
+    assert budget.estimated > 40_000_000  # the powers (36 M) and the mixture

@@ -769,10 +769,8 @@ def lcm_step_work(lcm: int, total: int) -> int:
     return (gcd_work(a, b) + int_mul_work(a, b) + int_div_work(a + b, min(a, b))) * BIG_MARGIN
 
 
-#: work units of one entry of a part in a mixture (scaled, added into the result's dict:
-#: 250-450 ns measured on 120 parts of 24,000 entries under load, issue 31; it was
-#: ENTRY_WORK, 5, and 212d5 mutated ran 2.5 s of mixtures charged 4 M units)
-MIX_ENTRY_WORK = 12
+#: work units of one entry of a part in a mixture (chancekit.limits, shared with notation)
+MIX_ENTRY_WORK = limits.MIX_ENTRY_WORK
 
 
 def mix_work(parts: list[Distribution], weights: list[int], lcm: int) -> tuple[int, int]:

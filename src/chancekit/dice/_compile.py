@@ -671,7 +671,25 @@ def _var_dice(node: VarDice, ctx: _Ctx) -> Distribution:
             weights.append(ws * wc)
     if len(parts) == 1:
         return parts[0]
+    lcm = 1
+    for part in parts:
+        lcm = lcm * part.total // math.gcd(lcm, part.total)
+    limits.charge(mixture_work(sum(len(p) for p in parts), lcm.bit_length()),
+                  "mixing the pools of a rolled count")
     return mixture(Distribution.mixture(parts, weights), parts, weights)
+
+
+def mixture_work(entries: int, bits: int) -> int:
+    """Units of ``Distribution.mixture`` of parts of ``entries`` outcomes in all over a
+    common denominator of ``bits`` bits: each entry scaled (one product of wide integers,
+    a word's square over 32) and added (``MIX_ENTRY_WORK``). Uncharged before: the 103
+    pools of ((6d3)d6)d4!1, 129 000 entries of 71 words, mixed in 0.48 s. O(1).
+
+    >>> mixture_work(1000, 64 * 71)
+    169000
+    """
+    words = bits // 64
+    return entries * (limits.MIX_ENTRY_WORK + words * words // 32)
 
 
 #: Foundry's operators that take a limit ('x5=10', 'xo2=10', 'r1=1', 'rr2<3')
@@ -757,6 +775,7 @@ def _pools_work(node: VarDice, counts: list[int], sides: list[int], ctx: _Ctx) -
     room = limits.work_limit()
     total = 0
     most = 1
+    entries, bits = 0, 0
     for s in sides:
         faces_ = node.faces if node.sides is None else range(1, s + 1)
         if faces_ is None:
@@ -769,10 +788,14 @@ def _pools_work(node: VarDice, counts: list[int], sides: list[int], ctx: _Ctx) -
                                  limit=r.limit, value=r.value) from None
             total += got.work
             most = max(most, got.lo)
+            entries += got.lo
+            bits = max(bits, got.tbits)
             if total > room:
                 break
         if total > room:
             break
+    if len(counts) * len(sides) > 1:  # and their mixture, at least its entries
+        total += mixture_work(entries, bits)
     limits.check(total, "rolled numbers of dice and sides")
     # the mixture has at least the outcomes of its widest pool
     ctx.learned(node, Bound(most, False, False, False, total))
