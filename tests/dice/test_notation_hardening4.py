@@ -30,7 +30,6 @@ FOUND_LATE_3 = [
     ("69d20/  66d2%76d4", "roll20"),                  # a pairwise chain (MAX_PAIRS)
     ("33d632kl7-4611686018427387906/ (9d20cf>=1+d4)d6*  (11d4+d4)d6", "avrae"),
     ("3517d2-6d20e<4ra0e87", "avrae"),
-    ("-d727196*3-3d8kl85ph3!", "avrae"),              # a side that is one outcome
     ("25470dF-\t((4d4)d6)d10ro8ra-3", "avrae"),
     ("(4611686018427387905//\t105d20/45d2)/7", "avrae"),
     ("((3d3)d4)d4>=\r\n65d20/108d2", "avrae"),
@@ -55,6 +54,17 @@ def test_refused_before_the_work(text: str, dialect: str) -> None:
     error, counted = counted_before_refusal(lambda: dist(text, dialect=dialect))
     assert error.limit in ("MAX_WORK", "MAX_PAIRS", "MAX_OUTCOMES", "MAX_WEIGHT_BITS")
     assert counted <= SMALL, (text, counted)
+
+
+def test_a_side_that_is_one_outcome_is_answered_under_the_budget() -> None:
+    # -d727196*3-3d8kl85ph3! (a side that is one outcome: the sum is a shift) was refused
+    # up front while a negation was priced as a map (25 units an outcome); negated as a
+    # shift (issue 31's fifth pass) its whole work fits the budget, and it is answered
+    from chancekit import limits
+
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        got = dist("-d727196*3-3d8kl85ph3!")
+    assert len(got) == 727_196 and budget.estimated <= limits.MAX_WORK
 
 
 def test_an_explosion_after_keeps_is_priced_before_the_enumeration(monkeypatch) -> None:

@@ -431,7 +431,7 @@ def _eval_node(node: Node, ctx: _Ctx) -> Distribution:
         ctx.col = node.col
         return pool.sum()
     if isinstance(node, Unary):
-        inner = _eval_then(node.operand, ctx, MAP_WORK if node.op == "-" else 0)
+        inner = _eval_then(node.operand, ctx, limits.SHIFT_WORK if node.op == "-" else 0)
         return inner if node.op == "+" else unary(Distribution.__neg__(inner), inner, "-")
     if isinstance(node, Call):
         args = _eval_all(node.args, ctx)

@@ -58,7 +58,6 @@ from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_wal
 from chancekit.dice.selectors import matched_count, matched_ranges
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
-    ENTRY_WORK,
     FRACTION_MAP_WORK,
     FRACTION_PAIR_WORK,
     MAP_WORK,
@@ -66,6 +65,7 @@ from chancekit.limits import (
     MAX_PAIRS,
     MAX_WEIGHT_BITS,
     PAIR_WORK,
+    SHIFT_WORK,
     mul_work,
     power_work,
 )
@@ -210,7 +210,8 @@ def _lower_bound(node: Node) -> Bound:
         inner = lower_bound(node.operand)
         if node.op == "+" or inner.const:
             return inner
-        rate = FRACTION_MAP_WORK if inner.frac else MAP_WORK
+        # (integers are negated as a shift, Distribution.__neg__; others mapped)
+        rate = FRACTION_MAP_WORK if inner.frac else SHIFT_WORK
         # negated: the same outcome count, gaps and divisors
         return Bound(inner.lo, False, inner.frac, inner.consecutive,
                      inner.work + inner.lo * rate, inner.tbits, inner.dense,
@@ -708,7 +709,7 @@ def _binary(node: Binary) -> Bound:
             and many.lo > 4 * math.isqrt(abs(value)) + 2)
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         if rate == MAP_WORK and (op == "+" or (op == "-" and b.const)):
-            rate = ENTRY_WORK + 2  # integers shifted, not mapped (Distribution._shifted)
+            rate = SHIFT_WORK  # integers shifted, not mapped (Distribution._shifted)
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)

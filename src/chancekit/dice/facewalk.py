@@ -799,18 +799,20 @@ def _check_keep_work(die: Distribution, n: int, k: int, highest: bool) -> str:
 def extreme_work(die: Distribution, n: int) -> int:
     """Estimated work (units of about 20 ns) of :func:`_extreme_iid`: per face one power to
     the ``n`` of an integer, ``n x bits`` of the die's total wide (repeated squaring, about
-    words^1.58 x log2 n word products), 40 units of Python, and one quadratic gcd of the
+    words^1.58 x log2 n word products), 55 units of Python, and one quadratic gcd of the
     weights (words² / 8). Measured: 3000 dice of 10000
     faces 1.24 s (66 M units: refused), 1000 dice of 1000 faces 14 ms (0.6 M).
 
     >>> from chancekit.dice import d
     >>> extreme_work(d(1000), 1000) // 10**3
-    630
+    645
     """
     words = n * die.total.bit_length() // 64 + 1
     # and the gcd that reduces the weights: the first one between two of them is quadratic
     # in their words (CPython's Lehmer gcd, about 0.12 units a word squared), then linear
-    return int(len(die) * (40 + words ** 1.58 * math.log2(n + 1) / 50) + words * words / 8) + 1
+    # (55 units of Python a face, with the result's dict sorted and summed: 5d889485kl1 ran
+    # 1.0 s priced 40 M at 40)
+    return int(len(die) * (55 + words ** 1.58 * math.log2(n + 1) / 50) + words * words / 8) + 1
 
 
 def _extreme_iid(die: Distribution, n: int, highest: bool) -> Distribution:
