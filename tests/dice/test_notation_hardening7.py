@@ -287,3 +287,18 @@ def test_a_rolled_counts_mixture_is_priced_with_its_pools() -> None:
     with limits.evaluation(limit=10**12, name="MAX_WORK") as budget:
         dist("((6d3)d6)d4!1")
     assert budget.estimated > 40_000_000  # the powers (36 M) and the mixture
+
+
+def test_a_squashed_explosion_prices_every_count_of_matches_up_front() -> None:
+    """HostileNotation seed 3231: roll20 6d20!<3kl3 was priced 42.6 M before its
+    enumeration (the squash keeps 3 dice, so matches were counted among 3), then its first
+    level planned 360 M after 1 s: every die matches before the keep, and each count of
+    matches past the squash's width has a pending pool of its own."""
+    error, counted = counted_before_refusal(lambda: dist("6d20!<3kl3", dialect="roll20"))
+    assert error.limit == "MAX_WORK" and counted < 1_000_000
+    # lifted, the evaluation charges at least that bound (it is a lower bound)
+    from chancekit.dice.evaluate import _explode_ahead
+
+    node = parse("6d20!<3kl3", "roll20")
+    ahead = _explode_ahead(dict(Counter(node.faces)), 6, node.ops, 20)
+    assert ahead > limits.MAX_WORK
