@@ -296,15 +296,13 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
-    from chancekit.dice.evaluate import _covered
+    from chancekit.dice.evaluate import _covering_keep
 
-    for i, op in enumerate(node.ops):  # (evaluate.pool_sum's own first step)
-        if op.kind not in ("rr", "ro", "mi", "ma", "mark", "sort", "match"):
-            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
-                # a keep of every die: the pool without it (d560780kh0kh2ra1 was priced as
-                # unknown, then its 'ra' charged 42 M units after 1.6 s)
-                return _dice(replace(node, ops=node.ops[:i] + node.ops[i + 1:]))
-            break
+    i = _covering_keep(node.ops, n)  # (evaluate.pool_sum's own first step)
+    if i is not None:
+        # a keep of every die: the pool without it (d560780kh0kh2ra1 was priced as
+        # unknown, then its 'ra' charged 42 M units after 1.6 s)
+        return _dice(replace(node, ops=node.ops[:i] + node.ops[i + 1:]))
     if node.ops:
         pooled = _pool(node)
         if pooled is not None:
@@ -368,7 +366,9 @@ def _general(node: Dice) -> Bound:
         _explode_ahead,
         _is_per_die,
         _reroll_ahead,
+        _squash_of,
         _window,
+        kept_after,
         multisets_upto,
         step_elements,
     )
@@ -420,9 +420,9 @@ def _general(node: Dice) -> Bound:
     fresh = True
     face_set = set(node.faces)
     base = dict(Counter(node.faces))
+    squash = _squash_of(ops)
     for i, op in enumerate(ops):
-        if (op.kind in ("e", "pe", "eo") and i == len(ops) - 2 and ops[-1].kind in ("k", "p")
-                and not any(sel.by_value for sel in ops[-1].sels)):
+        if squash is not None and i == len(ops) - 2:
             break  # the squashed explosion prices itself its own way
         if engine_idle(base, op) or (fresh and rerolls_all(base, op)):
             continue  # the engine skips it (no clamp came before: the loop stops at one)
@@ -435,8 +435,7 @@ def _general(node: Dice) -> Bound:
             continue
         if (not narrowed and op.kind in ("k", "p") and len(op.sels) == 1
                 and not op.sels[0].by_value):
-            num = min(max(op.sels[0].num, 0), kept)
-            kept = num if op.kind == "k" else kept - num
+            kept = kept_after(op, kept)
             count = multisets_upto(kept, f, MAX_POOL_STATES)
             dice = kept * count
             continue

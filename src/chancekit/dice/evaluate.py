@@ -349,11 +349,9 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
             op.kind in ("k", "p", "mi", "ma", "cnt", "mt") for op in ops[j:]):
         return pool_sum(per_die(die, ops[:j], depth), n, ops[j:], depth)
     # a keep of highest/lowest that covers every die (``2d20kh1kl1``) keeps them all
-    for i, op in enumerate(ops):
-        if op.kind not in ("rr", "ro", "mi", "ma"):
-            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
-                return pool_sum(die, n, ops[:i] + ops[i + 1:], depth)
-            break
+    i = _covering_keep(ops, n)
+    if i is not None:
+        return pool_sum(die, n, ops[:i] + ops[i + 1:], depth)
     *head, last = ops
     # per-die operators, then "ra" (one extra die if any die matches): closed form
     if last.kind == "ra" and all(op.kind in ("rr", "ro", "mi", "ma") for op in head):
@@ -687,11 +685,39 @@ def _compound_keep(die: Distribution, n: int, op: Op, last: Op,
     return Distribution._from_poly(ymin * v, poly(coeffs))
 
 
+def _ends(op: Op) -> tuple[int, int]:
+    """``(h, l)``: how many of the highest and of the lowest dice the selectors of ``op``
+    pick (the largest of each, 0 without one; as written, not clamped). O(selectors)."""
+    return (max((s.num for s in op.sels if s.cat == "h"), default=0),
+            max((s.num for s in op.sels if s.cat == "l"), default=0))
+
+
 def _covered(op: Op, n: int) -> bool:
     """Whether highest/lowest selectors pick every one of ``n`` dice."""
-    hi = max((s.num for s in op.sels if s.cat == "h"), default=0)
-    lo = max((s.num for s in op.sels if s.cat == "l"), default=0)
-    return hi + lo >= n
+    return sum(_ends(op)) >= n
+
+
+def _covering_keep(ops: Sequence[Op], n: int) -> int | None:
+    """The index of a keep of the highest/lowest that picks every one of ``n`` dice and
+    comes first after per-die rerolls and clamps only (``2d20kh1kl1``): the pool is the
+    same without it; None when there is none. O(ops)."""
+    for i, op in enumerate(ops):
+        if op.kind not in ("rr", "ro", "mi", "ma", "mark", "sort", "match"):
+            if op.kind == "k" and not any(s.by_value for s in op.sels) and _covered(op, n):
+                return i
+            return None
+    return None
+
+
+def _squash_of(ops: Sequence[Op]) -> tuple[int, int, bool] | None:
+    """``(h, l, drop)`` when ``ops`` end with an explosion and one keep/drop of the
+    highest/lowest only, which needs just the ``h`` highest and ``l`` lowest dice of the
+    exploded pool (and, for a drop, the sum of the others): the squash of
+    :func:`_general`; else None. O(selectors)."""
+    if (len(ops) >= 2 and ops[-2].kind in ("e", "pe", "eo") and ops[-1].kind in ("k", "p")
+            and not any(s.by_value for s in ops[-1].sels)):
+        return (*_ends(ops[-1]), ops[-1].kind == "p")
+    return None
 
 
 def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
@@ -954,6 +980,8 @@ def merge_elements(length: int, fresh: int, squashed: bool = False) -> int:
     (11, 17)
     """
     return MERGE_ELEMENTS + (length + fresh) // 3 + (6 if squashed else 0)
+
+
 STATE_ELEMENTS = 15
 """A pool state's own cost in one step of the general engine, in tuple elements beside its
 dice: its dictionary entries, the selection's set, the new tuple (9d12k>7: 4.5-7.4 us a
@@ -1032,6 +1060,13 @@ def _rerolls_all(base: W, op: Op) -> bool:
     return op.kind == "ro" and all(op.matches(f) for f in base)
 
 
+def kept_after(op: Op, kept: int) -> int:
+    """The dice left of ``kept`` after ``op``, a keep or drop of one count of the highest
+    or lowest. O(1)."""
+    num = min(max(op.sels[0].num, 0), kept)
+    return num if op.kind == "k" else kept - num
+
+
 def _window(base: W, n: int, ops: tuple[Op, ...]) -> tuple[int, int]:
     """``(i, kept)``: the first operator of ``ops`` that is neither idle (:func:`_idle`)
     nor a keep/drop of the highest or lowest dice, and the window of dice those keeps
@@ -1039,8 +1074,7 @@ def _window(base: W, n: int, ops: tuple[Op, ...]) -> tuple[int, int]:
     kept = n
     for i, op in enumerate(ops):
         if op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value:
-            num = min(max(op.sels[0].num, 0), kept)
-            kept = num if op.kind == "k" else kept - num
+            kept = kept_after(op, kept)
         elif not _idle(base, op):
             return i, kept
     return len(ops), kept
@@ -1081,12 +1115,10 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
         return 0
     op = ops[at]
     width = kept
-    squashed = at == len(ops) - 2 and ops[-1].kind in ("k", "p") and not any(
-        s.by_value for s in ops[-1].sels)
-    if squashed:  # the squash of _general
-        last = ops[-1]
-        reach = (max((s.num for s in last.sels if s.cat == "h"), default=0)
-                 + max((s.num for s in last.sels if s.cat == "l"), default=0))
+    squash = _squash_of(ops) if at == len(ops) - 2 else None
+    squashed = squash is not None
+    if squash is not None:  # the squash of _general
+        reach = squash[0] + squash[1]
         width = min(kept, reach)
         squashed = reach < kept * (depth + 1)  # (or no pool ever grows past it)
     faces = len(base)
@@ -1124,13 +1156,7 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
     budget = _Budget()
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
     # highest and b lowest dice (plus the sum of the rest for a drop): squash the pool
-    squash: tuple[int, int, bool] | None = None
-    if (len(ops) >= 2 and ops[-2].kind in ("e", "pe", "eo") and ops[-1].kind in ("k", "p")
-            and not any(s.by_value for s in ops[-1].sels)):
-        last = ops[-1]
-        squash = (max((s.num for s in last.sels if s.cat == "h"), default=0),
-                  max((s.num for s in last.sels if s.cat == "l"), default=0),
-                  last.kind == "p")
+    squash = _squash_of(ops)
     squashed = False
     faces_only = True  # every value of the states is a face of base
     fresh = True  # the states are still the n dice as rolled
@@ -1246,10 +1272,10 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         return tup[:lo] + tup[cut:], mid
 
     total = sum(base.values())
-    hits = {f for f in base if op.matches(f)}
+    hits = {f for f in base if op.matches(f)}  # (looked up, not a call a die)
     pending: dict[tuple[tuple[Any, ...], Any, int], int] = {}
     for tup, w in states.items():
-        m = sum(1 for v in tup if op.matches(v))
+        m = sum(map(hits.__contains__, tup))
         t2, mid = sq(tup, 0)
         key = (t2, mid, m)
         pending[key] = pending.get(key, 0) + w
@@ -1282,14 +1308,11 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         limits.check(TUPLE_WORK * (sum(sizes[m] * (m + len(base)) for m in fresh)
                                    + merges * (left if whole else 1)),
                      "exploding the dice of this pool")
-        for m in fresh:  # (the faces' matches looked up, not a call a die)
+        for m in fresh:
             mcache[m] = [(tuple(v + shift for v in extra) if shift else extra, we,
                           sum(map(hits.__contains__, extra)))
                          for extra, we in _multisets(base, m).items()]
-        budget.plan(sum(len(mcache[m]) * merge_elements(len(tup), m, squashing) if m
-                        else merge_elements(len(tup), 0, squashing)
-                        for (tup, _, m) in pending),
-                    "exploding the dice of this pool")
+        budget.plan(merges, "exploding the dice of this pool")  # (sizes[m] == len(mcache[m]))
         for (tup, mid, m), w in pending.items():
             scale = w * total ** (top - m)
             if m == 0:
@@ -1336,8 +1359,7 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
         return out
     if kind in ("k", "p") and not any(s.by_value for s in op.sels):
         # the highest/lowest of a sorted tuple are its ends: two slices, no index set
-        hi = max((max(s.num, 0) for s in op.sels if s.cat == "h"), default=0)
-        lo = max((max(s.num, 0) for s in op.sels if s.cat == "l"), default=0)
+        hi, lo = (max(x, 0) for x in _ends(op))
         for tup, w in states.items():
             cut = max(len(tup) - hi, lo)
             if kind == "k":
