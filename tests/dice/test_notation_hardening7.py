@@ -302,3 +302,31 @@ def test_a_squashed_explosion_prices_every_count_of_matches_up_front() -> None:
     node = parse("6d20!<3kl3", "roll20")
     ahead = _explode_ahead(dict(Counter(node.faces)), 6, node.ops, 20)
     assert ahead > limits.MAX_WORK
+
+
+def test_the_selectors_interval_forms_match_a_scan() -> None:
+    """matching_faces, matches_every_face and _split read contiguous faces by the
+    selectors' intervals (selectors.matched_ranges): the same faces as one call a face."""
+    import random
+
+    from chancekit.dice.evaluate import _split
+    from chancekit.dice.selectors import (
+        Op,
+        Selector,
+        matches_every_face,
+        matching_faces,
+    )
+
+    rnd = random.Random(9)
+    for _ in range(2000):
+        lo, n = rnd.randint(-5, 5), rnd.randint(64, 130)
+        faces = list(range(lo, lo + n))
+        sels = tuple(Selector(rnd.choice([None, "<", "<=", ">", ">="]),
+                              rnd.randint(lo - 3, lo + n + 3)) for _ in range(rnd.randint(1, 3)))
+        op = Op("e", sels)
+        scan = [f for f in faces if op.matches(f)]
+        assert matching_faces(op, faces) == scan
+        assert matches_every_face(op, faces) == matches_every_face(op, range(lo, lo + n)) \
+            == (len(scan) == n)
+        hit, miss = _split(Distribution(dict.fromkeys(faces, 1)), op)
+        assert sorted(hit) == scan and sorted(miss) == [f for f in faces if f not in hit]

@@ -222,13 +222,7 @@ def matches_every_face(op: Op, faces: Sequence[int]) -> bool:
     if not contiguous:
         return all(op.matches(f) for f in set(faces))
     lo, hi = faces[0], faces[-1]
-    spans = sorted(_interval(s, lo, hi) for s in op.sels)
-    reach = lo - 1  # every face up to ``reach`` is matched
-    for a, b in spans:
-        if a > reach + 1:
-            break
-        reach = max(reach, b)
-    return reach >= hi
+    return matched_count(op, lo, hi) == hi - lo + 1
 
 
 def matched_count(op: Op, lo: int, hi: int) -> int:
@@ -264,14 +258,7 @@ def matching_faces(op: Op, faces: Sequence[int]) -> list[int]:
     contiguous integer faces (``d(100000)``'s ``!`` matches one face without a scan)."""
     if len(faces) >= 64 and type(faces[0]) is int and type(faces[-1]) is int and (
             faces[-1] - faces[0] + 1 == len(faces)):
-        lo, hi = faces[0], faces[-1]
-        picked: set[int] = set()
-        for s in op.sels:
-            a, b = _interval(s, lo, hi)
-            if b - a > len(faces) // 2:  # most faces: a scan is no worse
-                return [f for f in faces if op.matches(f)]
-            picked.update(range(a, b + 1))
-        return sorted(picked)
+        return [f for r in matched_ranges(op, faces[0], faces[-1]) for f in r]
     return [f for f in faces if op.matches(f)]
 
 
