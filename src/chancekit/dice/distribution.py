@@ -845,13 +845,21 @@ class Distribution:
         thousands of times)."""
         # (140 ns an outcome measured, with a hash of the result; AnyDice's operators charge
         # wide weights apart: anydice._values.charge_bits)
+        return self._relabelled(lambda: {k + c: w for k, w in self._w.items()},
+                                "shifting the outcomes", same=c == 0)
+
+    def _relabelled(self, build: Callable[[], dict[int, int]], what: str, *,
+                    same: bool = False) -> Distribution:
+        """Integer outcomes given new labels one for one, in order (a shift, a negation),
+        with these weights: no merge, no reduction, the total kept; ``build`` makes the
+        new dict after ``SHIFT_WORK`` an outcome is charged (``same``: this one)."""
         work = MAP_CALL_WORK + len(self._w) * SHIFT_WORK
-        _charge(work, "shifting the outcomes")
+        _charge(work, what)
         limits.count(work)
-        if c == 0:
+        if same:
             return self
         out = object.__new__(Distribution)
-        out._w = {k + c: w for k, w in self._w.items()}
+        out._w = build()
         out._total = self._total
         out._int = True
         out._hash = None
@@ -975,15 +983,8 @@ class Distribution:
             # integers negated: the same weights in reverse order, no map and no merge,
             # charged as a shift (-15735d84cs3 mapped 15 736 weights of 100 000 bits,
             # priced 17 M units for a few ms)
-            work = MAP_CALL_WORK + len(self._w) * SHIFT_WORK
-            _charge(work, "negating the outcomes")
-            limits.count(work)
-            out = object.__new__(Distribution)
-            out._w = {-k: w for k, w in reversed(self._w.items())}
-            out._total = self._total
-            out._int = True
-            out._hash = None
-            return out
+            return self._relabelled(lambda: {-k: w for k, w in reversed(self._w.items())},
+                                    "negating the outcomes")
         try:
             return self.map(operator.neg)
         except TypeError as e:
@@ -1748,7 +1749,7 @@ def _umean(x: Any) -> Fraction | None:
         return c[1]
     if isinstance(x, Distribution):
         # (two sums over the outcomes: charged, as the step that made them was)
-        limits.charge(len(x._w) * MOMENT_WORK, "the mean beside an explosion's cap")
+        _charge(len(x._w) * MOMENT_WORK, "the mean beside an explosion's cap")
         try:
             return Fraction(x.mean())
         except Exception:
