@@ -141,6 +141,15 @@ MAP_CALL_WORK = 200
 #: one pair visited by ``/`` or with Fraction outcomes (a Fraction built per pair, and many
 #: distinct results to sort: d700 / d690 took 3.2 s, about 335 units a pair)
 FRACTION_PAIR_WORK = 350
+#: the wide weights of one pair a pairwise combination visits, beyond ``PAIR_WORK``:
+#: ``(wa * wb + 2 * (wa + wb)) * WIDE_PAIR_WORK / 20`` units for weights of ``wa`` and ``wb``
+#: whole 64-bit words (their product, schoolbook, about 7 ns a word pair; the result built
+#: and added, about 14 ns a word). Measured (issue 31, fifth pass) on 40 x 20 000 pairs: 8
+#: by 16 000 bits 4.3 us a pair, 2 000 by 2 000 bits 8.5 us, 4 000 by 4 000 24 us; it was
+#: uncharged, and ((2d6, 4d12, 2d4)kh2 * 14768d2) visited 546 000 pairs of 14 768-bit
+#: weights for 2.9 s charged 20 M units (CPython's Karatsuba past 70 digits makes the
+#: widest pairs cheaper than this: 8 000 by 8 000 bits ran 67 us, priced 113)
+WIDE_PAIR_WORK = 7
 #: one outcome mapped where the outcomes or the results are Fractions (``d999999 / 4``:
 #: about 3.5 us, a Fraction built, hashed and sorted)
 FRACTION_MAP_WORK = 180

@@ -329,12 +329,14 @@ def test_a_reroll_in_the_general_engine_is_priced_before_the_enumeration() -> No
         with pytest.raises(LimitError):
             dist("6d20ro>6dl4kh4")
     assert budget.counted == 0
-    # the count is exact on a small pool: 3d4ro1 -> 20 multisets x (3 + 4), then for each
-    # number m of 1s, (pools with m ones) x (redraws of m dice) x (3 + 1)
+    # the count is exact on a small pool: 3d4ro1 -> 20 multisets x (3 + MULTISET_ELEMENTS),
+    # then for each number m of 1s, (pools with m ones) x (redraws of m dice) x (3 + 1)
+    from chancekit.dice.evaluate import MULTISET_ELEMENTS
+
     op = Op("ro", (Selector(None, 1, 0),), 0, "ro1")
     pools = {0: 10, 1: 6, 2: 3, 3: 1}  # multisets of 3 dice from 1..4 by number of 1s
     redraws = {0: 1, 1: 4, 2: 10, 3: 20}
-    want = 20 * 7 + sum(pools[m] * redraws[m] * 4 for m in range(4))
+    want = 20 * (3 + MULTISET_ELEMENTS) + sum(pools[m] * redraws[m] * 4 for m in range(4))
     assert _reroll_ahead({1: 1, 2: 1, 3: 1, 4: 1}, 3, op) == want * limits.TUPLE_WORK
 
 

@@ -50,6 +50,7 @@ import contextvars
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, cast
 
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
@@ -110,6 +111,9 @@ class Bound:
     #: surely integers spread out (``Distribution._dense`` false: a sum with them goes
     #: pair by pair, and refuses past ``MAX_PAIRS``); known only of computed results
     sparse: bool = False
+    #: the reduced denominator of every outcome (1: integers) where the tree knows it,
+    #: else 0 (``1/76 + d100``: 76, so ``* 6`` leaves 38, surely Fractions)
+    den: int = 0
 
 
 _UNKNOWN = Bound(1, False, False, False, 0)
@@ -215,7 +219,7 @@ def _lower_bound(node: Node) -> Bound:
         # negated: the same outcome count, gaps and divisors
         return Bound(inner.lo, False, inner.frac, inner.consecutive,
                      inner.work + inner.lo * rate, inner.tbits, inner.dense,
-                     gcd=inner.gcd, sparse=inner.sparse)
+                     gcd=inner.gcd, sparse=inner.sparse, den=inner.den)
     if isinstance(node, Binary):
         return _binary(node)
     if isinstance(node, Call) and node.name in _HEAVY_ONE and len(node.args) == 1:
@@ -226,13 +230,16 @@ def _lower_bound(node: Node) -> Bound:
         return Bound(1, False, False, False, inner.work + inner.lo * FRACTION_MAP_WORK)
     if isinstance(node, Call) and node.name in _ONE_ARG and len(node.args) == 1:
         # one map of the argument's outcomes (``call``); whole numbers with no gap stay
-        # themselves under floor/ceil/round (abs folds them at most in two)
+        # themselves under floor/ceil/round; abs folds any numbers at most in two
+        # ((-9999993+d505)/abs(d3*10D%/7d6dh2/-13): its 29 600 quotients, priced as one,
+        # ran 0.5 s before the pairs of the '/' after abs were refused)
         inner = lower_bound(node.args[0])
         if inner.const:
             return inner
         rate = FRACTION_MAP_WORK if inner.frac else MAP_WORK
         same = inner.consecutive and node.name != "abs"
-        lo = inner.lo if same else (inner.lo + 1) // 2 if inner.consecutive else 1
+        lo = inner.lo if same else (
+            (inner.lo + 1) // 2 if inner.consecutive or node.name == "abs" else 1)
         return Bound(lo, False, False, inner.consecutive, inner.work + inner.lo * rate,
                      inner.tbits if same else 1)
     children = [getattr(node, name) for name in ("count", "sides", "args", "operand")
@@ -361,6 +368,7 @@ def _general(node: Dice) -> Bound:
     ``C(n + F - 1, F - 1) x (n + F)`` tuple elements (F distinct faces), and refuses past
     ``MAX_POOL_STATES`` (raised here as :class:`Refused`). ``_UNKNOWN`` for pools another
     engine may take (the dispatch of ``evaluate.pool_sum`` read backwards). O(ops)."""
+    from chancekit.dice.evaluate import _RA_ELEMENTS as RA_ELEMENTS
     from chancekit.dice.evaluate import (
         _covered,
         _explode_ahead,
@@ -368,6 +376,7 @@ def _general(node: Dice) -> Bound:
         _reroll_ahead,
         _squash_of,
         _window,
+        enumeration_elements,
         kept_after,
         multisets_upto,
         step_elements,
@@ -381,7 +390,7 @@ def _general(node: Dice) -> Bound:
     if (n >= 2 and len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
             and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
         return _explode_keep(node, ops[0], ops[1])
-    if (n < 2 or not ops or all(_is_per_die(op) for op in ops)
+    if (n < 1 or not ops or all(_is_per_die(op) for op in ops)
             or any(op.kind in ("ce", "mt") for op in ops)
             or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
         return _UNKNOWN
@@ -403,7 +412,7 @@ def _general(node: Dice) -> Bound:
         raise Refused(f"enumerating the {n} dice of this pool: more than {MAX_POOL_STATES:,} "
                       f"multisets, past the limit MAX_POOL_STATES = {MAX_POOL_STATES:,}; use "
                       "fewer dice or fewer operators", node.col, "MAX_POOL_STATES", states)
-    work = enumeration = states * (n + f) * TUPLE_WORK
+    work = enumeration = enumeration_elements(states, n) * TUPLE_WORK
     # then its first step reads every multiset (``_pool_op`` plans n + 1 elements each),
     # and so does the step after an idle one (a reroll or drop by value that matches no
     # face leaves them as they are: 9d10rr<0p<1kh4pl5 charged 23 M, was priced 7.4 M)
@@ -422,16 +431,34 @@ def _general(node: Dice) -> Bound:
     base = dict(Counter(node.faces))
     squash = _squash_of(ops)
     for i, op in enumerate(ops):
-        if squash is not None and i == len(ops) - 2:
-            break  # the squashed explosion prices itself its own way
         if engine_idle(base, op) or (fresh and rerolls_all(base, op)):
             continue  # the engine skips it (no clamp came before: the loop stops at one)
+        if squash is not None and i == len(ops) - 2:
+            break  # the squashed explosion prices itself its own way
         fresh = False
         step = step_elements(op, dice, count)
         if op.kind == "ra":
-            step += f * (dice + 2 * count)
+            step += f * (dice + RA_ELEMENTS * count)
         work += step * TUPLE_WORK
         if _idle(op, kept, node.faces):
+            continue
+        if op.kind == "ra" and not narrowed:
+            # every multiset of K dice is a state, so after the 'ra' every multiset of
+            # K + 1 matching faces is one (any K of them matched, the last one added), and
+            # every multiset of K faces that match none is left as it was: the step after
+            # it reads them all (D996ra>7e<1kh0: the 'kh0' after it, priced when reached,
+            # was refused at 1 s)
+            hit = sum(1 for v in face_set if op.matches(v))
+            grown = multisets_upto(kept + 1, hit, MAX_POOL_STATES)
+            left = multisets_upto(kept, f - hit, MAX_POOL_STATES) if f > hit else 0
+            if grown + left > MAX_POOL_STATES:
+                raise Refused("the keep/drop/explode pool engine holds too many states: "
+                              f"more than {MAX_POOL_STATES:,} after "
+                              f"'{op.spelled or op.kind}', past the limit MAX_POOL_STATES; "
+                              "use fewer dice or fewer operators", node.col,
+                              "MAX_POOL_STATES", grown + left)
+            count, dice = grown + left, (kept + 1) * grown + kept * left
+            narrowed = True
             continue
         if (not narrowed and op.kind in ("k", "p") and len(op.sels) == 1
                 and not op.sels[0].by_value):
@@ -677,13 +704,62 @@ class _Shape:
 
 
 def _value(node: Node) -> object:
-    """The number a constant side is when the tree shows it (``7``, ``-7``, ``+-7``),
-    else None."""
-    sign = 1
-    while isinstance(node, Unary):
-        sign = -sign if node.op == "-" else sign
-        node = node.operand
-    return sign * node.value if isinstance(node, Num) else None
+    """The number a constant side is when the tree shows it (``7``, ``-7``, ``+-7``, and
+    ``+ - * /`` of such numbers: ``1/76``, ``(2*3)``), else None. O(nodes)."""
+    while isinstance(node, Group) and not node.is_set and not node.ops and len(node.items) == 1:
+        node = node.items[0]
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Unary):
+        v = _value(node.operand)
+        return -v if node.op == "-" and isinstance(v, int | Fraction) else v
+    if isinstance(node, Binary) and node.op in ("+", "-", "*", "/"):
+        a, b = _value(node.left), _value(node.right)
+        if not (isinstance(a, int | Fraction) and isinstance(b, int | Fraction)):
+            return None
+        if node.op == "/":
+            if b == 0:
+                return None
+            q = Fraction(a) / b
+            return q.numerator if q.denominator == 1 else q
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
+
+
+#: the primes under 1 000, the trial divisors of :func:`_divisors_at_most`
+_SMALL_PRIMES = tuple(p for p in range(2, 1000)
+                      if all(p % q for q in range(2, math.isqrt(p) + 1)))
+
+
+def _divisors_at_most(c: int) -> int:
+    """An upper bound of the number of positive divisors of the integer ``c != 0``, at
+    most ``2 sqrt|c| + 1``: its primes under 1 000 found by trial division (their
+    exponents exact), and at most ``2**k`` divisors for the rest, whose ``k`` prime
+    factors (with multiplicity) are each past 1 000, so ``k <= bits / 9.97``. O(168
+    divisions and the exponents).
+    (``-10**16 / 7d21268``: 289 divisors, so most of the 148 870 quotients are surely
+    Fractions; the bound 4 sqrt|c| said nothing, and ``/ 7`` after it was priced as a map
+    of integers, 20 M units under its charge.)
+
+    >>> _divisors_at_most(10**16), _divisors_at_most(12), _divisors_at_most(1009 * 1013)
+    (289, 6, 4)
+    """
+    m, count = abs(c), 1
+    for p in _SMALL_PRIMES:
+        if m % p == 0:
+            e = 0
+            while m % p == 0:
+                m //= p
+                e += 1
+            count *= e + 1
+    if m > 1:
+        count <<= min(m.bit_length() // 9, 512)
+    return min(count, 2 * math.isqrt(abs(c)) + 1)
+
+
+def _den(value: object) -> int:
+    """The reduced denominator of a number (1 for integers), 0 for anything else."""
+    return value.denominator if isinstance(value, int | Fraction) else 0
 
 
 def _binary(node: Binary) -> Bound:
@@ -692,7 +768,10 @@ def _binary(node: Binary) -> Bound:
     op = node.op
     compare = op in ("==", "!=", "<", ">", "<=", ">=")
     if a.const and b.const:
-        return Bound(1, True, a.frac or b.frac, True, work)
+        # surely a Fraction only where the tree shows both numbers: 1/76 is one, while
+        # 0.5 + 0.5 is not (the two sides' flags alone cannot tell)
+        den = _den(_value(node))
+        return Bound(1, True, den > 1, True, work, den=den)
     if a.const or b.const:  # one map over the other side's outcomes
         many, c = (b, a) if a.const else (a, b)
         value = _value(node.left if a.const else node.right)
@@ -700,12 +779,29 @@ def _binary(node: Binary) -> Bound:
         # consecutive integers (at least two) divided by an integer other than +-1
         # (an integer that does not divide their gcd leaves some outcome a Fraction)
         g = _gcd_of(many)
+        # (a Fraction plus surely whole numbers too: (1/76 + d104336kl4) * 6 mapped
+        # 104 336 Fractions at the integers' rate before the pairs after it were priced)
         frac = (many.frac and not c.frac and op in ("+", "-", "/")) or (
+            c.frac and op in ("+", "-") and (many.consecutive or many.dense)) or (
             op == "/" and not a.const and isinstance(value, int) and abs(value) > 1
             and g > 0 and g % abs(value) != 0) or (
-            # c / x: integers x (g > 0) that divide c != 0 are at most 2 d(c) <= 4 sqrt|c|
+            # c / x: integers x (g > 0) that divide c != 0 are at most 2 d(c) (its
+            # divisors, and their negatives)
             op == "/" and a.const and isinstance(value, int) and value != 0 and g > 0
-            and many.lo > 4 * math.isqrt(abs(value)) + 2)
+            and many.lo > 2 * _divisors_at_most(value))
+        # every outcome's denominator, where one is known: a number plus or minus surely
+        # whole numbers, and such outcomes plus, minus or times an integer
+        # ((1/76 + d104336kl4) * 6: mapped as integers after the first map, 104 336
+        # Fractions then met pairs the tree had priced at the integers' rate)
+        den = 0
+        whole = many.den == 1 or ((many.consecutive or many.dense) and not many.frac)
+        if op in ("+", "-") and whole:
+            den = _den(value)
+        elif op in ("+", "-") and _den(value) == 1:
+            den = many.den
+        elif op == "*" and isinstance(value, int) and value and many.den:
+            den = many.den // math.gcd(many.den, value)
+        frac = frac or den > 1
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         if rate == MAP_WORK and (op == "+" or (op == "-" and b.const)):
             rate = SHIFT_WORK  # integers shifted, not mapped (Distribution._shifted)
@@ -728,7 +824,7 @@ def _binary(node: Binary) -> Bound:
         return Bound(lo, False, frac, consecutive, work + many.lo * rate,
                      many.tbits if keeps and not compare else 1,
                      gcd=g * abs(value) if op == "*" and isinstance(value, int) else 0,
-                     sparse=many.sparse and shift)
+                     sparse=many.sparse and shift, den=0 if compare else den)
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
         raise Refused(f"the result would have at least {a.lo + b.lo - 1:,} outcomes, more "
                       f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
@@ -760,6 +856,14 @@ def _binary(node: Binary) -> Bound:
         step = 0
     else:  # the rate is chosen by the operator and the outcome types, as _combine does
         step = pairs * (FRACTION_PAIR_WORK if op == "/" or a.frac or b.frac else PAIR_WORK)
+    if min(a.lo, b.lo) == 1:
+        # a side that may have one outcome makes the step one map of the other side's
+        # (Distribution._combine): a shift of integers at least, a Fraction's map where a
+        # side surely holds one (a comparison of one outcome plus 104 336 Fractions was
+        # priced as their pairs, above the map it was)
+        one = (FRACTION_MAP_WORK if a.frac or b.frac
+               else SHIFT_WORK if op in ("+", "-") else MAP_WORK)
+        step = min(step, max(a.lo, b.lo) * one)
     if op in ("+", "-"):
         lo = a.lo + b.lo - 1
     elif op in ("*", "/") and b.lo >= 2:  # x -> x * y (x / y) is one to one for y != 0
