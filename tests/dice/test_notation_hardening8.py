@@ -322,3 +322,50 @@ def test_the_step_after_an_ra_of_one_big_die_is_priced_up_front() -> None:
     _, counted = counted_before_refusal(lambda: dist("D996ra>7e<1kh0"))
     assert counted == 0
     assert lower_bound(parse("D996ra>7e<1kh0", "avrae")).work > limits.MAX_WORK
+
+
+rationals = st.one_of(st.integers(-60, 60),
+                      st.fractions(min_value=-60, max_value=60, max_denominator=15))
+
+
+@settings(max_examples=300, deadline=None)
+@given(rationals, rationals, st.sampled_from(["*", "+", "-", "/", "%", "//"]))
+def test_a_pairs_reduced_result_matches_fractions(x: Any, y: Any, op: str) -> None:
+    from chancekit.dice._compile import _reduced
+
+    if op in ("/", "%", "//") and y == 0:
+        return
+    # the oracle: Python's own Fraction arithmetic
+    want = Fraction({"*": lambda: Fraction(x) * y, "+": lambda: Fraction(x) + y,
+                     "-": lambda: Fraction(x) - y, "/": lambda: Fraction(x) / y,
+                     "%": lambda: Fraction(x) % y, "//": lambda: Fraction(x) // y}[op]())
+    assert _reduced(op, x, y) == (want.numerator, want.denominator)
+
+
+def test_fractions_modulo_integers_are_counted_before_the_step_after_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the '%' of Fractions by integers ran 0.8 s, then the sum after it was refused
+    seen = _labels(monkeypatch, "4d2kl4ro>=0kl1/d296%d294+((2d6)d4)d6rr4")
+    assert "combining two distributions with %" not in seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 4), st.sampled_from([2, 4, 6, 10]),
+       st.lists(st.sampled_from(["mi3", "mi7", "ma4", "ma9", "ro<3", "ro>8", "ro5", "ro<20",
+                                 "mi12", "ma0"]), min_size=1, max_size=3),
+       st.sampled_from(["", "kh1", "kl2", "ph1", "pl1"]))
+def test_clamped_and_rerolled_dice_bound_their_outcomes(n: int, sides: int, ops: list[str],
+                                                        keep: str) -> None:
+    text = f"{n}d{sides}{''.join(ops)}{keep}"
+    bound = lower_bound(parse(text, "avrae"))
+    got = sorted(dist(text).weights)  # the oracle: the engine's exact answer
+    assert bound.lo <= len(got)
+    if bound.consecutive:
+        assert got[-1] - got[0] + 1 == len(got)
+
+
+def test_a_clamped_keep_of_big_dice_is_counted_by_the_tree() -> None:
+    # its keep, priced as one outcome, ran 1 s before the '*' was refused by its pairs
+    _, counted = counted_before_refusal(lambda: dist("-9D3*36d274079ro>=7mi100kl1+ d8kl81"))
+    assert counted < 2_000_000  # the dice built, not the keep (18.6 M units)
+    assert lower_bound(parse("36d274079ro>=7mi100kl1", "avrae")).lo == 273_980

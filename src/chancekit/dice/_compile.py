@@ -482,16 +482,19 @@ def _eval_all(nodes: Sequence[Node], ctx: _Ctx) -> list[Distribution]:
 
 
 def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) -> None:
-    """Before a pairwise ``*`` or ``/`` of rationals (integers or Fractions), or ``+`` or
+    """Before a pairwise ``* / % //`` of rationals (integers or Fractions), or ``+`` or
     ``-`` with Fractions, whose result feeds another step: when the rest of the tree could
-    pass the budget with as many results as pairs, count the distinct results first (a
-    product a pair for integers' ``*``, else a reduced numerator and denominator a pair: a
-    small part of the step, which builds a Fraction a pair, hashes and sorts them) and price
-    the rest with that count, so the step after it is refused before this one runs."""
-    if node.op in ("%", "//") and a._int and b._int and len(ctx.path) >= 2:
+    pass the budget with as many results as pairs, count the distinct results first (for
+    integers the results in one set; else a reduced numerator and denominator a pair: a
+    small part of the step, which builds a Fraction a pair, hashes and sorts them) and
+    price the rest with that count, so the step after it is refused before this one
+    runs."""
+    if len(ctx.path) < 2:
+        return
+    if node.op in ("%", "//") and a._int and b._int and (len(a._w) == 1) != (len(b._w) == 1):
         _count_mapped(node, a, b, ctx)
         return
-    if node.op not in ("*", "/", "+", "-") or len(ctx.path) < 2:
+    if node.op not in _COUNTED:
         return
     pairs = len(a._w) * len(b._w)
     if pairs < _COUNT_PAIRS or len(a._w) == 1 or len(b._w) == 1 or pairs > limits.MAX_PAIRS:
@@ -502,7 +505,10 @@ def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) ->
     if not ints and not all(t is int or t is Fraction
                             for t in set(map(type, a._w)) | set(map(type, b._w))):
         return
-    rate = limits.PAIR_WORK if node.op == "*" and ints else limits.FRACTION_PAIR_WORK
+    if node.op in ("/", "%", "//") and 0 in b._w:
+        return  # division by zero: the step says so
+    # (Distribution._combine's rate: a Fraction's for '/' or any Fraction side)
+    rate = limits.PAIR_WORK if ints and node.op != "/" else limits.FRACTION_PAIR_WORK
     own = pairs * rate + wide_pairs_work(a, b)  # what the step will charge
     # the gcd of the products is the product of the sides' gcds (known(...).gcd: a
     # multiple of it), so a '/ N' after them may surely give Fractions
@@ -511,43 +517,41 @@ def _count_results(node: Binary, a: Distribution, b: Distribution, ctx: _Ctx) ->
     most = Bound(pairs, False, node.op == "/" and ints, False, own, tbits, gcd=gcd)
     if _fits(node, most, ctx):
         return
-    if node.op == "*" and ints:
+    if ints and node.op != "/":
         limits.count(pairs * 20)
-        got = len({x * y for x in a._w for y in b._w})
+        f = _BINARY[node.op]
+        got = len({f(x, y) for x in a._w for y in b._w})
         frac = False
     else:
         # (-18dFe7+39D8>=16-7dF//5d4kh3/d543*6d20kl2: Fractions times integers, uncounted,
         # ran 1 s before the pairs of the '>=' after them were refused)
         limits.count(pairs * _COUNT_RATIONAL_WORK)
-        seen = set()
-        frac = False
-        gcd_ = math.gcd
-        for y in b._w:
-            if node.op == "/":
-                if y == 0:
-                    return  # division by zero: the step says so
-                ny, dy = (y.denominator, y.numerator) if y > 0 else (-y.denominator,
-                                                                     -y.numerator)
-            else:
-                ny, dy = y.numerator, y.denominator
-            if node.op in ("+", "-"):  # x +- ny/dy = (x.num dy +- ny x.den) / (x.den dy)
-                ny = ny if node.op == "+" else -ny
-                for x in a._w:
-                    m = x.denominator * dy
-                    n = x.numerator * dy + ny * x.denominator
-                    g = gcd_(n, m)
-                    seen.add((n // g, m // g))
-                    if m != g:
-                        frac = True
-                continue
-            for x in a._w:
-                n, m = x.numerator * ny, x.denominator * dy
-                g = gcd_(n, m)
-                seen.add((n // g, m // g))
-                if m != g:
-                    frac = True
+        seen = {_reduced(node.op, x, y) for y in b._w for x in a._w}
+        frac = any(m != 1 for _, m in seen)
         got = len(seen)
     ctx.learned(node, Bound(got, got == 1, frac, False, own, tbits, gcd=gcd))
+
+
+#: the operators whose distinct results :func:`_count_results` counts
+_COUNTED = ("*", "/", "+", "-", "%", "//")
+
+
+def _reduced(op: str, x: Any, y: Any) -> tuple[int, int]:
+    """``x op y`` for rationals ``x``, ``y`` (``y != 0`` for ``/ % //``) as its reduced
+    numerator and denominator (> 0), from integers alone: no Fraction is built. O(1)."""
+    n, m, p, q = x.numerator, x.denominator, y.numerator, y.denominator
+    if op == "*":
+        n, m = n * p, m * q
+    elif op in ("+", "-"):
+        n, m = n * q + p * m if op == "+" else n * q - p * m, m * q
+    elif op == "/":
+        n, m = (n * q, m * p) if p > 0 else (-n * q, -m * p)
+    elif op == "%":  # x - y floor(x / y): the sign of y, as Python's
+        n, m = (n * q) % (m * p), m * q
+    else:  # "//"
+        return (n * q) // (m * p), 1
+    g = math.gcd(n, m)
+    return n // g, m // g
 
 
 def _product_tbits(a: Distribution, b: Distribution) -> int:

@@ -317,6 +317,9 @@ def _dice(node: Dice) -> Bound:
     if node.ops:  # the m dice kept: at least m(k - 1) + 1 sums
         m = _kept(node)
         if m is None:
+            clamped = _clamped(node)
+            if clamped is not None:
+                return clamped
             return _general(node)
         if m < n or any(op.kind == "ro" for op in node.ops):
             return _keep(node, m)
@@ -532,6 +535,44 @@ def _idle(op: Any, n: int, faces: Any) -> bool:
         return op.kind == "k" and any(sel.num >= n for sel in op.sels)
     return (op.kind in ("rr", "ro", "p") and all(sel.by_value for sel in op.sels)
             and not any(op.matches(v) for v in set(faces)))
+
+
+def _clamped(node: Dice) -> Bound | None:
+    """The outcomes of dice of consecutive faces whose operators only clamp (``mi``,
+    ``ma``) or reroll once (``ro``), then at most one keep or drop of the highest or
+    lowest: each die shows the values of an interval of at least ``c`` of them (a clamp
+    keeps an interval; a reroll of values within the raw faces leaves them or shows all
+    the raw faces), so the ``m`` dice kept give at least ``m (c - 1) + 1`` sums, and
+    consecutive ones. No work is claimed. None for other operators.
+    (``-9D3 * 36d274079ro>=7mi100kl1``: its keep, priced as one outcome, ran 1 s, then the
+    '*' was refused by its pairs.)"""
+    faces, n = node.faces, node.count
+    if not (isinstance(faces, range) and faces.step == 1 and len(faces) >= 2 and n >= 1):
+        return None
+    lo, hi = faces.start, faces.stop - 1
+    kept = n
+    for i, op in enumerate(node.ops):
+        if op.kind in ("mark", "sort", "match"):
+            continue
+        if op.kind in ("mi", "ma"):
+            c = op.sels[-1].num
+            lo, hi = (max(lo, c), max(hi, c)) if op.kind == "mi" else (min(lo, c), min(hi, c))
+        elif op.kind == "ro":
+            # values within the raw faces: the reroll leaves them (none matched) or shows
+            # every raw face (one did), an interval either way that holds them, and a
+            # clamp of it holds the clamp of these (so [lo, hi] stays a lower bound)
+            if lo < faces.start or hi > faces.stop - 1:
+                return None
+        elif (op.kind in ("k", "p") and len(op.sels) == 1 and not op.sels[0].by_value
+              and i == len(node.ops) - 1):
+            num = min(max(op.sels[0].num, 0), n)
+            kept = num if op.kind == "k" else n - num
+        else:
+            return None
+    values = hi - lo + 1
+    if kept == 0:
+        return Bound(1, True, False, True, 0)
+    return Bound(kept * (values - 1) + 1, False, False, True, 0)
 
 
 def _keep(node: Dice, m: int) -> Bound:
