@@ -200,12 +200,31 @@ def _exact_weight(outcome: object, w: object) -> Fraction | int:
 _HASH_SAMPLE = 16
 
 
-def _sort_key_order(keys: Iterable[Any]) -> list[Any]:
+def _sort_key_order(keys: Iterable[Any], types: set[type] | None = None) -> list[Any]:
+    """The outcomes in increasing order (as given where they do not compare). Fractions
+    (``types`` among them) are ordered by their floats in C, then checked exact pair by
+    pair, O(n) Fraction comparisons; sorted exactly where two are out of order (two close
+    Fractions of one float) or too large for a float. (A Fraction comparison is a Python
+    call of about 1.4 us: d300 / d290 spent half its 3.5 s sorting 87 000 quotients.)"""
     keys = list(keys)
+    if types is not None and len(keys) > 64 and Fraction in types and types <= _RATIONAL:
+        try:
+            floats = list(map(float, keys))
+        except OverflowError:
+            pass
+        else:
+            order = sorted(range(len(keys)), key=floats.__getitem__)
+            got = [keys[i] for i in order]
+            if all(map(operator.lt, got, itertools.islice(got, 1, None))):
+                return got
     try:
         return sorted(keys)
     except TypeError:
         return keys
+
+
+#: the outcome types :func:`_sort_key_order` may order by their floats
+_RATIONAL = frozenset({int, bool, Fraction})
 
 
 class Distribution:
@@ -273,7 +292,8 @@ class Distribution:
 
     def _set(self, w: dict[Any, int], total: int | None = None,
              types: set[type] | None = None) -> None:
-        keys = _sort_key_order(w)
+        types = set(map(type, w)) if types is None else types
+        keys = _sort_key_order(w, types)
         # (a Fraction hashes in about 1.5 us, again at every insert and lookup: a dict
         # already in order is copied with its stored hashes, one in reverse order, such as
         # c / X, is rebuilt from its items without looking each key up)
@@ -286,7 +306,6 @@ class Distribution:
         self._total = sum(w.values()) if total is None else total
         # (by the outcomes' types, one C-level pass: a call per outcome took 0.26 s for
         # 260 000 outcomes)
-        types = set(map(type, keys)) if types is None else types
         self._int = all(t is int or issubclass(t, numbers.Integral) for t in types)
         self._hash = None
 
