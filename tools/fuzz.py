@@ -366,8 +366,13 @@ def _cli_time(text: str, dialect: str) -> tuple[float, int]:
             proc.returncode)
 
 
+#: seconds to wait for one case's result before its worker is taken for dead
+_DEAD_WORKER = 120
+
+
 def run_notation(args: argparse.Namespace) -> int:
     """The ``--notation N`` run: N cases of :class:`HostileNotation`, then the CLI sample."""
+    from multiprocessing import TimeoutError as NoResult
     from multiprocessing import get_context
 
     gen = GENERATORS[args.generator](args.seed)
@@ -378,15 +383,34 @@ def run_notation(args: argparse.Namespace) -> int:
     # summarised before it ends: --summarize LOG)
     log = Path(args.log) if args.log else None
     sink = log.open("a", encoding="utf-8") if log else None
-    with get_context("fork").Pool(max(1, args.jobs), initializer=_notation_worker_init,
-                                  maxtasksperchild=2000) as pool:
-        for i, res in enumerate(pool.imap(_notation_case, cases, chunksize=20), 1):
-            results.append(res)
-            if sink:
-                sink.write(json.dumps(res) + "\n")
-                sink.flush()
-            if i % 5000 == 0:
-                print(f"  {i:,} cases, {time.perf_counter() - start:.0f} s", flush=True)
+    done = 0
+    while done < len(cases):
+        # a worker that dies (python-flint aborts the process where it cannot allocate:
+        # 2d{999999999999999999}ra>=1) loses its case and leaves imap waiting forever: each
+        # result is awaited at most _DEAD_WORKER seconds (the case's own alarm is 60 s), the
+        # case in flight is recorded as a crash, and the rest run in a new pool
+        with get_context("fork").Pool(max(1, args.jobs), initializer=_notation_worker_init,
+                                      maxtasksperchild=2000) as pool:
+            it = pool.imap(_notation_case, cases[done:], chunksize=1)
+            while done < len(cases):
+                try:
+                    res = it.next(timeout=_DEAD_WORKER)
+                except StopIteration:  # pragma: no cover - counted by done
+                    break
+                except NoResult:
+                    text, dialect = cases[done]
+                    res = (text, dialect, "crash", float(_DEAD_WORKER),
+                           "the worker died or hung (no result, no alarm)")
+                    pool.terminate()
+                results.append(res)
+                done += 1
+                if sink:
+                    sink.write(json.dumps(res) + "\n")
+                    sink.flush()
+                if done % 5000 == 0:
+                    print(f"  {done:,} cases, {time.perf_counter() - start:.0f} s", flush=True)
+                if res[2] == "crash" and res[4].startswith("the worker died"):
+                    break
     if sink:
         sink.close()
     elapsed = time.perf_counter() - start

@@ -404,3 +404,50 @@ def test_a_division_of_two_dice_compares_its_quotients_a_linear_number_of_times(
         for y in range(1, 111):
             want[Fraction(x, y)] = want.get(Fraction(x, y), 0) + 1
     assert got == Distribution(want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(-5, 5), st.integers(60, 200),
+       st.lists(st.tuples(st.sampled_from([None, "<", "<=", ">", ">="]), st.integers(-10, 210)),
+                min_size=0, max_size=3),
+       st.booleans())
+def test_faces_matched_counts_as_a_scan(lo: int, n: int, sels: list[tuple[Any, int]],
+                                        as_dict: bool) -> None:
+    from chancekit.dice.selectors import Op, Selector, faces_matched
+
+    op = Op("rr", tuple(Selector(c, k) for c, k in sels))
+    faces: Any = range(lo, lo + n)
+    if as_dict:
+        faces = dict.fromkeys(faces, 1)
+    assert faces_matched(op, faces) == sum(1 for f in faces if op.matches(f))  # the scan
+    shuffled = dict.fromkeys([lo + n - 1, *range(lo, lo + n - 1)], 1)  # not in order
+    assert faces_matched(op, shuffled) == sum(1 for f in shuffled if op.matches(f))
+
+
+@pytest.mark.parametrize("text", ["d478427k>=7pl4!85", "d400000k>=7pl4!85"])
+def test_one_big_die_through_the_general_engine_is_priced_without_a_call_a_face(
+        text: str) -> None:
+    # the tree read every face in Python (1.1 s for d478427) and, past it, the first step
+    # was priced when reached (d400000: refused at 1.6 s)
+    from _upfront import measure
+
+    error, _, calls = measure(lambda: dist(text))
+    assert isinstance(error, LimitError)
+    assert calls < 100_000  # a call a face would be 400 000 and more
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("2d{999999999999999999}ra>=1", 3 * 999999999999999999),
+    ("-389853*2d{999999999999999999}ra>=1", -389853 * 3 * 999999999999999999),
+])
+def test_reroll_and_add_of_far_apart_outcomes_is_not_a_polynomial(text: str, want: int) -> None:
+    # its polynomial was shifted by 10**18 coefficients: python-flint could not allocate
+    # them and aborted the whole process (found by a fuzz worker that died)
+    assert dict(dist(text).weights) == {want: 1}
+
+
+def test_reroll_and_add_stays_one_polynomial_where_it_is_dense() -> None:
+    from chancekit.dice.evaluate import _ra_dense
+
+    assert _ra_dense(dist("d6"), {k: 1 for k in range(3, 19)})
+    assert not _ra_dense(dist("d{999999999999999999}"), {2 * 999999999999999999: 1})

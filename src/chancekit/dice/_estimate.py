@@ -56,7 +56,7 @@ from typing import Any, cast
 from chancekit.dice._ast import Binary, Call, Dice, Group, Node, Num, Unary
 from chancekit.dice.distribution import EXPLODE_DEPTH, Distribution, d, faces
 from chancekit.dice.facewalk import _SAMPLED, SMALL_KEEP, extreme_work, face_walk_work
-from chancekit.dice.selectors import matched_count, matched_ranges
+from chancekit.dice.selectors import faces_matched, matched_count, matched_ranges
 from chancekit.errors import ChancekitError, LimitError
 from chancekit.limits import (
     FRACTION_MAP_WORK,
@@ -393,6 +393,7 @@ def _general(node: Dice) -> Bound:
     if (n >= 2 and len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p")
             and len(ops[1].sels) == 1 and not ops[1].sels[0].by_value):
         return _explode_keep(node, ops[0], ops[1])
+    # (one die is priced like a pool: D996ra>7e<1kh0, d400000k>=7pl4!85)
     if (n < 1 or not ops or all(_is_per_die(op) for op in ops)
             or any(op.kind in ("ce", "mt") for op in ops)
             or (len(ops) == 2 and ops[0].kind == "e" and ops[1].kind in ("k", "p"))):
@@ -430,7 +431,6 @@ def _general(node: Dice) -> Bound:
     # drop when reached, at 1.3 s)
     count, dice, narrowed, kept = states, states * n, False, n
     fresh = True
-    face_set = set(node.faces)
     base = dict(Counter(node.faces))
     squash = _squash_of(ops)
     for i, op in enumerate(ops):
@@ -451,7 +451,7 @@ def _general(node: Dice) -> Bound:
             # every multiset of K faces that match none is left as it was: the step after
             # it reads them all (D996ra>7e<1kh0: the 'kh0' after it, priced when reached,
             # was refused at 1 s)
-            hit = sum(1 for v in face_set if op.matches(v))
+            hit = faces_matched(op, base)
             grown = multisets_upto(kept + 1, hit, MAX_POOL_STATES)
             left = multisets_upto(kept, f - hit, MAX_POOL_STATES) if f > hit else 0
             if grown + left > MAX_POOL_STATES:
@@ -473,7 +473,7 @@ def _general(node: Dice) -> Bound:
         if (not narrowed and op.kind in ("k", "p") and vals and all(
                 sel.by_value or (op.kind == "p" and sel.num <= 0) for sel in op.sels)):
             # (a drop of none of the highest/lowest merged in: pl0p<4 is p<4)
-            matched = sum(1 for v in face_set if any(sel.matches(v) for sel in vals))
+            matched = faces_matched(replace(op, sels=tuple(vals)), base)
             r = matched if op.kind == "k" else f - matched
             if 0 < r < f:
                 count, dice = math.comb(kept + r, r), r * math.comb(kept + r, r + 1)

@@ -29,7 +29,13 @@ from chancekit import _exact as flint
 from chancekit import limits
 from chancekit.dice.distribution import Distribution, constant
 from chancekit.dice.facewalk import face_walk_work, keep_sum
-from chancekit.dice.selectors import Op, match_count, matched_ranges, matching_faces
+from chancekit.dice.selectors import (
+    Op,
+    faces_matched,
+    match_count,
+    matched_ranges,
+    matching_faces,
+)
 from chancekit.errors import LimitError
 from chancekit.limits import (
     ENTRY_WORK,
@@ -737,7 +743,8 @@ def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
     limits.count(work)
     every = _raw_power(dict(unit.weights), n)
     none = _raw_power(miss, n) if miss else {}
-    if die._int and unit._int and set(map(type, die.weights)) <= {int} and none != every:
+    if (die._int and unit._int and set(map(type, die.weights)) <= {int} and none != every
+            and _ra_dense(die, every)):
         return _reroll_add_poly(die, every, none)
     _charge(len(every) * RA_MIX_WORK, "rerolling and adding these dice")
     some = {v: w - none.get(v, 0) for v, w in every.items()}
@@ -751,6 +758,17 @@ def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
         parts.append(Distribution._raw(some) + die)
         weights.append(sum(some.values()))
     return parts[0] if len(parts) == 1 else Distribution.mixture(parts, weights)
+
+
+def _ra_dense(die: Distribution, every: W) -> bool:
+    """Whether :func:`_reroll_add_poly`'s polynomials, as long as the span from the rolls'
+    lowest sum to their highest plus the die's highest face, stay close to the outcomes
+    (``Distribution._dense``'s rule): ``2d{999999999999999999}ra>=1`` shifted one by
+    10**18 coefficients, and python-flint aborted the process. O(outcomes)."""
+    faces = die.outcomes()
+    lo, hi = min(every), max(every)
+    span = max(hi, hi + faces[-1]) - min(lo, lo + faces[0]) + 1
+    return span <= 4 * (len(every) + len(faces)) + 64
 
 
 def _reroll_add_poly(die: Distribution, every: W, none: W) -> Distribution:
@@ -1047,7 +1065,7 @@ def _reroll_ahead(base: W, n: int, op: Op, kept: int | None = None) -> int:
     many dice (every multiset of ``kept`` faces is one: the other dice at the extreme
     faces; ``10d10ph2rr>=8`` enumerated and dropped for 1.1 s, then was refused)."""
     faces = len(base)
-    hit = sum(1 for f in base if op.matches(f))
+    hit = faces_matched(op, base)
     rest = faces - hit
     draw = rest if op.kind == "rr" else faces
     k = n if kept is None else kept
@@ -1072,18 +1090,18 @@ def _idle(base: W, op: Op) -> bool:
     highest/lowest (``pl0``). While every value of the states is a face of ``base`` (no
     clamp, penetration or count before), :func:`_general` skips it."""
     if op.kind in ("k", "p") and op.sels and all(s.by_value for s in op.sels):
-        hit = [op.matches(f) for f in base]
-        return all(hit) if op.kind == "k" else not any(hit)
+        hit = faces_matched(op, base)
+        return hit == len(base) if op.kind == "k" else not hit
     if op.kind == "p" and op.sels and all(not s.by_value and s.num <= 0 for s in op.sels):
         return True  # a drop of none of the highest/lowest (pl0)
-    return op.kind in ("rr", "ro", "e", "pe", "eo") and not any(op.matches(f) for f in base)
+    return op.kind in ("rr", "ro", "e", "pe", "eo") and not faces_matched(op, base)
 
 
 def _rerolls_all(base: W, op: Op) -> bool:
     """``op`` rerolls every die once (``ro`` matching every face): dice just rolled are
     rolled again, the same law, so :func:`_general` skips it before any other step
     (``5d8ro>0e8kh13``: 627 000 redraws, 0.7 s)."""
-    return op.kind == "ro" and all(op.matches(f) for f in base)
+    return op.kind == "ro" and faces_matched(op, base) == len(base)
 
 
 def kept_after(op: Op, kept: int) -> int:
@@ -1148,7 +1166,7 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
         width = min(kept, reach)
         squashed = reach < kept * (depth + 1)  # (or no pool ever grows past it)
     faces = len(base)
-    hit = sum(1 for f in base if op.matches(f))
+    hit = faces_matched(op, base)
 
     def multisets(m: int, f: int) -> int:
         return math.comb(m + f - 1, f - 1) if f else int(m == 0)

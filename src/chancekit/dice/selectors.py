@@ -11,7 +11,9 @@ or by *value* (:func:`equal`, :func:`below`, :func:`above`, :func:`at_most`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import operator
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -251,6 +253,29 @@ def matched_ranges(op: Op, lo: int, hi: int) -> list[range]:
         else:
             out.append(range(a, b + 1))
     return out
+
+
+def faces_matched(op: Op, faces: Collection[Any]) -> int:
+    """How many of the distinct ``faces`` ``op``'s value selectors match: O(selectors)
+    for contiguous integer faces (a range, or keys in increasing order, checked in one
+    C-level pass), else a call a face (``d478427k>=7pl4!85``: 1.1 s of calls to price it).
+
+    >>> faces_matched(Op("r", (Selector(">=", 7),)), range(1, 478428))
+    478421
+    """
+    n = len(faces)
+    if n >= 64:
+        keys = faces if isinstance(faces, range) else list(faces)
+        lo, hi = keys[0], keys[-1]
+        try:
+            contiguous = (type(lo) is int and type(hi) is int and hi - lo + 1 == n and (
+                isinstance(faces, range)
+                or all(map(operator.lt, keys, itertools.islice(keys, 1, None)))))
+        except TypeError:  # (faces that do not compare)
+            contiguous = False
+        if contiguous:
+            return matched_count(op, lo, hi)
+    return sum(1 for f in faces if op.matches(f))
 
 
 def matching_faces(op: Op, faces: Sequence[int]) -> list[int]:
