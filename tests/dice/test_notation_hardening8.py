@@ -451,3 +451,53 @@ def test_reroll_and_add_stays_one_polynomial_where_it_is_dense() -> None:
 
     assert _ra_dense(dist("d6"), {k: 1 for k in range(3, 19)})
     assert not _ra_dense(dist("d{999999999999999999}"), {2 * 999999999999999999: 1})
+
+
+MERSENNE = 2**61 - 1  # Python hashes an integer by its residue modulo this prime
+
+
+@pytest.mark.parametrize("text", [
+    "d20000*2305843009213693951",  # every outcome hashes to 0: 4 s, d1000000 hours
+    "6d589kl11+(9d8rr5ro6+d4)d20ma5*4611686018427387904",  # 1.3 M sums, 4 300 hash values
+    "d3000*4611686018427387904 + d300",  # 900 000 sums, 6 300 hash values: 16 s
+])
+def test_outcomes_that_hash_alike_are_refused_before_their_dictionary(text: str) -> None:
+    # found by a fuzz case past the 60 s alarm; the dictionary's probes were uncharged
+    with pytest.raises(LimitError, match="hash sends to the same place") as e:
+        with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+            dist(text)
+    assert e.value.limit == "MAX_WORK"
+    assert budget.counted < limits.MAX_WORK  # refused before, not after, the dictionary
+
+
+def test_outcomes_that_hash_alike_are_still_answered_when_few() -> None:
+    got = dist("d3000*2305843009213693951")
+    assert dict(got.weights) == {k * MERSENNE: 1 for k in range(1, 3001)}  # the oracle
+
+
+def test_ordinary_results_are_not_crowded() -> None:
+    from chancekit.dice.distribution import _crowd_units, _crowded_work
+
+    assert _crowded_work(list(range(-50_000, 50_000))) == 0
+    assert _crowded_work([k % 7 for k in range(100_000)]) == 0  # merges, not collisions
+    crowded = [k * MERSENNE for k in range(5000)]
+    assert _crowded_work(crowded) == _crowd_units(5000, 1)
+
+
+@pytest.mark.parametrize("text", ["256d6ro8pl5", "100d6mi0pl5", "20d6ro8kh3", "10d6ma9kl2",
+                                  "6d6mi1ma6kh3", "40d6rr7pl5"])
+def test_an_idle_clamp_or_reroll_leaves_the_keeps_price(text: str) -> None:
+    # priced as no work at all before; now as the pool without the idle operator, still
+    # a lower bound of what the engine charges (which skips nothing: per_die keeps the die)
+    with limits.evaluation(limit=10**12, name="MAX_WORK") as budget:
+        got = dist(text)
+    bound = lower_bound(parse(text, "avrae"))
+    assert 0 < bound.work <= budget.estimated
+    assert bound.lo <= len(got)
+
+
+@pytest.mark.parametrize("text", ["d853%d761+\n((8d4)d8)d6ro8pl5", "d771%d601+ (24d6+d4)d6mi0pl5"])
+def test_a_rolled_count_of_keeps_behind_an_idle_operator_is_priced_up_front(text: str) -> None:
+    # each count's keep was priced as reached (up to 200 of them), refused at 1.3-1.9 s
+    _, counted = counted_before_refusal(lambda: dist(text))
+    assert counted < 5_000_000

@@ -846,6 +846,10 @@ class Distribution:
         types = set(map(type, results))
         if any(issubclass(t, Distribution) for t in types):
             return Distribution.mixture(results, list(self._w.values()))
+        if types == {int}:
+            crowded = _crowded_work(results)
+            if crowded:
+                _charge(crowded, _CROWDED)
         try:
             out = dict(zip(results, self._w.values(), strict=True))
             if len(out) < len(results):  # some results merge: add their weights
@@ -952,6 +956,10 @@ class Distribution:
         work = pairs * rate + wide_pairs_work(a, b)
         _charge(work, f"combining two distributions with {name}")
         limits.count(work)
+        if name in ("+", "-") and a._int and b._int:
+            crowded = _crowded_sums_work(a, b)
+            if crowded:
+                _charge(crowded, _CROWDED)
         if (name in ("+", "-") and a._int and b._int and _intpoly.PYTHON_PRODUCTS
                 and _spaced_product_pays(a, b)):
             # outcomes spread out (a sum times 5, say): one Python integer product still
@@ -1282,6 +1290,64 @@ def wide_pairs_work(a: Distribution, b: Distribution) -> int:
     if not (wa or wb):
         return 0
     return (wa * wb + 2 * (len(b._w) * wa + len(a._w) * wb)) * WIDE_PAIR_WORK // 20
+
+
+#: what a refusal of outcomes that hash alike says
+_CROWDED = ("storing outcomes that Python's hash sends to the same place (integers that "
+            "differ by multiples of 2**61 - 1)")
+#: results that share a hash value, on average, before their dictionary is priced by them
+_CROWD = 16
+
+
+def _crowded_work(results: list[int]) -> int:
+    """Units of the dictionary of these integer ``results`` beyond a plain one, 0 unless
+    they crowd: Python hashes an integer by its residue modulo ``2**61 - 1``, so results
+    ``k (2**61 - 1)`` all share one hash value and each new one is compared with every
+    one before it (``d20000 * 2305843009213693951``: 4 s; ``d1000000 * ...``: hours).
+    Distinct results ``D`` over ``H`` hash values cost about ``D**2 / 2H`` comparisons
+    (:func:`_crowd_units`: d20 000 over one value, 2 * 10**8 units, ran 4 s). The hash values are
+    counted in C; the distinct results, only where they crowd, by sorting (no hash).
+    O(n), O(n log n) when crowded."""
+    n = len(results)
+    if n < 4096:
+        return 0
+    h = len(set(map(hash, results)))
+    if h * _CROWD >= n:
+        return 0
+    s = sorted(results)
+    d = 1 + sum(map(operator.ne, s, itertools.islice(s, 1, None)))
+    return _crowd_units(d, h) if d > h * _CROWD else 0
+
+
+def _crowd_units(d: int, h: int) -> int:
+    """Units of ``d`` distinct keys over ``h`` hash values in one dictionary: about
+    ``d**2 / 2h`` comparisons, one unit each in a small table and more as the table
+    outgrows the caches (a probe of a table of 900 000 keys: about 250 ns)."""
+    return d * d // (2 * h) * (1 + d // 65_536)
+
+
+def _crowded_sums_work(a: Distribution, b: Distribution) -> int:
+    """The same for the sums (differences) of integer outcomes visited pair by pair,
+    before the pairs: where one side's outcomes are further apart than the other's span,
+    every pair gives its own result, and the hash of ``x + y`` is ``hash(x) + hash(y)``
+    modulo ``2**61 - 1``, so the results take at most the two spans of hash values plus
+    one (twice that with negative outcomes: ``6d589 + (...)d20ma5 * 2**62``: 1.3 M sums
+    over 4 300 hash values, past the 60 s alarm). O(|a| + |b|)."""
+    pairs = len(a._w) * len(b._w)
+    if pairs < 4096:
+        return 0
+    for wide, narrow in ((a, b), (b, a)):
+        keys = list(wide._w)
+        span = next(reversed(narrow._w)) - next(iter(narrow._w))
+        if len(keys) >= 2 and min(map(operator.sub, keys[1:], keys)) > span:
+            break
+    else:
+        return 0  # (some sums may merge: their count is not known)
+    ha, hb = list(map(hash, a._w)), list(map(hash, b._w))
+    h = (max(ha) - min(ha)) + (max(hb) - min(hb)) + 1
+    if min(ha) < 0 or min(hb) < 0:
+        h *= 2  # (a negative result's hash is minus its magnitude's: two values a residue)
+    return _crowd_units(pairs, h) if pairs > h * _CROWD else 0
 
 
 def _divides(c: Any, x: Distribution, *, into: bool = False) -> bool:
