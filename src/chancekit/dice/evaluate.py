@@ -238,12 +238,35 @@ def _scores(x: Distribution, op: Op) -> Distribution:
     """The score of a die distributed as ``x`` under the count ``op`` (:meth:`Op.score`:
     1 a success, -1 a failure, 0 neither or both): ``x.map(op.score)`` without its
     checks for mixtures and unhashable results. O(outcomes x selectors)."""
+    w = x.weights
+    if not op.steps and x._int and len(w) >= 64:
+        lo, hi = next(iter(w)), next(reversed(w))
+        if type(lo) is int and type(hi) is int and hi - lo + 1 == len(w):
+            return _interval_scores(list(w.values()), lo, hi, op)
     score = op.score
     out: dict[Any, int] = {}
-    for v, w in x.weights.items():
+    for v, c in w.items():
         s = score(v)
-        out[s] = out.get(s, 0) + w
+        out[s] = out.get(s, 0) + c
     return Distribution._raw(out)
+
+
+def _interval_scores(weights: list[int], lo: int, hi: int, op: Op) -> Distribution:
+    """:func:`_scores` of consecutive integer outcomes ``lo..hi`` (their ``weights`` in
+    order) under a plain count: 1 on the successes' intervals, -1 on the failures', 0 on
+    both or neither, the weights summed by slices in C, no call an outcome
+    (``d(79d20 + 8*27d6ro7)cf<2``: 8 M calls for its 2 580 dice, 5.8 s). O(selectors +
+    outcomes in C)."""
+    def weight(ranges: list[range]) -> int:
+        return sum(sum(weights[r.start - lo:r.stop - lo]) for r in ranges)
+
+    hit = matched_ranges(op, lo, hi)
+    miss = matched_ranges(Op(op.kind, op.fails), lo, hi) if op.fails else []
+    both = [range(max(a.start, b.start), min(a.stop, b.stop)) for a in hit for b in miss
+            if max(a.start, b.start) < min(a.stop, b.stop)]
+    s, f, sf = weight(hit), weight(miss), weight(both)
+    out = {-1: f - sf, 0: sum(weights) - s - f + 2 * sf, 1: s - sf}  # (0: neither or both)
+    return Distribution._raw({k: v for k, v in out.items() if v})
 
 
 def _split(x: Distribution, op: Op) -> tuple[dict[Any, int], dict[Any, int]]:
