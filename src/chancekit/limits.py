@@ -151,8 +151,10 @@ FRACTION_PAIR_WORK = 350
 #: widest pairs cheaper than this: 8 000 by 8 000 bits ran 67 us, priced 113)
 WIDE_PAIR_WORK = 7
 #: one outcome mapped where the outcomes or the results are Fractions (``d999999 / 4``:
-#: about 3.5 us, a Fraction built, hashed and sorted)
-FRACTION_MAP_WORK = 180
+#: about 3.5 us quiet, a Fraction built, hashed and sorted; 5-7.4 us with a second job on
+#: the other core, issue 31's sixth pass: ``d300000/7``, ``-1e9/d200000``, ``abs(d200000/-7)``
+#: read 27-41 ns a unit at 180)
+FRACTION_MAP_WORK = 240
 
 
 def power_work(length: int, span: int, bits: int) -> int:

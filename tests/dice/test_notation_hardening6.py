@@ -132,8 +132,10 @@ def test_fractions_are_proven_not_guessed(text: str, frac: bool) -> None:
     does say it for these)."""
     got = lower_bound(parse(text, "avrae")).frac
     assert got == frac, text
-    if got:
-        assert any(isinstance(v, Fraction) for v in dist(text).outcomes())
+    if got:  # (the oracle run lifted: the 105 000 Fractions cost about the whole budget)
+        with limits.evaluation(limit=10**9, name="MAX_WORK"):
+            outcomes = dist(text).outcomes()
+        assert any(isinstance(v, Fraction) for v in outcomes)
 
 
 @pytest.mark.parametrize("text", ["d6ra6", "3d6ra>4", "2d20ra<3", "d{1,5,9}ra5",
