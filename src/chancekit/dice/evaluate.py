@@ -239,10 +239,9 @@ def _scores(x: Distribution, op: Op) -> Distribution:
     1 a success, -1 a failure, 0 neither or both): ``x.map(op.score)`` without its
     checks for mixtures and unhashable results. O(outcomes x selectors)."""
     w = x.weights
-    if not op.steps and x._int and len(w) >= 64:
-        lo, hi = next(iter(w)), next(reversed(w))
-        if type(lo) is int and type(hi) is int and hi - lo + 1 == len(w):
-            return _interval_scores(list(w.values()), lo, hi, op)
+    ends = _consecutive(x) if not op.steps and len(w) >= 64 else None
+    if ends is not None:
+        return _interval_scores(list(w.values()), *ends, op)
     score = op.score
     out: dict[Any, int] = {}
     for v, c in w.items():
@@ -269,16 +268,25 @@ def _interval_scores(weights: list[int], lo: int, hi: int, op: Op) -> Distributi
     return Distribution._raw({k: v for k, v in out.items() if v})
 
 
+def _consecutive(x: Distribution) -> tuple[int, int] | None:
+    """``(lo, hi)`` when the outcomes of ``x`` are the consecutive integers ``lo..hi``
+    (its keys are in order: read from the two ends), else None. O(1)."""
+    w = x._w
+    lo, hi = next(iter(w)), next(reversed(w))
+    if x._int and type(lo) is int and type(hi) is int and hi - lo + 1 == len(w):
+        return lo, hi
+    return None
+
+
 def _split(x: Distribution, op: Op) -> tuple[dict[Any, int], dict[Any, int]]:
     """The weights of the outcomes of ``x`` that ``op``'s value selectors match, and of
     the others. Consecutive integers are split by the selectors' intervals, without a
     call an outcome (``d764054`` has two intervals, not 764 054 calls); others one call
     each. O(outcomes)."""
     w = x._w
-    lo, hi = next(iter(w)), next(reversed(w))
-    if x._int and type(lo) is int and type(hi) is int and hi - lo + 1 == len(w) and all(
-            s.by_value for s in op.sels):
-        picked = matched_ranges(op, lo, hi)
+    ends = _consecutive(x)
+    if ends is not None and all(s.by_value for s in op.sels):
+        picked = matched_ranges(op, *ends)
         hit = {v: w[v] for r in picked for v in r}
         if len(hit) == len(w):
             return hit, {}
@@ -1416,6 +1424,21 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
         if len(out) > MAX_POOL_STATES:
             _too_many(out)
 
+    # (rr and ra merge inline and count a state at a time: a call a merge ran 1.5-2 us,
+    # three times its price: 1d658kh1ra>=-3rr>5 spent 4.7 s on 3.6 M of them)
+    spent = 0
+
+    def merged(elements: int) -> None:
+        """One state's merges done: counted every _SPEND_EVERY elements, and the states'
+        cap checked."""
+        nonlocal spent
+        spent += elements
+        if spent > _SPEND_EVERY:
+            budget.spend(spent)
+            spent = 0
+        if len(out) > MAX_POOL_STATES:
+            _too_many(out)
+
     if kind == "cnt":
         for tup, w in states.items():
             put(tuple(sorted(op.score(v) for v in tup)), w)
@@ -1465,9 +1488,6 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
             cache[m] = _multisets(draw, m)
         budget.plan(sum(len(cache[len(t) - len(f)]) * (len(t) + 1) for t, f in split.items()),
                     what)
-        # (the merges inline, counted a state at a time: a call a merge ran 1.5-2 us,
-        # three times its price: 1d658kh1ra>=-3rr>5 spent 4.7 s on 3.6 M of them)
-        spent = 0
         for tup, w in states.items():
             fixed = split[tup]
             m = len(tup) - len(fixed)
@@ -1476,30 +1496,19 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
             for extra, we in redraws.items():
                 new = tuple(sorted(fixed + extra))
                 out[new] = out.get(new, 0) + scale * we
-            spent += len(redraws) * (len(tup) + 1)
-            if spent > _SPEND_EVERY:
-                budget.spend(spent)
-                spent = 0
-            if len(out) > MAX_POOL_STATES:
-                _too_many(out)
+            merged(len(redraws) * (len(tup) + 1))
         budget.spend(spent)
         return out
     if kind == "ra":
         # (a merge a face: the new tuple, its sort, the entry and the weight's product,
         # 0.9-1.1 us for 1-2 dice: 1d658kh1ra>=-3 ran 0.47 s of them priced 10 M units)
         budget.plan(sum(len(base) * (len(t) + _RA_ELEMENTS) for t in states), what)
-        spent = 0
         for tup, w in states.items():
             if any(op.matches(v) for v in tup):
                 for u, c in base.items():
                     new = tuple(sorted((*tup, u)))
                     out[new] = out.get(new, 0) + w * c
-                spent += len(base) * (len(tup) + _RA_ELEMENTS)
-                if spent > _SPEND_EVERY:
-                    budget.spend(spent)
-                    spent = 0
-                if len(out) > MAX_POOL_STATES:
-                    _too_many(out)
+                merged(len(base) * (len(tup) + _RA_ELEMENTS))
             else:
                 put(tup, w * total)
         budget.spend(spent)
