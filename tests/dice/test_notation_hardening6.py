@@ -222,7 +222,7 @@ def test_the_explode_keep_bound_is_below_what_the_evaluation_charges(text: str,
 
 
 @pytest.mark.parametrize("text", ["6d6pl0p<3ra6", "5d6pl0p<3ra>5kh2", "7d8k>4ra8",
-                                  "6d10pl0p<4ra<-2p7", "8d6ph0p>4kh2", "9d10rr<0p<1kh4pl5",
+                                  "6d10pl0p<4ra<-2p7", "8d6ph0p>4kh2", "9d10rr<0p<1kh4pl3",
                                   "12d4ra>3pl5kh6", "6d6p1p2ra3", "5d12k<4k>1ra2"])
 def test_the_general_bound_follows_drops_by_value(text: str) -> None:
     """The general pool's bound follows its steps through idle ones and a keep or drop by

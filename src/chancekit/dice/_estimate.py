@@ -150,7 +150,7 @@ def known(dist: Any, work: int = 0) -> Bound:
     span = next(reversed(w)) - next(iter(w)) + 1 if ints and n else 0
     return Bound(n, n == 1, not ints, ints and span == n, work, dist._total.bit_length(),
                  ints and span <= 4 * n + 64, gcd=_outcomes_gcd(w) if ints else 0,
-                 sparse=ints and span > 4 * n + 64)
+                 sparse=ints and span > 4 * n + 64, den=1 if ints else 0)
 
 
 def _outcomes_gcd(w: Any) -> int:
@@ -317,7 +317,19 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
-    from chancekit.dice.evaluate import _covering_keep
+    from chancekit.dice.evaluate import _covering_keep, _window
+
+    if node.ops and not any(o.steps for o in node.ops):
+        # keeps and drops that leave no die before any other step: the answer 0, no pool
+        # built (evaluate.pool_sum's first step)
+        faces = node.faces
+        try:
+            distinct = faces if isinstance(faces, range) else sorted(set(faces))
+        except TypeError:
+            distinct = None
+        ops = tuple(o for o in node.ops if o.kind not in ("mark", "sort", "match"))
+        if distinct and ops and _window(distinct, n, ops)[1] == 0:  # type: ignore[arg-type]
+            return Bound(1, True, False, True, 0)
 
     idle = [op for op in node.ops if _idle_per_die(op, node.faces)]
     if idle:
@@ -946,9 +958,31 @@ def _binary(node: Binary) -> Bound:
     elif op in ("+", "-") and not (a.frac or b.frac) and any(
             (s.consecutive and s.lo >= 2) or s.run >= 2 for s in (a, b)):
         gcd = 1  # x + y and x + 1 + y
-    return Bound(lo, False, False, a.consecutive and b.consecutive and op in ("+", "-"),
+    return Bound(lo, False, _surely_fraction(op, a, b),
+                 a.consecutive and b.consecutive and op in ("+", "-"),
                  work + step, a.tbits + b.tbits - 1 if op in ("+", "-") else 1, run=run,
                  gcd=gcd)
+
+
+def _whole(b: Bound) -> bool:
+    """Every outcome of a node of bound ``b`` is surely an integer."""
+    return b.den == 1 or ((b.consecutive or b.dense) and not b.frac)
+
+
+def _surely_fraction(op: str, a: Bound, b: Bound) -> bool:
+    """``A op B`` (neither side one outcome) surely has an outcome that is not an
+    integer: a non-integer ``p/q`` plus, minus or divided by an integer ``y != 0`` is
+    one (``p/(q y)`` in lowest terms keeps a denominator of at least ``q``), and of two
+    consecutive integers one is not a multiple of ``y`` when ``|y| >= 2`` (four
+    distinct integers hold such a ``y``). ``3D10 + (d3/(...)k>2)/47d2``: the sum was
+    priced as integers' polynomial product, then met 64 M units of Fraction pairs after
+    the work before it. O(1)."""
+    if op in ("+", "-"):
+        return (a.frac and _whole(b)) or (b.frac and _whole(a))
+    if op == "/":
+        return (a.frac and _whole(b)) or (
+            a.consecutive and a.lo >= 2 and _whole(b) and b.lo >= 4)
+    return False
 
 
 def _magnitude(node: Node) -> int | None:
