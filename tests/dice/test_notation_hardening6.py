@@ -46,7 +46,8 @@ FOUND_LATE_5 = [
     # BesideNotation seed 3211: a set whose keep takes every item (kl4kh0 of three), and
     # a reroll after an idle drop by value (p>=68 on a d12), 0.8-1.5 s each
     ("(20d4, 13d12, 2d12)kl4kh0//  d685187+7", "avrae", 14_800_000),
-    ("(17d6kl0+d8)d20cf=6+5d115kl4+8d12p>=68kl5ro>=1ro>22", "avrae", 32_500_000),
+    # ((17d6kl0+d8)d20cf=6+5d115kl4+8d12p>=68kl5ro>=1ro>22 answers since issue 31's
+    # seventh pass: its last reroll is sums and powers, test_notation_hardening9.py)
     # and a plain sum repeat_sum refuses for its weights, reached after the rest (1 s)
     ("(2518d100* 6d6ro>7ph5kl5ro3+((5d4)d4)d10pl4)/7", "avrae", 20_700_000),
 ]

@@ -13,7 +13,7 @@ import pytest
 
 from chancekit import limits
 from chancekit.dice import dist, evaluate
-from chancekit.dice._estimate import lower_bound
+from chancekit.dice._estimate import Refused, lower_bound
 from chancekit.dice.distribution import (
     Distribution,
     _coprime_fraction,
@@ -263,3 +263,135 @@ def test_a_last_reroll_costs_its_sums_not_its_redraws() -> None:
     finally:
         evaluate._last_reroll = real
     assert got == want and engine.estimated > limits.MAX_WORK
+
+
+def test_runs_of_keeps_of_one_end_are_one() -> None:
+    """``kl5kl2`` is ``kl2``, ``pl2pl3`` is ``pl5``: merged before the dispatch, the same
+    sums as the general engine's pools step by step (random dice, pools, runs of keeps and
+    drops, with and without an explosion first)."""
+    from chancekit.dice.evaluate import _general, merge_keeps, pool_sum
+    from chancekit.dice.selectors import Op, Selector
+
+    rng = random.Random(4)
+    for _ in range(200):
+        die = Distribution({f: rng.randint(1, 3) for f in rng.sample(range(-3, 9),
+                                                                      rng.randint(2, 5))})
+        n = rng.randint(1, 5)
+        ops = [Op(rng.choice("kp"), (Selector(rng.choice("hl"), rng.randint(0, 6)),))
+               for _ in range(rng.randint(2, 4))]
+        if rng.random() < 0.5:
+            ops.insert(0, Op("e", (Selector(">", rng.randint(5, 8)),)))
+        with limits.evaluation(limit=10**9, name="MAX_WORK"):
+            assert pool_sum(die, n, tuple(ops), 3) == _general(dict(die.weights), n,
+                                                                tuple(ops), 3)
+        assert len(merge_keeps(tuple(ops))) <= len(ops)
+
+
+def test_an_explosion_then_a_run_of_keeps_is_squashed() -> None:
+    """``7dF!kl5kl2`` (Roll20): the explosion's squash, as ``7dF!kl2``; it enumerated the
+    exploding pools in the general engine (1.1 s, then refused)."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        got = dist("7dF!kl5kl2", dialect="roll20")
+    assert got == dist("7dF!kl2", dialect="roll20")
+    assert budget.estimated < 1_000_000
+
+
+def test_a_reroll_before_a_keep_is_priced_in_the_tree() -> None:
+    """A reroll once before a keep leaves every face possible: the keep is priced as the
+    plain die's (a lower bound: its price grows with the weights); each count of
+    ``((8d4)d4)d10ro<=5pl51`` was priced as no work and the 28th refused after 1.5 s."""
+    assert lower_bound(parse("20d10ro<=5pl12")).work > 0
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError):
+            dist("(1120d10-((8d4)d4)d10ro<=5pl51)*3")
+    assert budget.counted < 1_000_000  # refused from the tree, before the pools
+
+
+def test_the_tree_never_prices_above_the_charge_on_random_pools() -> None:
+    """The tree's work is a lower bound of what the evaluation charges (else it refuses
+    what would run): random pools of rerolls, keeps, drops of none, runs of keeps,
+    explosions, both dialects."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(250):
+        n = rng.randint(1, 30)
+        faces = rng.choice(["2", "3", "4", "6", "10", "20", "F", "{1,3,3,9}"])
+        ops = "".join(rng.choice(["kh", "kl", "ph", "pl", "pl0", "ph0", "ro1", "ro>=1", "!",
+                                  "e6", "mi2", "ro<=3"])
+                      + (str(rng.randint(0, n + 1)) if rng.random() < 0.8 else "")
+                      for _ in range(rng.randint(1, 4)))
+        dialect = rng.choice(["avrae", "roll20"])
+        text = f"{n}d{faces}{ops}"
+        try:
+            bound = lower_bound(parse(text, dialect)).work
+            with limits.evaluation(limit=2 * 10**8, name="MAX_WORK") as budget:
+                dist(text, dialect=dialect)
+        except (ChancekitError, Refused):
+            continue
+        checked += 1
+        assert bound <= budget.estimated, (dialect, text, bound, budget.estimated)
+    assert checked > 100
+
+
+def test_a_reroll_and_add_is_refused_before_its_die_is_built() -> None:
+    """``69731d939310ro<78ra<4``: the reroll-and-add's outcomes are counted from the faces
+    the reroll leaves before it builds the rerolled die (939 310 faces read twice, 1 s,
+    then refused); the same refusal, nothing counted."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError, match="rerolling and adding"):
+            dist("69731d939310ro<78ra<4")
+    assert budget.counted == 0
+
+
+def test_the_reroll_and_add_look_ahead_never_passes_its_charge(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the look-ahead checks is at most what the evaluation then charges, on random
+    pools of rerolls and clamps before ``ra`` (it refuses only what would be refused)."""
+    rng = random.Random(8)
+    real = limits.check
+    checked = 0
+    for _ in range(300):
+        n, x = rng.randint(1, 40), rng.choice([4, 6, 10, 20, 100, 1000])
+        head = "".join(rng.choice(["ro", "rr", "ro<", "rr>", "mi", "ma"]) + str(rng.randint(1, x))
+                       for _ in range(rng.randint(0, 2)))
+        text = f"{n}d{x}{head}ra{rng.choice(['', '<', '>'])}{rng.randint(1, x)}"
+        seen: list[int] = []
+
+        def spy(units: int, what: str, seen: list[int] = seen) -> None:
+            if what == "rerolling and adding these dice":
+                seen.append(units)
+            real(units, what)
+
+        monkeypatch.setattr(evaluate.limits, "check", spy)
+        try:
+            with limits.evaluation(limit=10**12, name="MAX_WORK") as budget:
+                dist(text)
+        except ChancekitError:
+            continue
+        finally:
+            monkeypatch.setattr(evaluate.limits, "check", real)
+        if seen:
+            checked += 1
+            assert seen[0] <= budget.estimated, (text, seen[0], budget.estimated)
+    assert checked > 100
+
+
+def test_a_pool_refused_for_its_last_reroll_now_answers() -> None:
+    """``8d12p>=68kl5ro>=1ro>22`` beside a rolled count (test_notation_hardening6.py
+    refused it before the work): its last reroll is sums and powers now, so the whole
+    expression answers within the budget, the tree's price below the charge."""
+    text = "(17d6kl0+d8)d20cf=6+5d115kl4+8d12p>=68kl5ro>=1ro>22"
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        got = dist(text)
+    assert len(got) > 100 and budget.estimated <= limits.MAX_WORK
+    assert lower_bound(parse(text)).work <= budget.estimated
+    small = "8d12p>=68kl5ro>=1ro>22"
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK"):
+        fast = dist(small)
+    real = evaluate._last_reroll
+    try:
+        evaluate._last_reroll = lambda *a: None  # type: ignore[assignment]
+        with limits.evaluation(limit=10**9, name="MAX_WORK"):
+            assert dist(small) == fast
+    finally:
+        evaluate._last_reroll = real

@@ -296,6 +296,19 @@ def _idle_per_die(op: Any, faces: Any) -> bool:
     return c <= min(faces) if op.kind == "mi" else c >= max(faces)
 
 
+def _idle_first(op: Any, faces: Any) -> bool:
+    """``op``, first on dice of integer ``faces``, leaves them as rolled: a reroll once
+    that matches every face (an explosion that matches none is the general engine's,
+    which skips it: :func:`_general` follows it). O(selectors) for a range, O(faces)
+    else."""
+    if op.kind != "ro":
+        return False
+    if not faces or not (isinstance(faces, range) or all(type(f) is int for f in faces)):
+        return False
+    distinct = faces if isinstance(faces, range) else sorted(set(faces))
+    return faces_matched(op, distinct) == len(distinct)
+
+
 def _kept(node: Dice) -> int | None:
     """How many dice's faces are summed when the operators only keep or drop the highest
     or lowest dice (one such operator) or reroll once (every face stays possible), else
@@ -317,7 +330,7 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
-    from chancekit.dice.evaluate import _covering_keep, _window
+    from chancekit.dice.evaluate import _covering_keep, _drops_none, _window, merge_keeps
 
     if node.ops and not any(o.steps for o in node.ops):
         # keeps and drops that leave no die before any other step: the answer 0, no pool
@@ -337,6 +350,17 @@ def _dice(node: Dice) -> Bound:
         # as the pool without it (((8d4)d8)d6ro8pl5: 200 keeps of up to 256 dice priced
         # as none, each refused in turn until the last, at 1.9 s)
         return _dice(replace(node, ops=tuple(op for op in node.ops if op not in idle)))
+    if node.ops and not any(o.steps for o in node.ops):
+        # what evaluate.pool_sum reads: no breakdown marks, no drop of none (pl0), each
+        # run of keeps (drops) of one end as one (kl5kl2)
+        ops = merge_keeps(tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match")
+                                and not _drops_none(op)))
+        if ops != node.ops:
+            return _dice(replace(node, ops=ops))
+    if node.ops and not node.ops[0].steps and _idle_first(node.ops[0], node.faces):
+        # a first reroll once of every face: the dice rolled again, the same law (the
+        # engine skips it: evaluate._rerolls_all; 8d2ro>=1ph2mi2 was priced 2.5x its work)
+        return _dice(replace(node, ops=node.ops[1:]))
     i = _covering_keep(node.ops, n)  # (evaluate.pool_sum's own first step)
     if i is not None:
         # a keep of every die: the pool without it (d560780kh0kh2ra1 was priced as
@@ -409,6 +433,7 @@ def _general(node: Dice) -> Bound:
         _explode_ahead,
         _is_per_die,
         _reroll_ahead,
+        _skipped_reroll,
         _squash_of,
         _window,
         enumeration_elements,
@@ -471,7 +496,9 @@ def _general(node: Dice) -> Bound:
         if squash is not None and i == len(ops) - 2:
             break  # the squashed explosion prices itself its own way
         fresh = False
-        step = step_elements(op, dice, count)
+        # (a last reroll reads each pool and its dice once: evaluate._last_reroll)
+        step = (dice + count if i == len(ops) - 1 and op.kind in ("rr", "ro")
+                else step_elements(op, dice, count))
         if op.kind == "ra":
             step += f * (dice + RA_ELEMENTS * count)
         work += step * TUPLE_WORK
@@ -516,7 +543,10 @@ def _general(node: Dice) -> Bound:
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
     at, kept = _window(base, n, ops)
-    if at < len(ops) and ops[at].kind in ("rr", "ro"):
+    if (at == len(ops) - 1 and ops[at].kind in ("rr", "ro")) or _skipped_reroll(
+            base, ops, at):
+        what, ahead = "", 0  # a last reroll (its sums: evaluate._last_reroll), or skipped
+    elif at < len(ops) and ops[at].kind in ("rr", "ro"):
         what = f"the '{ops[at].spelled or ops[at].kind}' step of this pool"
         ahead = _reroll_ahead(base, n, ops[at], kept)
     else:
@@ -616,8 +646,15 @@ def _keep(node: Dice, m: int) -> Bound:
     k = len(faces) if isinstance(faces, range) else len(set(faces))
     if m == 0 or k <= 1:
         return Bound(1, True, False, True, 0)
+    # (a reroll once before the keep leaves every face possible, with wider weights: the
+    # keep's price, the cheapest of keep_work's ways, only grows with the weights' words,
+    # so the plain die's is a lower bound; (1120d10-((8d4)d4)d10ro<=5pl51)*3 priced each
+    # count's keep as no work and refused the 28th after 1.5 s. A reroll after the keep
+    # sends the pool to the general engine: not priced here)
+    kinds = [op.kind for op in node.ops if op.kind not in ("mark", "sort", "match")]
     plain = (isinstance(faces, range) and faces.step == 1 and n >= 2
-             and not any(op.kind == "ro" for op in node.ops))
+             and "ro" not in kinds[next((i for i, x in enumerate(kinds) if x in ("k", "p")),
+                                        len(kinds)):])
     work = 0
     if plain and m == 1:
         work = extreme_work(cast(Distribution, _Shape(k, k)), n)

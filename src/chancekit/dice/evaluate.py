@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chancekit import _exact as flint
@@ -362,7 +363,7 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     # a drop of none of the highest/lowest (pl0) changes no pool wherever it stands
     # (4d634083rr<6ro1pl0 built the rerolled die for the keep's closed form, 1.2 s, before
     # the pool's size refused it; without pl0, 0.1 s)
-    ops = tuple(op for op in ops if not _drops_none(op))
+    ops = merge_keeps(tuple(op for op in ops if not _drops_none(op)))
     if not ops:
         return die.repeat_sum(n)
     if _window(die._w, n, ops)[1] == 0:
@@ -404,6 +405,7 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     *head, last = ops
     # per-die operators, then "ra" (one extra die if any die matches): closed form
     if last.kind == "ra" and all(op.kind in ("rr", "ro", "mi", "ma") for op in head):
+        _check_ra_ahead(die, n, head, last)
         return _reroll_add(die, per_die(die, head, depth), n, last, depth)
     # per-die operators (no explosion, no drop) then one keep/drop highest/lowest
     if (all(op.kind in ("rr", "ro", "mi", "ma") for op in head) and last.kind in ("k", "p")
@@ -480,25 +482,48 @@ def _check_keep_ahead(die: Distribution, n: int, keep: int, head: Sequence[Op]) 
 
     if keep <= 1 or keep >= n:
         return
-    outs = [v for v in die.outcomes() if isinstance(v, int)]
-    if len(outs) != len(die):
-        return
-    lo, hi = outs[0], outs[-1]
-    for op in head:
-        num = op.sels[-1].num if op.sels else None
-        if op.kind == "mi" and isinstance(num, int):
-            lo = max(lo, num)
-            outs = sorted({max(v, num) for v in outs})
-        elif op.kind == "ma" and isinstance(num, int):
-            hi = min(hi, num)
-            outs = sorted({min(v, num) for v in outs})
-        elif op.kind == "rr":
-            outs = [v for v in outs if not op.matches(v)] or outs
+    outs = _faces_after(die, head)
     if not outs:
         return
     limits.check(face_walk_work(len(outs), max(outs) - min(outs) + 1,
                                 die.total.bit_length(), n, keep),
                  f"keeping {keep} of {n} dice")
+
+
+def _faces_after(die: Distribution, head: Sequence[Op]) -> list[int] | None:
+    """At most the outcomes a die of integer outcomes can still show after the per-die
+    operators ``head`` (a reroll until no match removes its faces, a clamp merges them, a
+    reroll once keeps them all), in increasing order; None for other outcomes. O(faces)
+    in C-level passes where no clamp or reroll moves them."""
+    if not die._int or not all(type(v) is int for v in die._w):
+        return None
+    outs = list(die._w)
+    for op in head:
+        num = op.sels[-1].num if op.sels else None
+        if op.kind == "mi" and isinstance(num, int) and num > outs[0]:
+            outs = sorted({max(v, num) for v in outs})
+        elif op.kind == "ma" and isinstance(num, int) and num < outs[-1]:
+            outs = sorted({min(v, num) for v in outs})
+        elif op.kind == "rr" and faces_matched(op, outs):
+            outs = [v for v in outs if not op.matches(v)]
+            if not outs:  # (every face left matches: what the reroll does is its own)
+                return None
+    return outs
+
+
+def _check_ra_ahead(die: Distribution, n: int, head: Sequence[Op], last: Op) -> None:
+    """Before the per-die operators ``head`` build the die a reroll-and-add ``last`` of
+    ``n`` dice reads, refuse if its first charge alone would pass the budget: the
+    outcomes it will have (:func:`ra_outcomes`) from at most the faces left and the
+    faces of them ``last`` matches, a lower bound of what :func:`_reroll_add` charges
+    (``69731d939310ro<78ra<4`` rerolled 939 310 faces, then read every one of them for
+    the match, 1 s, before the charge refused it). O(faces), by intervals where the
+    faces are consecutive."""
+    outs = _faces_after(die, head)
+    if not outs:
+        return
+    limits.check(ra_outcomes(n, len(outs), faces_matched(last, outs)) * RA_ENTRY_WORK,
+                 "rerolling and adding these dice")
 
 
 def _top_face(die: Distribution, op: Op) -> int | None:
@@ -1140,6 +1165,34 @@ def _idle(base: W, op: Op) -> bool:
     return op.kind in ("rr", "ro", "e", "pe", "eo") and not faces_matched(op, base)
 
 
+def merge_keeps(ops: tuple[Op, ...]) -> tuple[Op, ...]:
+    """``ops`` with each run of keeps of one end (``kl5kl2``: the lowest 2 of the lowest
+    5 are the lowest 2) or drops of one end (``pl2pl3``: ``pl5``) as one operator, the
+    same pools whatever their size; then an explosion's last keep is one
+    (``7dF!kl5kl2``: the squash, not the general engine's pools, 1.1 s to a refusal).
+    O(operators).
+
+    >>> from chancekit.dice.selectors import Op, Selector
+    >>> merged, = merge_keeps((Op("k", (Selector("l", 5),), spelled="kl5"),
+    ...                        Op("k", (Selector("l", 2),), spelled="kl2")))
+    >>> merged.spelled, merged.sels[0].text()
+    ('kl5kl2', 'l2')
+    """
+    out: list[Op] = []
+    for op in ops:
+        last = out[-1] if out else None
+        if (last is not None and op.kind in ("k", "p") and last.kind == op.kind
+                and len(op.sels) == 1 and len(last.sels) == 1
+                and op.sels[0].cat in ("h", "l") and last.sels[0].cat == op.sels[0].cat):
+            a, b = max(last.sels[0].num, 0), max(op.sels[0].num, 0)
+            num = min(a, b) if op.kind == "k" else a + b
+            out[-1] = replace(last, sels=(replace(last.sels[0], num=num),),
+                              spelled=last.spelled + op.spelled)
+        else:
+            out.append(op)
+    return tuple(out)
+
+
 def _drops_none(op: Op) -> bool:
     """``op`` drops none of the highest/lowest dice (``pl0``, ``dh0``). O(selectors)."""
     return op.kind == "p" and bool(op.sels) and all(
@@ -1151,6 +1204,14 @@ def _rerolls_all(base: W, op: Op) -> bool:
     rolled again, the same law, so :func:`_general` skips it before any other step
     (``5d8ro>0e8kh13``: 627 000 redraws, 0.7 s)."""
     return op.kind == "ro" and faces_matched(op, base) == len(base)
+
+
+def _skipped_reroll(base: W, ops: tuple[Op, ...], at: int) -> bool:
+    """``ops[at]`` rerolls every die once and only idle operators come before it: the
+    dice rolled again, which :func:`_general` skips (so no look-ahead prices it:
+    ``2d6!0ro>=1kl1`` was priced as a reroll of every pool). O(ops x faces)."""
+    return (at < len(ops) and _rerolls_all(base, ops[at])
+            and all(_idle(base, op) for op in ops[:at]))
 
 
 def kept_after(op: Op, kept: int) -> int:
@@ -1240,7 +1301,11 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
     # (past MAX_POOL_STATES, _multisets refuses at once: no pass over a million faces)
     if multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
         at, kept = _window(base, n, ops)
-        if at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
+        if (at == len(ops) - 1 and ops[at].kind in ("rr", "ro")) or _skipped_reroll(
+                base, ops, at):
+            pass  # a last reroll (_last_reroll's sums, or _pool_op's own look-ahead), or one
+            # the loop below skips
+        elif at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
             limits.check(_reroll_ahead(base, n, ops[at], kept),
                          f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
         else:
@@ -1297,7 +1362,7 @@ def _last_reroll(states: dict[tuple[Any, ...], int], op: Op, base: W,
     if not draw:
         return None
     what = f"the '{op.spelled or op.kind}' step of this pool"
-    elements = sum(len(t) + 1 for t in states)
+    elements = sum(map(len, states)) + len(states)  # (one read of the pools and their dice)
     budget.plan(elements, what)
     budget.spend(elements)
     hit: dict[Any, bool] = {}
