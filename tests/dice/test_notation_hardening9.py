@@ -395,3 +395,22 @@ def test_a_pool_refused_for_its_last_reroll_now_answers() -> None:
             assert dist(small) == fast
     finally:
         evaluate._last_reroll = real
+
+
+def test_dice_of_rolled_sides_with_operators_are_priced_by_their_faces() -> None:
+    """``d(79d20 + 8*27d6ro7)cf<2``: 2 582 dice of 4.1 M faces in all, each built for the
+    tree's price and for the pool, then read by its count (1.17 s alone at 9.3 units a
+    face). Building each face now costs ``ENTRY_WORK + _ROLLED_SIDE_OPS_WORK``: refused
+    before any of them is built; a small one still answers."""
+    from chancekit.dice._compile import _ROLLED_SIDE_OPS_WORK
+    from chancekit.limits import ENTRY_WORK
+
+    faces = sum(dist("79d20+8*27d6ro7").outcomes())
+    # (built, and one pool a side of at least its faces: both charged before any is built)
+    assert faces * (2 * ENTRY_WORK + _ROLLED_SIDE_OPS_WORK) > limits.MAX_WORK
+    assert faces * 2 * ENTRY_WORK < limits.MAX_WORK  # (the old price let them be built)
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError, match=r"building the dice|rolled numbers"):
+            dist("d(79d20+8*27d6ro7)cf<2")
+    assert budget.counted < 10_000_000  # (the sides' own sum; no die of them built)
+    assert dict(dist("d(2d6)cf<2").weights)
