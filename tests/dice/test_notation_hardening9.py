@@ -414,3 +414,41 @@ def test_dice_of_rolled_sides_with_operators_are_priced_by_their_faces() -> None
             dist("d(79d20+8*27d6ro7)cf<2")
     assert budget.counted < 10_000_000  # (the sides' own sum; no die of them built)
     assert dict(dist("d(2d6)cf<2").weights)
+
+
+def test_a_sum_of_rerolled_big_dice_is_refused_by_its_span_first() -> None:
+    """``8d702518r<=8ro2`` (Roll20): the eight lowest faces all rerolled, so the span's low
+    end was unknown and 702 518 faces were rerolled twice (1.5 s) before the sum's size
+    refused it; the faces next to a selector's number are read too (9 survives ``<=8``)."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError, match=r"outcomes 9\.\.702518"):
+            dist("8d702518r<=8ro2", dialect="roll20")
+    assert budget.counted == 0
+
+
+def test_the_span_ends_are_outcomes_of_the_rerolled_die() -> None:
+    """What ``_span_after`` says a die surely shows, it shows (random dice and per-die
+    operators against ``per_die`` itself)."""
+    from chancekit.dice.evaluate import _span_after, per_die
+    from chancekit.dice.selectors import Op, Selector
+
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(1500):
+        faces = sorted(rng.sample(range(-30, 60), rng.randint(2, 40)))
+        die = Distribution({f: rng.randint(1, 3) for f in faces})
+        ops = []
+        for _ in range(rng.randint(1, 3)):
+            kind = rng.choice(["rr", "ro", "mi", "ma", "k", "p"])
+            cat = None if kind in ("mi", "ma") else rng.choice(["<", ">", "<=", ">=", None])
+            ops.append(Op(kind, (Selector(cat, rng.randint(-32, 62)),)))
+        try:
+            got = per_die(die, tuple(ops), 5)
+        except ChancekitError:
+            continue
+        ends = _span_after(die, tuple(ops))
+        if ends is None:
+            continue
+        checked += 1
+        assert ends[0] in got.weights and ends[1] in got.weights, (faces, ops, ends)
+    assert checked > 500

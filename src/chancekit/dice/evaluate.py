@@ -423,7 +423,8 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
 def _span_after(die: Distribution, ops: Sequence[Op]) -> tuple[int, int] | None:
     """Two outcomes a die surely can still show after the per-die operators ``ops``
     (rerolls, clamps, keep/drop by value; no explosion or count), read from its eight
-    lowest and eight highest faces alone (O(operators), whatever the die's size); None
+    lowest and eight highest faces and those next to the selectors' numbers alone
+    (O(operators), whatever the die's size); None
     when fewer than two are known. A reroll keeps the faces it does not match and, if it
     matches one, brings back the raw die's; a clamp moves them; a keep or drop by value
     sends the dice it takes out to 0 for good."""
@@ -432,6 +433,10 @@ def _span_after(die: Distribution, ops: Sequence[Op]) -> tuple[int, int] | None:
                                          for op in ops):
         return None
     raw = set(itertools.islice(iter(w), 8)) | set(itertools.islice(reversed(w), 8))
+    # and the faces next to each selector's number (8d702518r<=8ro2: the eight lowest all
+    # rerolled, so 9, the lowest face left, was unknown; 1.5 s of rerolls, then refused)
+    raw |= {v for op in ops for sel in op.sels if sel.by_value and type(sel.num) is int
+            for v in (sel.num - 1, sel.num, sel.num + 1) if v in w}
     live, out = set(raw), set()
     for op in ops:
         if op.kind in ("mi", "ma"):
