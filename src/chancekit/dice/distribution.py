@@ -1306,7 +1306,7 @@ def _rational_pairs(aw: dict[Any, int], bw: dict[Any, int], name: str) -> dict[A
     when sorted). ``ZeroDivisionError`` for a divisor 0. O(pairs).
 
     >>> _rational_pairs({1: 1, 2: 1}, {2: 1, 4: 1}, "/")
-    {1: 1, Fraction(1, 2): 2, Fraction(1, 4): 1}
+    {Fraction(1, 4): 1, Fraction(1, 2): 2, 1: 1}
     """
     acc: dict[tuple[int, int], int] = {}
     get = acc.get
