@@ -291,7 +291,7 @@ def _idle_per_die(op: Any, faces: Any) -> bool:
     if not (isinstance(faces, range) or all(type(f) is int for f in faces)):
         return False
     if op.kind in ("ro", "rr"):
-        return faces_matched(op, faces if isinstance(faces, range) else sorted(set(faces))) == 0
+        return faces_matched(op, _distinct(faces)) == 0
     c = op.sels[-1].num
     return c <= min(faces) if op.kind == "mi" else c >= max(faces)
 
@@ -305,8 +305,19 @@ def _idle_first(op: Any, faces: Any) -> bool:
         return False
     if not faces or not (isinstance(faces, range) or all(type(f) is int for f in faces)):
         return False
-    distinct = faces if isinstance(faces, range) else sorted(set(faces))
+    distinct = _distinct(faces)
     return faces_matched(op, distinct) == len(distinct)
+
+
+def _distinct(faces: Any) -> Any:
+    """A die's distinct faces in increasing order (a range as it is), None where they do
+    not compare. O(faces log faces), O(1) for a range."""
+    if isinstance(faces, range):
+        return faces
+    try:
+        return sorted(set(faces))
+    except TypeError:
+        return None
 
 
 def _kept(node: Dice) -> int | None:
@@ -333,30 +344,23 @@ def _dice(node: Dice) -> Bound:
     from chancekit.dice.evaluate import _covering_keep, _drops_none, _window, merge_keeps
 
     if node.ops and not any(o.steps for o in node.ops):
-        # keeps and drops that leave no die before any other step: the answer 0, no pool
-        # built (evaluate.pool_sum's first step)
-        faces = node.faces
-        try:
-            distinct = faces if isinstance(faces, range) else sorted(set(faces))
-        except TypeError:
-            distinct = None
-        ops = tuple(o for o in node.ops if o.kind not in ("mark", "sort", "match"))
-        if distinct and ops and _window(distinct, n, ops)[1] == 0:  # type: ignore[arg-type]
-            return Bound(1, True, False, True, 0)
-
-    idle = [op for op in node.ops if _idle_per_die(op, node.faces)]
-    if idle:
-        # a clamp or reroll that moves no face leaves the die as it is (per_die): priced
-        # as the pool without it (((8d4)d8)d6ro8pl5: 200 keeps of up to 256 dice priced
-        # as none, each refused in turn until the last, at 1.9 s)
-        return _dice(replace(node, ops=tuple(op for op in node.ops if op not in idle)))
-    if node.ops and not any(o.steps for o in node.ops):
         # what evaluate.pool_sum reads: no breakdown marks, no drop of none (pl0), each
         # run of keeps (drops) of one end as one (kl5kl2)
         ops = merge_keeps(tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match")
                                 and not _drops_none(op)))
         if ops != node.ops:
             return _dice(replace(node, ops=ops))
+        # keeps and drops that leave no die before any other step: the answer 0, no pool
+        # built (pool_sum's next step)
+        distinct = _distinct(node.faces)
+        if ops and distinct and _window(distinct, n, ops)[1] == 0:
+            return Bound(1, True, False, True, 0)
+    idle = [op for op in node.ops if _idle_per_die(op, node.faces)]
+    if idle:
+        # a clamp or reroll that moves no face leaves the die as it is (per_die): priced
+        # as the pool without it (((8d4)d8)d6ro8pl5: 200 keeps of up to 256 dice priced
+        # as none, each refused in turn until the last, at 1.9 s)
+        return _dice(replace(node, ops=tuple(op for op in node.ops if op not in idle)))
     if node.ops and not node.ops[0].steps and _idle_first(node.ops[0], node.faces):
         # a first reroll once of every face: the dice rolled again, the same law (the
         # engine skips it: evaluate._rerolls_all; 8d2ro>=1ph2mi2 was priced 2.5x its work)
@@ -430,14 +434,11 @@ def _general(node: Dice) -> Bound:
     from chancekit.dice.evaluate import _RA_ELEMENTS as RA_ELEMENTS
     from chancekit.dice.evaluate import (
         _covered,
-        _explode_ahead,
         _is_per_die,
-        _reroll_ahead,
-        _skipped_reroll,
         _squash_of,
-        _window,
         enumeration_elements,
         kept_after,
+        look_ahead,
         multisets_upto,
         step_elements,
     )
@@ -542,16 +543,7 @@ def _general(node: Dice) -> Bound:
     # its first reroll or explosion after keeps, as the engine prices it before the
     # enumeration (6d20ph2ro0kh4!5 * 33d264kl9: the keep ran first, then the pool was
     # refused)
-    at, kept = _window(base, n, ops)
-    if (at == len(ops) - 1 and ops[at].kind in ("rr", "ro")) or _skipped_reroll(
-            base, ops, at):
-        what, ahead = "", 0  # a last reroll (its sums: evaluate._last_reroll), or skipped
-    elif at < len(ops) and ops[at].kind in ("rr", "ro"):
-        what = f"the '{ops[at].spelled or ops[at].kind}' step of this pool"
-        ahead = _reroll_ahead(base, n, ops[at], kept)
-    else:
-        what = "exploding the dice of this pool"
-        ahead = _explode_ahead(base, n, ops, EXPLODE_DEPTH)
+    ahead, what = look_ahead(base, n, ops, EXPLODE_DEPTH)
     if ahead > work_limit():  # the step's own refusal, before any step of the tree
         raise Refused(f"{what} needs too much work: about {ahead:,} units, past the "
                       f"MAX_WORK budget left ({work_limit():,}); use fewer dice or fewer "

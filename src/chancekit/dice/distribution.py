@@ -880,6 +880,24 @@ class Distribution:
         return self._relabelled(lambda: {k + c: w for k, w in self._w.items()},
                                 "shifting the outcomes", same=c == 0)
 
+    def _offset(self, c: Any, op: Callable[[Any, Any], Any], name: str, *,
+                left: bool) -> Distribution | None:
+        """``self op c`` (``left``) or ``c op self`` for an integer ``c`` as a relabelling
+        one for one, where it is one: integers plus or minus ``c`` (:meth:`_shifted`),
+        rationals plus or minus ``c`` or ``c`` minus them (:meth:`_rational_shifted`);
+        None for the other steps (a map then). O(1) to decide."""
+        if type(c) is not int:
+            return None
+        if self._int:
+            if name == "+" or (name == "-" and left):
+                return self._shifted(c if name == "+" else -c)
+            return None
+        if op not in (operator.add, operator.sub) or not _rational(self):
+            return None
+        if op is operator.add:
+            return self._rational_shifted(c, 1)
+        return self._rational_shifted(-c, 1) if left else self._rational_shifted(c, -1)
+
     def _rational_shifted(self, c: int, sign: int) -> Distribution:
         """Rational outcomes (ints and Fractions) ``x`` as ``sign * x + c`` (``X + 3``,
         ``X - 3``, ``3 - X``) for an integer ``c``: one for one and in order (reversed for
@@ -942,12 +960,9 @@ class Distribution:
                 pass
             else:
                 return NotImplemented  # type: ignore[return-value]
-            if type(other) is int and self._int and (name == "+" or (name == "-" and not swap)):
-                return self._shifted(other if name == "+" else -other)
-            if type(other) is int and op in (operator.add, operator.sub) and (
-                    set(map(type, self._w)) <= _RATIONAL):
-                return self._rational_shifted(other if name == "+" or swap else -other,
-                                              -1 if name == "-" and swap else 1)
+            shifted = self._offset(other, op, name, left=not swap)
+            if shifted is not None:
+                return shifted
             try:
                 if swap:
                     return self.map(lambda x: op(other, x))
@@ -967,15 +982,9 @@ class Distribution:
                 # the results will be Fractions: charged as such before the map
                 _charge(len(many._w) * (FRACTION_MAP_WORK - MAP_WORK),
                         f"combining a distribution with {name}")
-            if type(c) is int and many._int and (name == "+" or (name == "-"
-                                                                  and many is a)):
-                return many._shifted(c if name == "+" else -c)
-            if type(c) is int and op in (operator.add, operator.sub) and not many._int and (
-                    set(map(type, many._w)) <= _RATIONAL):
-                if name == "+":
-                    return many._rational_shifted(c, 1)
-                return many._rational_shifted(-c, 1) if many is a else many._rational_shifted(
-                    c, -1)
+            shifted = many._offset(c, op, name, left=many is a)
+            if shifted is not None:
+                return shifted
             try:
                 if len(b._w) == 1:
                     return a.map(lambda x: op(x, c))
@@ -1290,10 +1299,11 @@ def _charge(units: int, what: str) -> None:
     limits.charge(units, what, limit=MAX_WORK, name="MAX_WORK")
 
 
-def _rational(a: Distribution, b: Distribution) -> bool:
-    """Every outcome of ``a`` and ``b`` is an ``int`` or a ``Fraction`` (not a subclass,
-    a float or text): what :func:`_rational_pairs` takes. O(|a| + |b|) in C."""
-    return set(map(type, a._w)) | set(map(type, b._w)) <= _RATIONAL
+def _rational(*dists: Distribution) -> bool:
+    """Every outcome of ``dists`` is an ``int`` (or ``bool``) or a ``Fraction`` (not a
+    float, text or another subclass): what :func:`_rational_pairs` and
+    :meth:`Distribution._rational_shifted` take. O(outcomes) in C."""
+    return set().union(*(map(type, d._w) for d in dists)) <= _RATIONAL
 
 
 def _rational_pairs(aw: dict[Any, int], bw: dict[Any, int], name: str) -> dict[Any, int]:

@@ -1211,12 +1211,22 @@ def _rerolls_all(base: W, op: Op) -> bool:
     return op.kind == "ro" and faces_matched(op, base) == len(base)
 
 
-def _skipped_reroll(base: W, ops: tuple[Op, ...], at: int) -> bool:
-    """``ops[at]`` rerolls every die once and only idle operators come before it: the
-    dice rolled again, which :func:`_general` skips (so no look-ahead prices it:
-    ``2d6!0ro>=1kl1`` was priced as a reroll of every pool). O(ops x faces)."""
-    return (at < len(ops) and _rerolls_all(base, ops[at])
-            and all(_idle(base, op) for op in ops[:at]))
+def look_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> tuple[int, str]:
+    """The units :func:`_general`'s first reroll or explosion after keeps will charge at
+    least, and its name, priced before the enumeration (the expression tree prices the
+    same): a reroll from binomials (:func:`_reroll_ahead`), an explosion from its levels
+    (:func:`_explode_ahead`). ``(0, "")`` for a last reroll (its sums,
+    :func:`_last_reroll`, or :func:`_pool_op`'s own look-ahead) and for a reroll of every
+    die once after idle operators alone, which the engine skips (``2d6!0ro>=1kl1`` was
+    priced as a reroll of every pool). O(ops x faces)."""
+    at, kept = _window(base, n, ops)
+    if at < len(ops) and ops[at].kind in ("rr", "ro"):
+        if at == len(ops) - 1 or (_rerolls_all(base, ops[at])
+                                  and all(_idle(base, op) for op in ops[:at])):
+            return 0, ""
+        return (_reroll_ahead(base, n, ops[at], kept),
+                f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
+    return _explode_ahead(base, n, ops, depth), "exploding the dice of this pool"
 
 
 def kept_after(op: Op, kept: int) -> int:
@@ -1305,16 +1315,9 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
 def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
     # (past MAX_POOL_STATES, _multisets refuses at once: no pass over a million faces)
     if multisets_upto(n, len(base), MAX_POOL_STATES) <= MAX_POOL_STATES:
-        at, kept = _window(base, n, ops)
-        if (at == len(ops) - 1 and ops[at].kind in ("rr", "ro")) or _skipped_reroll(
-                base, ops, at):
-            pass  # a last reroll (_last_reroll's sums, or _pool_op's own look-ahead), or one
-            # the loop below skips
-        elif at < len(ops) and ops[at].kind in ("rr", "ro"):  # refused before the enumeration
-            limits.check(_reroll_ahead(base, n, ops[at], kept),
-                         f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
-        else:
-            limits.check(_explode_ahead(base, n, ops, depth), "exploding the dice of this pool")
+        units, what = look_ahead(base, n, ops, depth)  # refused before the enumeration
+        if units:
+            limits.check(units, what)
     states = _multisets(base, n)
     budget = _Budget()
     # an explosion followed by one last keep/drop of highest/lowest only needs the a
@@ -1402,16 +1405,19 @@ def _last_reroll(states: dict[tuple[Any, ...], int], op: Op, base: W,
                for m, g in groups.items())
     _charge(work, what)
     limits.count(work)
-    unit = flint.fmpz_poly([draw.get(dlo + i, 0) for i in range(dhi - dlo + 1)])
+
+    def dense(w: dict[int, int]) -> tuple[int, Any]:  # (lowest outcome, its polynomial)
+        low = min(w)
+        return low, flint.fmpz_poly([w.get(low + i, 0) for i in range(max(w) - low + 1)])
+
+    unit = dense(draw)[1]
     power = flint.fmpz_poly([1])
     total = flint.fmpz_poly([0])
     for m in range(top + 1):
         g = groups.get(m)
         if g is not None:
-            glo = min(g)
-            part = flint.fmpz_poly([g.get(glo + j, 0) for j in range(max(g) - glo + 1)])
-            shift = glo + m * dlo - lo
-            total += flint.fmpz_poly([0] * shift + [1]) * part * power * dtotal ** (top - m)
+            glo, part = dense(g)
+            total += (part * power * dtotal ** (top - m)).left_shift(glo + m * dlo - lo)
         if m < top:
             power *= unit
     return Distribution._from_poly(lo, total)
