@@ -206,8 +206,7 @@ def _lower_bound(node: Node) -> Bound:
             # (a keep's selectors are a union: kl4kh0 of three items keeps them all)
             # every item kept: their sum, |A + B| >= |A| + |B| - 1
             # (-(-7d125017, 444D2ro>6cs>-2)kl3 negated 875 k sums priced as one)
-            return Bound(sum(p.lo for p in parts) - len(parts) + 1, False, False,
-                         all(p.consecutive for p in parts), sum(p.work for p in parts))
+            return _items_added(parts, node)
         return Bound(1, False, False, False, sum(p.work for p in parts)
                      + _items_enumerated(node, parts, ops))
     if isinstance(node, Unary):
@@ -341,19 +340,28 @@ def _kept(node: Dice) -> int | None:
 
 def _dice(node: Dice) -> Bound:
     n = node.count
-    from chancekit.dice.evaluate import _covering_keep, _drops_none, _window, merge_keeps
+    from chancekit.dice.evaluate import (
+        _covering_keep,
+        _drops_none,
+        leaves_no_die,
+        merge_keeps,
+        strip_idle,
+    )
 
     if node.ops and not any(o.steps for o in node.ops):
-        # what evaluate.pool_sum reads: no breakdown marks, no drop of none (pl0), each
-        # run of keeps (drops) of one end as one (kl5kl2)
-        ops = merge_keeps(tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match")
-                                and not _drops_none(op)))
+        # what evaluate.pool_sum reads: no breakdown marks, no drop of none (pl0), no
+        # operator that matches no face (strip_idle), each run of keeps (drops) of one
+        # end as one (kl5kl2)
+        distinct = _distinct(node.faces)
+        ops = tuple(op for op in node.ops if op.kind not in ("mark", "sort", "match")
+                    and not _drops_none(op))
+        ops = merge_keeps(strip_idle(distinct if distinct is not None
+                                     else list(dict.fromkeys(node.faces)), ops))
         if ops != node.ops:
             return _dice(replace(node, ops=ops))
         # keeps and drops that leave no die before any other step: the answer 0, no pool
         # built (pool_sum's next step)
-        distinct = _distinct(node.faces)
-        if ops and distinct and _window(distinct, n, ops)[1] == 0:
+        if ops and distinct and leaves_no_die(distinct, n, ops):
             return Bound(1, True, False, True, 0)
     idle = [op for op in node.ops if _idle_per_die(op, node.faces)]
     if idle:
@@ -434,10 +442,10 @@ def _general(node: Dice) -> Bound:
     from chancekit.dice.evaluate import _RA_ELEMENTS as RA_ELEMENTS
     from chancekit.dice.evaluate import (
         _covered,
+        _ends,
         _is_per_die,
         _squash_of,
         enumeration_elements,
-        kept_after,
         look_ahead,
         multisets_upto,
         step_elements,
@@ -523,9 +531,14 @@ def _general(node: Dice) -> Bound:
             count, dice = grown + left, (kept + 1) * grown + kept * left
             narrowed = True
             continue
-        if (not narrowed and op.kind in ("k", "p") and len(op.sels) == 1
-                and not op.sels[0].by_value):
-            kept = kept_after(op, kept)
+        if (not narrowed and op.kind in ("k", "p") and op.sels
+                and all(s.cat in ("h", "l") for s in op.sels)):
+            # (a union of both ends, kl4kh4 of 9 dice, keeps 8: every multiset of 8 faces
+            # too, the dropped die at the 4th lowest; a drop of both ends leaves the middle,
+            # the dropped at the extreme faces. -+1*(...)+9d12kl4kl0kh4ph1 priced none of
+            # its steps after the keep, and was refused past the budget at 59 M units)
+            hi, lo = (max(x, 0) for x in _ends(op))
+            kept = min(kept, hi + lo) if op.kind == "k" else max(kept - hi - lo, 0)
             count = multisets_upto(kept, f, MAX_POOL_STATES)
             dice = kept * count
             continue
@@ -864,6 +877,31 @@ def _den(value: object) -> int:
     return value.denominator if isinstance(value, int | Fraction) else 0
 
 
+def _items_added(parts: list[Bound], node: Group) -> Bound:
+    """The bound of the sum of a set's items, every one kept: added one by one in their
+    order as :func:`chancekit.dice.evaluate.items_sum` does, each addition of two sides
+    of more than one outcome priced as a ``+`` (:func:`_pairwise`), one with a constant
+    as nothing (a shift). ``(77, 11d{8}, 5d569+64, 71d12!>=3)`` was priced as its items
+    alone, and its last addition refused after the exploded pool (0.6 s). O(items)."""
+    lo = sum(p.lo for p in parts) - len(parts) + 1
+    consecutive = all(p.consecutive for p in parts)
+    work = sum(p.work for p in parts)
+    acc: Bound | None = None
+    for p in parts:
+        if acc is None:
+            acc = p
+        elif acc.const or p.const:  # a shift: the other side's flags, what a shift keeps
+            one, many = (p, acc) if p.const else (acc, p)
+            acc = many if many.const else replace(
+                many, work=0, gcd=0, **({} if _whole(one) else dict(
+                    dense=False, consecutive=False, sparse=False, den=0, run=0)))
+        else:
+            acc = _pairwise("+", acc, p, node, 0)
+            work += acc.work
+    tbits = acc.tbits if acc is not None and not acc.const else 1
+    return Bound(lo, False, False, consecutive, work, tbits)
+
+
 def _binary(node: Binary) -> Bound:
     a, b = lower_bound(node.left), lower_bound(node.right)
     work = a.work + b.work
@@ -907,6 +945,11 @@ def _binary(node: Binary) -> Bound:
         rate = FRACTION_MAP_WORK if (many.frac or c.frac or frac) else MAP_WORK
         if rate == MAP_WORK and (op == "+" or (op == "-" and b.const)):
             rate = SHIFT_WORK  # integers shifted, not mapped (Distribution._shifted)
+        if rate != SHIFT_WORK and op in ("+", "-", "*", "/", "//", "%"):
+            # the map (or the rationals' shift) moves every weight: Distribution.map
+            # charges a unit an outcome per 96 bits of the total weight (d20p<4 +
+            # (9672d6)//9: 25 000 bits, its map refused after the power, 0.6 s)
+            rate += many.tbits // 96
         keeps = op in ("+", "-") or (op in ("*", "/") and value not in (None, 0))
         lo = many.lo if keeps and not compare else 1
         consecutive = many.consecutive and op in ("+", "-") and isinstance(value, int)
@@ -927,6 +970,14 @@ def _binary(node: Binary) -> Bound:
                      many.tbits if keeps and not compare else 1,
                      gcd=g * abs(value) if op == "*" and isinstance(value, int) else 0,
                      sparse=many.sparse and shift, den=0 if compare else den)
+    return _pairwise(op, a, b, node, work)
+
+
+def _pairwise(op: str, a: Bound, b: Bound, node: Binary | Group, work: int) -> Bound:
+    """The bound of ``A op B``, neither side surely one outcome (the sides' own ``work``
+    already summed in ``work``): their pairs, or the integers' polynomial product.
+    ``node`` gives the column of a refusal and, for ``//``, the divisor's magnitude.
+    O(1)."""
     if op in ("+", "-") and a.lo + b.lo - 1 > MAX_OUTCOMES:  # |A + B| >= |A| + |B| - 1
         raise Refused(f"the result would have at least {a.lo + b.lo - 1:,} outcomes, more "
                       f"than MAX_OUTCOMES = {MAX_OUTCOMES:,}; group outcomes (map) first",
@@ -977,7 +1028,7 @@ def _binary(node: Binary) -> Bound:
         # one divisor b (|b| <= M) takes a run of S consecutive integers to a run of at
         # least (S - 1) // M + 1 ((2821d20 // 9d{7,-3}...)/7 - 1647d12: the quotients'
         # count was unknown until 1.6 s of work, then the pairs were refused)
-        m = _magnitude(node.right)
+        m = _magnitude(node.right) if isinstance(node, Binary) else None
         if m is not None and m >= 1:
             run = (a.lo - 1) // m + 1
             lo = max(lo, run)

@@ -20,9 +20,10 @@ or, for item pools, whatever the items hold.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -363,10 +364,12 @@ def pool_sum(die: Distribution, n: int, ops: Sequence[Op], depth: int) -> Distri
     # a drop of none of the highest/lowest (pl0) changes no pool wherever it stands
     # (4d634083rr<6ro1pl0 built the rerolled die for the keep's closed form, 1.2 s, before
     # the pool's size refused it; without pl0, 0.1 s)
-    ops = merge_keeps(tuple(op for op in ops if not _drops_none(op)))
+    # and so does an operator that matches no face (before a clamp or penetration): the
+    # keeps on either side of it are then one (7d3!kh5e7kh2, strip_idle)
+    ops = merge_keeps(strip_idle(die._w, tuple(op for op in ops if not _drops_none(op))))
     if not ops:
         return die.repeat_sum(n)
-    if _window(die._w, n, ops)[1] == 0:
+    if leaves_no_die(die._w, n, ops):
         # keeps and drops leave no die before any other step: every pool is the empty
         # tuple, and what follows acts on no die (d385305pl2ro>3 enumerated 385 305 pools
         # for the reroll after the drop, 0.8 s; the answer is 0). The engine's own steps
@@ -799,6 +802,35 @@ def _squash_of(ops: Sequence[Op]) -> tuple[int, int, bool] | None:
     return None
 
 
+def squash_grows(base: Collection[Any], op: Op, squash: tuple[int, int, bool]) -> bool:
+    """Whether no later level of the squashed explosion ``op`` costs less than the one
+    before, once every pending pool holds the squash's width: a squash of the lowest dice
+    only (``pl2``, ``kl1``) of an explosion of the highest face, or of the highest only
+    of an explosion of the lowest face. Then a pending pool that explodes ``k`` dice goes
+    on to one whose ``k`` fresh dice all show that face (every value is a face, and that
+    face is past or below them all): the kept dice stay as they are, the middle sum grows
+    by ``k`` times the face, ``k`` of them match again; so distinct pools stay distinct,
+    each as long, each exploding as many (``4D{1,6,11,3}e>2pl2`` was priced one level at
+    a time, refused at the budget's edge). A penetration shifts the fresh dice off the
+    face: not claimed. O(faces).
+
+    >>> from chancekit.dice.selectors import Op, Selector
+    >>> boom = Op("e", (Selector(">", 2),))
+    >>> d6 = range(1, 7)
+    >>> squash_grows(d6, boom, (0, 2, True)), squash_grows(d6, boom, (1, 0, False))
+    (True, False)
+    """
+    hi, lo, _mid = squash
+    if op.kind != "e" or not base:
+        return False
+    try:
+        low, high = ((base[0], base[-1]) if isinstance(base, range)
+                     else (min(base), max(base)))
+    except TypeError:  # (faces that do not compare)
+        return False
+    return (hi <= 0 and bool(op.matches(high))) or (lo <= 0 and bool(op.matches(low)))
+
+
 def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
                 depth: int) -> Distribution:
     """``n`` dice distributed as ``unit``, then ``ra``: one fresh ``die`` is added if any
@@ -1156,8 +1188,8 @@ def _reroll_ahead(base: W, n: int, op: Op, kept: int | None = None) -> int:
 
 
 def _idle(base: W, op: Op) -> bool:
-    """``op`` is a reroll, an explosion or a drop by value that matches no face of
-    ``base``, or a keep by value that matches every face: the engine's states go through
+    """``op`` is a reroll, a reroll-and-add, an explosion or a drop by value that matches
+    no face of ``base``, or a keep by value that matches every face: the states go through
     it unchanged (``1353d{9,0}!>92ro<7``, ``ro0``; ``8d12p>=68kl5ro>=1``: the reroll after
     the idle drop was priced only when reached, after 1 s), as is a drop of none of the
     highest/lowest (``pl0``). While every value of the states is a face of ``base`` (no
@@ -1167,7 +1199,9 @@ def _idle(base: W, op: Op) -> bool:
         return hit == len(base) if op.kind == "k" else not hit
     if _drops_none(op):
         return True  # a drop of none of the highest/lowest (pl0)
-    return op.kind in ("rr", "ro", "e", "pe", "eo") and not faces_matched(op, base)
+    # (and a reroll-and-add that matches no face adds no die: 9d3ra6k>3 was priced by the
+    # tree above the engine's charge, which skipped nothing)
+    return op.kind in ("rr", "ro", "ra", "e", "pe", "eo") and not faces_matched(op, base)
 
 
 def merge_keeps(ops: tuple[Op, ...]) -> tuple[Op, ...]:
@@ -1185,6 +1219,14 @@ def merge_keeps(ops: tuple[Op, ...]) -> tuple[Op, ...]:
     """
     out: list[Op] = []
     for op in ops:
+        if (op.kind in ("k", "p") and len(op.sels) > 1
+                and len({(s.cat, s.by_value) for s in op.sels}) == 1
+                and op.sels[0].cat in ("h", "l")):
+            # one operator's union of the highest a and the highest b is the highest
+            # max(a, b) (kh86kh1 in Avrae's grammar: a union of 86 and 1, read as a
+            # keep of both ends, squashed, by the engine: 0.5 s to a refusal)
+            top = max(op.sels, key=lambda s: s.num)
+            op = replace(op, sels=(top,))
         last = out[-1] if out else None
         if (last is not None and op.kind in ("k", "p") and last.kind == op.kind
                 and len(op.sels) == 1 and len(last.sels) == 1
@@ -1196,6 +1238,57 @@ def merge_keeps(ops: tuple[Op, ...]) -> tuple[Op, ...]:
         else:
             out.append(op)
     return tuple(out)
+
+
+def strip_idle(base: Collection[Any], ops: tuple[Op, ...]) -> tuple[Op, ...]:
+    """``ops`` without the operators :func:`_general` skips as idle (:func:`_idle`: a
+    reroll, explosion or drop that matches no face, ``pl0``) while every value is still a
+    face of ``base`` (no clamp, penetration or count before), so that the keeps an idle
+    operator stood between merge (:func:`merge_keeps`): ``7d3!kh5e7kh2`` is ``7d3!kh2``,
+    a squashed explosion (its pools kept whole were refused after 0.7 s). O(ops x faces).
+
+    >>> from chancekit.dice.selectors import Op, Selector
+    >>> [op.spelled for op in strip_idle({1: 1, 2: 1, 3: 1}, (
+    ...     Op("e", (Selector(None, 3),), spelled="!"), Op("e", (Selector(None, 7),), spelled="e7"),
+    ...     Op("k", (Selector("h", 2),), spelled="kh2")))]
+    ['!', 'kh2']
+    """
+    out: list[Op] = []
+    faces_only = True
+    for op in ops:
+        if faces_only and _idle(base, op):
+            continue
+        faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
+        out.append(op)
+    return tuple(out)
+
+
+#: steps that end in some pool of dice whatever they meet (no error, no count): a keep of
+#: none after them leaves every pool empty
+_BEFORE_NONE = frozenset({"e", "pe", "eo", "ro", "ra", "k", "p", "mi", "ma"})
+
+
+def leaves_no_die(base: Collection[Any], n: int, ops: tuple[Op, ...]) -> bool:
+    """Every pool of ``n`` dice of ``base`` is empty after ``ops``' keeps: keeps and drops
+    of the highest/lowest leave none before any other step (:func:`_window`), or a keep
+    of none (``kl0``) comes after explosions, rerolls, clamps and keeps alone
+    (``5d4!kl0ro<24`` exploded 41 M units of pools to keep none of them). The answer is
+    then 0, whatever follows. O(ops x faces).
+
+    >>> from chancekit.dice.selectors import Op, Selector
+    >>> boom, none = Op("e", (Selector(None, 4),)), Op("k", (Selector("l", 0),))
+    >>> leaves_no_die(range(1, 5), 5, (boom, none)), leaves_no_die(range(1, 5), 5, (boom,))
+    (True, False)
+    """
+    if _window(base, n, ops)[1] == 0:
+        return True
+    for op in ops:
+        if op.kind == "k" and op.sels and all(
+                s.cat in ("h", "l") and s.num <= 0 for s in op.sels):
+            return True
+        if op.kind not in _BEFORE_NONE:
+            return False
+    return False
 
 
 def _drops_none(op: Op) -> bool:
@@ -1286,10 +1379,13 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     width = kept
     squash = _squash_of(ops) if at == len(ops) - 2 else None
     squashed = squash is not None
+    grows = False
     if squash is not None:  # the squash of _general
         reach = squash[0] + squash[1]
         width = min(kept, reach)
         squashed = reach < kept * (depth + 1)  # (or no pool ever grows past it)
+        # (every pool at the squash's width from the start, and no later level cheaper)
+        grows = kept >= reach and squash_grows(base, op, squash)
     faces = len(base)
     hit = faces_matched(op, base)
 
@@ -1307,8 +1403,9 @@ def _explode_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> int:
     if hit:
         for j in range(width + 1, kept + 1):
             level += multisets(j, faces) * merge_elements(width, j, squashed)
-    # (unsquashed, every level costs at least the first: see _explode)
-    levels = 1 if squashed or op.kind == "eo" else depth
+    # (unsquashed, every level costs at least the first: see _explode; and squashed too
+    # where squash_grows)
+    levels = 1 if (squashed and not grows) or op.kind == "eo" else depth
     return (enumeration_elements(multisets(n, faces), n) + level * levels) * TUPLE_WORK
 
 
@@ -1327,8 +1424,11 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
     faces_only = True  # every value of the states is a face of base
     fresh = True  # the states are still the n dice as rolled
     for i, op in enumerate(ops):
-        if (faces_only and _idle(base, op)) or (fresh and _rerolls_all(base, op)):
+        if not squashed and ((faces_only and _idle(base, op))
+                             or (fresh and _rerolls_all(base, op))):
             continue  # (8d12ro52ph3: the reroll that matches no face read 75 582 pools)
+            # (but a squash's last drop sums its pools even if it drops none: e>=4pl0 lost
+            # its explosion)
         fresh = False
         faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
         if squash is not None and i == len(ops) - 2:
@@ -1515,6 +1615,7 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
 
     total = sum(base.values())
     hits = {f for f in base if op.matches(f)}  # (looked up, not a call a die)
+    grows = squash is not None and squash_grows(base, op, squash)
     pending: dict[tuple[tuple[Any, ...], Any, int], int] = {}
     for tup, w in states.items():
         m = sum(map(hits.__contains__, tup))
@@ -1542,31 +1643,53 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         # again; so the levels left are priced at this one's (7d4kh1kh1!, roll20, 10 levels
         # one by one, then refused at 1.7 s)
         # (a squash that no pool can reach yet, every pool shorter than its width to the
-        # last level, leaves them whole too)
+        # last level, leaves them whole too; and a squash of the lowest dice of an
+        # explosion of the highest face, or the reverse, once every pool is as wide as
+        # it, keeps them distinct: squash_grows)
         left = depth - level + 1
         merges = sum(sizes.get(m, 1) * merge_elements(len(tup), m, squashing)
                      for (tup, _, m) in pending)
-        whole = squash is None or all(len(tup) + m * left <= width for (tup, _, m) in pending)
-        limits.check(TUPLE_WORK * (sum(enumeration_elements(sizes[m], m) for m in fresh)
-                                   + merges * (left if whole else 1)),
-                     "exploding the dice of this pool")
+        whole = (squash is None
+                 or all(len(tup) + m * left <= width for (tup, _, m) in pending)
+                 or (grows and all(len(tup) == width for (tup, _, _) in pending)))
+        units = TUPLE_WORK * (sum(enumeration_elements(sizes[m], m) for m in fresh)
+                              + merges * (left if whole else 1))
+        if not whole and left > 1 and _past_budget(units + TUPLE_WORK * merges * (left - 1)):
+            # only near the budget: the levels left cost at least what the pools that go
+            # on as they are cost now (_going_on), each
+            units += TUPLE_WORK * (left - 1) * _going_on(pending, sizes, hits, shift, squash)
+        limits.check(units, "exploding the dice of this pool")
         for m in fresh:
             mcache[m] = [(tuple(v + shift for v in extra) if shift else extra, we,
                           sum(map(hits.__contains__, extra)))
                          for extra, we in _multisets(base, m).items()]
         budget.plan(merges, "exploding the dice of this pool")  # (sizes[m] == len(mcache[m]))
+        last = level == depth
+        get = nxt.get
         for (tup, mid, m), w in pending.items():
             scale = w * total ** (top - m)
             if m == 0:
                 key = (tup, mid, 0)
-                nxt[key] = nxt.get(key, 0) + scale
+                nxt[key] = get(key, 0) + scale
                 continue
             budget.spend(len(mcache[m]) * merge_elements(len(tup), m, squashing))
-            last = level == depth
-            for extra, we, m2 in mcache[m]:
-                t2, mid2 = sq(_merge(tup, extra), mid)
-                key = (t2, mid2, 0 if last else m2)
-                nxt[key] = nxt.get(key, 0) + scale * we
+            # (the merge inlined, one loop each way: a call to _merge and to sq a merge
+            # were a third of an explosion's time, 10d2!pdl75ro<=4)
+            if squash is None:
+                for extra, we, m2 in mcache[m]:
+                    key = (tuple(sorted(tup + extra)), mid, 0 if last else m2)
+                    nxt[key] = get(key, 0) + scale * we
+            else:
+                for extra, we, m2 in mcache[m]:
+                    t = sorted(tup + extra)
+                    mid2 = mid
+                    if len(t) > width:
+                        cut = len(t) - hi
+                        if need_mid:
+                            mid2 = mid + sum(t[lo:cut])
+                        del t[lo:cut]
+                    key = (tuple(t), mid2, 0 if last else m2)
+                    nxt[key] = get(key, 0) + scale * we
             if len(nxt) > MAX_POOL_STATES:
                 _too_many(nxt)
         pending = nxt
@@ -1574,6 +1697,55 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
     for (tup, mid, _), w in pending.items():
         out[(tup, mid)] = out.get((tup, mid), 0) + w
     return out
+
+
+def _past_budget(units: int) -> bool:
+    """Whether the open budget cannot also pay ``units`` (:func:`limits.check` would
+    refuse them). O(1)."""
+    budget = limits.current()
+    return budget is not None and budget.estimated + units > budget.limit
+
+
+def _going_on(pending: dict[tuple[tuple[Any, ...], Any, int], int], sizes: dict[int, int],
+              hits: set[Any], shift: int, squash: tuple[int, int, bool] | None) -> int:
+    """The merges of this level of a squashed explosion (:func:`_explode`) that every
+    later level costs at least: those of the pending pools that go on as they are. A
+    pool as wide as the squash whose kept lowest are at most, and kept highest at least,
+    a value ``v`` that a matching face shows (``v`` the same for the same kept dice)
+    goes on, if it explodes ``k`` dice, to the pool of its ``k`` fresh dice all showing
+    ``v``: the same kept dice, the middle sum ``k v`` more (so two distinct pools stay
+    distinct), exploding ``k`` again, at the same price; a pool done exploding is carried
+    as it is. Where no pool that explodes goes on, no later level is claimed (the
+    explosion may stop): 0. ``--6d12e5kl1`` priced one level at a time, refused at the
+    budget's edge (48 M units counted); ``squash_grows`` is the case where every pool goes
+    on. O(pending pools x log faces)."""
+    if squash is None:
+        return 0
+    hi, lo, _mid = squash
+    if hi < 0 or lo < 0:
+        return 0
+    width = hi + lo
+    try:
+        shows = sorted(f + shift for f in hits)
+    except TypeError:  # (faces that do not compare)
+        return 0
+    going = 0
+    exploding = False
+    for tup, _, m in pending:
+        if m == 0:
+            going += merge_elements(len(tup), 0, True)
+            continue
+        if len(tup) != width:
+            continue
+        try:
+            i = bisect.bisect_left(shows, tup[lo - 1]) if lo else 0
+            if i == len(shows) or (hi and shows[i] > tup[lo]):
+                continue
+        except TypeError:
+            return 0
+        exploding = True
+        going += sizes[m] * merge_elements(width, m, True)
+    return going if exploding else 0
 
 
 def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
@@ -1640,7 +1812,10 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     if kind in ("rr", "ro"):
         draw = {u: c for u, c in base.items() if not op.matches(u)} if kind == "rr" else base
         dtotal = sum(draw.values())
-        split = {tup: tuple(v for v in tup if not op.matches(v)) for tup in states}
+        # (each value's match looked up once: a call a die was 0.1 s of 4 246 pools of 112
+        # dice before the step's price, 10d2!pdl75ro<=4)
+        hit = {v: bool(op.matches(v)) for v in {v for tup in states for v in tup}}
+        split = {tup: tuple(v for v in tup if not hit[v]) for tup in states}
         top = max(len(tup) - len(fixed) for tup, fixed in split.items())
         # priced before any redraw is enumerated (6d20ro>6dl4kh4 enumerated 49 M units of
         # redraws, then was refused): the multisets of every size, then the merges
