@@ -4,7 +4,9 @@ engine's own steps on random pools, and its work as counted units, never seconds
 
 from __future__ import annotations
 
+import math
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -440,3 +442,137 @@ def test_the_pools_that_go_on_cost_every_later_level(monkeypatch: pytest.MonkeyP
             assert all(later >= bound for later in plans[at + 1:]), (
                 die, n, boom, keep, plans, going)
     assert claimed > 100
+
+
+def test_the_pools_after_a_reroll_and_add_are_counted() -> None:
+    """After ``ra`` over every multiset of ``K`` dice, every multiset of ``K + 1`` faces
+    with a match is a pool (counted against the engine's own pools on small dice), so the
+    step after it is priced: ``7d12ra<=5ph2`` was priced 44 M (330 pools after the
+    'ra', not 28 821) and refused at 52 M units counted; now before any step, at the
+    units the engine charges. Random pools with an 'ra' against the charge."""
+    from chancekit.dice.evaluate import _multisets, _pool_op
+
+    for faces, hit, k in [(5, 2, 3), (6, 1, 2), (4, 4, 2), (7, 3, 1)]:
+        base = {f: 1 for f in range(1, faces + 1)}
+        op = Op("ra", (Selector("<=", hit),))
+        with limits.evaluation(limit=10**9, name="MAX_WORK"):
+            states = _pool_op(_multisets(base, k), op, base, 3, evaluate._Budget())
+        grown = sum(len(t) == k + 1 for t in states)
+        assert grown == math.comb(k + faces, faces - 1) - (
+            math.comb(k + faces - hit, faces - hit - 1) if faces > hit else 0)
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError):
+            dist("7d12ra<=5ph2")
+    assert budget.counted == 0
+    with limits.evaluation(limit=10**9, name="MAX_WORK") as lifted:
+        dist("7d12ra<=5ph2")
+    assert lower_bound(parse("7d12ra<=5ph2")).work <= lifted.estimated
+    rng = random.Random(20)
+    texts = [(f"{rng.randint(1, 7)}d{rng.choice(['4', '6', '10', 'F', '{1,3,3,9}'])}"
+              f"{rng.choice(['', 'kh3', 'ro1'])}ra{rng.choice(['<=2', '>3', '1', '<=9'])}"
+              f"{rng.choice(['ph1', 'kl2', 'k>2', 'ro2', 'pl1ph1', 'e6'])}", "avrae")
+             for _ in range(120)]
+    assert _bound_below_charge(texts, 3 * 10**7) > 80
+
+
+def test_the_mixture_of_rolled_sides_is_priced_as_its_pools_are_built() -> None:
+    """``d(+D811rr1)ra25``: 787 pools built (34.7 M units counted), then their mixture
+    over a denominator of 2 300 bits was refused. The mixture of the pools built so far
+    is a part of the whole (its entries and denominator only grow), checked after each
+    pool: refused before the last ones are built; answers are unchanged."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as e:
+            dist("d(+D811rr1)ra25")
+    assert "mixing the pools of a rolled count" in str(e.value)
+    assert budget.counted < 32_000_000
+    got = dist("d(d8+2)ra3")
+    want: dict[object, int] = {}
+    for s in range(3, 11):  # the sides, then the die and its one added die
+        part = dist(f"d{s}ra3")
+        for v, w in part.weights.items():
+            want[v] = want.get(v, 0) + Fraction(w, part.total)
+    assert got == Distribution(want)
+
+
+def test_an_explosion_after_a_reroll_is_priced_before_the_reroll() -> None:
+    """``2d328rr<2e>4pl2``: the reroll ran (0.5 s), then the explosion after it was
+    refused at 6.8 T units. After a reroll every multiset of the dice over the faces it
+    leaves is a pool, so the explosion is priced with it, before the enumeration; random
+    rerolls then explosions: the tree (which shares this look-ahead) stays below the
+    charge."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as e:
+            dist("-2d328rr<2e>4pl2-4d259")
+    assert "the explosion after it" in str(e.value) and budget.counted < 100_000
+    rng = random.Random(21)
+    texts = []
+    for _ in range(200):
+        faces = rng.choice(["3", "4", "6", "8", "F", "{1,3,3,9}", "{1,6,11,3}"])
+        texts.append((f"{rng.randint(1, 5)}d{faces}"
+                      f"{rng.choice(['rr', 'ro'])}{rng.choice(['<2', '1', '>5', '<=3'])}"
+                      f"{rng.choice(['', '', 'kh3', 'pl1'])}"
+                      f"{rng.choice(['!', 'e>2', 'e<2', 'e1', '!p', 'e>4'])}"
+                      f"{rng.choice(['', 'kh2', 'pl2', 'kl1', 'ro1', 'kh1kl1'])}",
+                      rng.choice(["avrae", "roll20"])))
+    assert _bound_below_charge(texts, 5 * 10**7) > 60
+
+
+def test_a_reroll_after_an_explosion_is_priced_as_pools_finish() -> None:
+    """``10d2!pdl75ro<=4`` (Roll20: explode, reroll, drop): the explosion ran (46 M units
+    counted), then its reroll was refused at 588 M. The reroll's price over the pools
+    done exploding at each level is a part of its whole price (each is a pool of the
+    result): refused at the levels, before the explosion ends. On random pools, an
+    explosion then a reroll then more: the price never passes what the reroll then
+    plans (a false refusal), counted by running with and without it."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError):
+            dist("floor(-10d2!pdl75ro<=4)", dialect="roll20")
+    assert budget.counted < 20_000_000
+    rng = random.Random(22)
+    ran = 0
+    for _ in range(200):
+        die = _random_die(rng)
+        top = max(die.weights)
+        boom = Op(rng.choice(["e", "pe"]), (Selector(">=", top),))
+        reroll = Op(rng.choice(["ro", "rr"]), (Selector(rng.choice(["<", ">", None]),
+                                                        rng.choice(sorted(die.weights))),))
+        after = Op(rng.choice("kp"), (Selector(rng.choice("hl"), rng.randint(0, 3)),))
+        ops = (boom, reroll, after)
+        n = rng.randint(1, 3)
+        try:
+            with limits.evaluation(limit=3 * 10**7, name="MAX_WORK") as lifted:
+                want = _general(dict(die.weights), n, ops, 4)
+        except ChancekitError:
+            continue
+        ran += 1
+        # the same answer, and within a budget of exactly what it charged
+        with limits.evaluation(limit=lifted.estimated, name="MAX_WORK"):
+            assert _general(dict(die.weights), n, ops, 4) == want
+    assert ran > 100
+
+
+def test_every_look_ahead_fits_a_budget_of_what_the_pool_charges() -> None:
+    """End to end, no false refusal: a pool answered with a lifted budget is answered
+    again with a budget of exactly what it charged, so no look-ahead (the levels left of
+    a squash, the explosion after a reroll, the reroll after an explosion, the tree)
+    asked more than the pool then spent. Random dice, rerolls, explosions, keeps of
+    either or both ends."""
+    rng = random.Random(23)
+    ran = 0
+    for _ in range(500):
+        n = rng.randint(1, 4)
+        faces = rng.choice(["3", "4", "6", "8", "F", "{1,3,3,9}", "{1,6,11,3}"])
+        text = (f"{n}d{faces}{rng.choice(['', '', 'ro1', 'rr<2', 'kh4'])}"
+                f"{rng.choice(['!', 'e>2', 'e<3', 'e1', '!p', 'e>=3'])}"
+                f"{rng.choice(['', 'ro<3', 'rr1'])}"
+                f"{rng.choice(['kh2', 'pl2', 'kl1', 'dl1', 'kh1kl1', 'pl1ph1', 'ph0'])}")
+        dialect = rng.choice(["avrae", "roll20"])
+        try:
+            with limits.evaluation(limit=10**7, name="MAX_WORK") as lifted:
+                want = dist(text, dialect=dialect)
+        except ChancekitError:
+            continue
+        ran += 1
+        with limits.evaluation(limit=lifted.estimated, name="MAX_WORK"):
+            assert dist(text, dialect=dialect) == want, (dialect, text)
+    assert ran > 120

@@ -521,6 +521,13 @@ def _general(node: Dice) -> Bound:
             # was refused at 1 s)
             hit = faces_matched(op, base)
             grown = multisets_upto(kept + 1, hit, MAX_POOL_STATES)
+            if kept >= 1 and multisets_upto(kept + 1, f, MAX_POOL_STATES) <= MAX_POOL_STATES:
+                # every multiset of K + 1 faces with a match is one: one with a face that
+                # does not match is that face added to the rest, and one of matches alone
+                # is a match added to the others (7d12ra<=5ph2: 28 821, not 330, then its
+                # 'ph2' over them, refused past the budget at 52 M units)
+                grown = (math.comb(kept + f, f - 1)
+                         - (math.comb(kept + f - hit, f - hit - 1) if f > hit else 0))
             left = multisets_upto(kept, f - hit, MAX_POOL_STATES) if f > hit else 0
             if grown + left > MAX_POOL_STATES:
                 raise Refused("the keep/drop/explode pool engine holds too many states: "

@@ -340,16 +340,12 @@ class Distribution:
             self._hash = None
             return self
         g = int(poly.content())
-        coeffs = poly.coeffs()
+        if g > 1:
+            poly = poly // g  # (in C, not a Python division a coefficient)
         w: dict[Any, int] = {}
-        if g == 1:
-            for i, c in enumerate(coeffs):
-                if c:
-                    w[offset + i] = int(c)
-        else:
-            for i, c in enumerate(coeffs):
-                if c:
-                    w[offset + i] = int(c) // g
+        for i, c in enumerate(poly.coeffs()):
+            if c:
+                w[offset + i] = int(c)
         self = object.__new__(cls)
         self._w = w  # already sorted by outcome
         self._total = sum(w.values())
@@ -1826,7 +1822,7 @@ def explode(die: Distribution, on: Iterable[Any] | Callable[[Any], bool] | None 
             e, e_off = _aligned_add(s_poly * int(e(1)), off, b_poly * e, off + e_off)
             g = int(e.content())
             if g > 1:
-                e = flint.fmpz_poly([int(c) // g for c in e.coeffs()])
+                e = e // g  # (in C, not a Python int a coefficient)
         return attach(Distribution._from_poly(e_off, e),
                            *explode_cap(die, fire, depth))
     # general outcomes, or whole numbers far from 0 (faces 10**6 and 10**6 + 1 make few

@@ -319,8 +319,8 @@ def _chain_poly(s: int, stop: Distribution, g: int, go: Distribution, last: Dist
             b.left_shift(og + ol - lo) if og + ol > lo else b)
         ol, tl = lo, (s + g) * ts * tg * tl
         content = int(pl.content())
-        if content > 1:  # keep the weights small
-            pl = flint.fmpz_poly([int(c) // content for c in pl.coeffs()])
+        if content > 1:  # keep the weights small (in C: a Python int a coefficient was
+            pl = pl // content  # a third of +37-64dFkh4cs0-1/d873e<5!rr4's 0.5 s)
             tl //= content
     return Distribution._from_poly(ol, pl)
 
@@ -1317,8 +1317,24 @@ def look_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> tuple[int, s
         if at == len(ops) - 1 or (_rerolls_all(base, ops[at])
                                   and all(_idle(base, op) for op in ops[:at])):
             return 0, ""
-        return (_reroll_ahead(base, n, ops[at], kept),
-                f"the '{ops[at].spelled or ops[at].kind}' step of this pool")
+        op = ops[at]
+        what = f"the '{op.spelled or op.kind}' step of this pool"
+        units = _reroll_ahead(base, n, op, kept)
+        # and an explosion right after it: every multiset of the window's dice over the
+        # faces the reroll leaves (every face for 'ro') is a pool then, as the dice as
+        # rolled were (2d328rr<2e>4pl2: the reroll ran, 0.5 s, then the explosion was
+        # refused at 6.8 T units); its fresh dice counted over those faces only (fewer
+        # than the die's: a lower bound)
+        left = base if op.kind == "ro" else {f: w for f, w in base.items()
+                                            if not op.matches(f)}
+        rest = ops[at + 1:]
+        if kept and left and rest:
+            boom = _explode_ahead(left, kept, rest, depth)
+            if boom:
+                units += boom - enumeration_elements(
+                    math.comb(kept + len(left) - 1, len(left) - 1), kept) * TUPLE_WORK
+                what += " and the explosion after it"
+        return units, what
     return _explode_ahead(base, n, ops, depth), "exploding the dice of this pool"
 
 
@@ -1447,7 +1463,12 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
                 s = sum(v for j, v in enumerate(tup) if j in keep) + mid
                 out[s] = out.get(s, 0) + w
             return Distribution._raw(out)
-        states = _pool_op(states, op, base, depth, budget)
+        # (an explosion followed by a reroll that is not the last step prices that
+        # reroll over its finished pools as it goes: _explode's then)
+        then = ops[i + 1] if (op.kind in ("e", "pe", "eo") and i + 2 < len(ops)
+                              and ops[i + 1].kind in ("rr", "ro")
+                              and not (faces_only and _idle(base, ops[i + 1]))) else None
+        states = _pool_op(states, op, base, depth, budget, then)
     return _sums(states)
 
 
@@ -1591,13 +1612,17 @@ def select(values: tuple[Any, ...], op: Op) -> set[int]:
 
 def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
              squash: tuple[int, int, bool] | None, depth: int,
-             budget: _Budget) -> dict[Any, int]:
+             budget: _Budget, then: Op | None = None) -> dict[Any, int]:
     """The ``e`` step: each matching die rolls another, and new dice explode too,
     ``depth`` levels deep. Keys of the result are ``(pool, mid)``. With ``squash = (a, b,
     need_mid)`` a pool longer than ``a + b`` is kept as its ``b`` lowest and ``a`` highest
     values (and, for a drop, ``mid``: the sum of the others), which is all one last
     keep/drop of ``a`` highest / ``b`` lowest can see; with ``None`` pools are kept whole
-    (``mid`` stays 0)."""
+    (``mid`` stays 0). ``then``: the reroll :func:`_pool_op` runs next over the pools
+    kept whole, priced at each level over the pools done exploding (each a pool of the
+    result), so that the explosion stops where that reroll cannot be paid
+    (``10d2!pdl75ro<=4``: the explosion ran, 46 M units, then the reroll was refused at
+    588 M)."""
     hi, lo, need_mid = squash if squash is not None else (0, 0, False)
     squashing = squash is not None
     width = hi + lo
@@ -1616,6 +1641,9 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
     total = sum(base.values())
     hits = {f for f in base if op.matches(f)}  # (looked up, not a call a die)
     grows = squash is not None and squash_grows(base, op, squash)
+    rerolls = _RerollAfter(then, base) if then is not None and squash is None else None
+    if rerolls is None:
+        then = None
     pending: dict[tuple[tuple[Any, ...], Any, int], int] = {}
     for tup, w in states.items():
         m = sum(map(hits.__contains__, tup))
@@ -1654,6 +1682,8 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
                  or (grows and all(len(tup) == width for (tup, _, _) in pending)))
         units = TUPLE_WORK * (sum(enumeration_elements(sizes[m], m) for m in fresh)
                               + merges * (left if whole else 1))
+        if then is not None:
+            units += TUPLE_WORK * rerolls.priced(pending)
         if not whole and left > 1 and _past_budget(units + TUPLE_WORK * merges * (left - 1)):
             # only near the budget: the levels left cost at least what the pools that go
             # on as they are cost now (_going_on), each
@@ -1697,6 +1727,41 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
     for (tup, mid, _), w in pending.items():
         out[(tup, mid)] = out.get((tup, mid), 0) + w
     return out
+
+
+class _RerollAfter:
+    """The elements the reroll ``op`` (``rr``/``ro``) will plan over the pools an
+    explosion has finished so far (:func:`_pool_op`'s price: a pool of ``r`` matching
+    dice of ``len`` merges ``C(r + d - 1, d - 1)`` redraws, ``len + 1`` elements each, ``d``
+    the faces it draws from): a lower bound of that step, as each pool done exploding is a
+    pool of the result. Each pool priced once (cached), each value matched once."""
+
+    def __init__(self, op: Op, base: W) -> None:
+        self.op = op
+        self.draw = len(base) if op.kind == "ro" else sum(
+            1 for f in base if not op.matches(f))
+        self.hit: dict[Any, bool] = {}
+        self.seen: set[tuple[Any, ...]] = set()
+        self.total = 0
+
+    def priced(self, pending: dict[tuple[tuple[Any, ...], Any, int], int]) -> int:
+        """The price over the pools of ``pending`` done exploding (``m == 0``), with those
+        seen at earlier levels. O(new pools x their dice)."""
+        if not self.draw:
+            return 0
+        hit, seen, d = self.hit, self.seen, self.draw
+        for tup, _mid, m in pending:
+            if m or tup in seen:
+                continue
+            seen.add(tup)
+            r = 0
+            for v in tup:
+                h = hit.get(v)
+                if h is None:
+                    h = hit[v] = bool(self.op.matches(v))
+                r += h
+            self.total += math.comb(r + d - 1, d - 1) * (len(tup) + 1)
+        return self.total
 
 
 def _past_budget(units: int) -> bool:
@@ -1749,7 +1814,7 @@ def _going_on(pending: dict[tuple[tuple[Any, ...], Any, int], int], sizes: dict[
 
 
 def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
-             budget: _Budget) -> dict[tuple[Any, ...], int]:
+             budget: _Budget, then: Op | None = None) -> dict[tuple[Any, ...], int]:
     out: dict[tuple[Any, ...], int] = {}
     kind = op.kind
     what = f"the '{op.spelled or kind}' step of this pool"
@@ -1858,7 +1923,7 @@ def _pool_op(states: dict[tuple[Any, ...], int], op: Op, base: W, depth: int,
     if kind == "ce":  # pragma: no cover - Pool refuses '!!' after keep/drop/explode
         raise AssertionError("compounding in the general engine")
     # "e", "pe", "eo": the explosion, pools kept whole
-    exploded = _explode(states, op, base, None, depth, budget)
+    exploded = _explode(states, op, base, None, depth, budget, then)
     for (tup, _mid), w in exploded.items():
         put(tup, w)
     return out
