@@ -4,6 +4,7 @@ engine's own steps on random pools, and its work as counted units, never seconds
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -576,3 +577,52 @@ def test_every_look_ahead_fits_a_budget_of_what_the_pool_charges() -> None:
         with limits.evaluation(limit=lifted.estimated, name="MAX_WORK"):
             assert dist(text, dialect=dialect) == want, (dialect, text)
     assert ran > 120
+
+
+def test_a_pool_of_no_dice_with_a_compounding_is_zero() -> None:
+    """``(0*40d6)d2!!3kh45`` (Roll20, a fresh sample): a pool of no dice ran its
+    operators on the one empty pool, and the compounding asserted the general engine
+    never meets it: a crash. Every step after keeps that leave no die acts on no die:
+    0."""
+    for text in ("(-+d3*abs(+23d2!!>6)* (0  *40d6)d2!!3kh45)", "0d2!!3kh45", "(0)d2!!kh1"):
+        assert dist(text, dialect="roll20") == dist("0"), text
+
+
+def test_a_reroll_and_add_of_a_big_die_is_priced_before_its_faces_are_read() -> None:
+    """``1d987018ra<5``: its faces split by a call a face, powered and listed (1.1 s),
+    then the product of the closed form was refused at 114 M units. Consecutive integers
+    with a match take that product for sure: priced first (nothing counted), and the
+    faces split by the selectors' intervals; the answers of the closed form unchanged
+    against the dice rolled one by one."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as e:
+            dist("1d987018ra<5")
+    assert "adding the die" in str(e.value) and budget.counted == 0
+    for text, n, faces, hit in [("2d6ra>5", 2, 6, lambda v: v > 5),
+                                ("3d4ra<2", 3, 4, lambda v: v < 2),
+                                ("1d8ra3", 1, 8, lambda v: v == 3)]:
+        want: dict[int, Fraction] = {}
+        for roll in itertools.product(range(1, faces + 1), repeat=n):
+            if any(hit(v) for v in roll):
+                for extra in range(1, faces + 1):
+                    s = sum(roll) + extra
+                    want[s] = want.get(s, 0) + Fraction(1, faces)
+            else:
+                want[sum(roll)] = want.get(sum(roll), 0) + 1
+        assert dist(text) == Distribution(want), text
+
+
+def test_rerolls_of_a_big_die_keep_its_outcomes_in_the_tree() -> None:
+    """A die past the size the tree builds, rerolled (``ro`` leaves every face, ``rr`` all
+    but those it matches), then added or not: at least ``n (k - 1) + 1`` outcomes, so the
+    pairs it feeds are refused before it is built (``d304854ro<3rr<=4ra<=4 * (7/8dF)``:
+    built, 1 s, then MAX_PAIRS); the bound against the outcomes on big dice."""
+    with limits.evaluation(limit=limits.MAX_WORK, name="MAX_WORK") as budget:
+        with pytest.raises(LimitError) as e:
+            dist("(d304854ro<3rr<=4ra<=4*(7/8dF))+\r\n7")
+    assert e.value.limit == "MAX_PAIRS" and budget.counted == 0
+    for text in ("d304854ro<3rr<=4ra<=4", "2d300000rr<=4", "3d200000rr>5ro1",
+                 "d250000rr>249990ra>3", "d120000ro<50000rr>100000"):
+        with limits.evaluation(limit=10**9, name="MAX_WORK"):
+            got = dist(text)
+        assert 1 < lower_bound(parse(text)).lo <= len(got), text
