@@ -430,7 +430,7 @@ def test_the_pools_that_go_on_cost_every_later_level(monkeypatch: pytest.MonkeyP
 
         monkeypatch.setattr(evaluate._Budget, "plan", plan)
         monkeypatch.setattr(evaluate, "_going_on", spy)
-        monkeypatch.setattr(evaluate, "_past_budget", lambda units: True)
+        monkeypatch.setattr(limits, "work_limit", lambda: 0)  # (as if near the budget)
         try:
             with limits.evaluation(limit=10**10, name="MAX_WORK"):
                 evaluate._general(dict(die.weights), n, (boom, keep), 5)

@@ -442,10 +442,10 @@ def _general(node: Dice) -> Bound:
     from chancekit.dice.evaluate import _RA_ELEMENTS as RA_ELEMENTS
     from chancekit.dice.evaluate import (
         _covered,
-        _ends,
         _is_per_die,
         _squash_of,
         enumeration_elements,
+        kept_after,
         look_ahead,
         multisets_upto,
         step_elements,
@@ -544,8 +544,7 @@ def _general(node: Dice) -> Bound:
             # too, the dropped die at the 4th lowest; a drop of both ends leaves the middle,
             # the dropped at the extreme faces. -+1*(...)+9d12kl4kl0kh4ph1 priced none of
             # its steps after the keep, and was refused past the budget at 59 M units)
-            hi, lo = (max(x, 0) for x in _ends(op))
-            kept = min(kept, hi + lo) if op.kind == "k" else max(kept - hi - lo, 0)
+            kept = kept_after(op, kept)
             count = multisets_upto(kept, f, MAX_POOL_STATES)
             dice = kept * count
             continue

@@ -844,9 +844,8 @@ def _reroll_add(die: Distribution, unit: Distribution, n: int, op: Op,
         # priced before the passes over the faces (1d987018ra<5 split, powered and listed
         # its faces, 1.1 s, then the product was refused at 114 M units)
         hits = matched_count(op, *ends)
-        lo, hi, span = n * ends[0], n * ends[1], n * (ends[1] - ends[0]) + 1
-        width = max(hi, hi + dends[1]) - min(lo, lo + dends[0]) + 1
-        if hits and width <= 4 * (span + len(die)) + 64:  # (_ra_dense)
+        span = n * (ends[1] - ends[0]) + 1
+        if hits and _ra_dense_span(dends, len(die), n * ends[0], n * ends[1], span):
             limits.check(ra_outcomes(n, len(unit), hits) * RA_ENTRY_WORK
                          + mul_work(span, len(die), 1 + die.total.bit_length()),
                          "adding the die to the rolls that match")
@@ -882,9 +881,18 @@ def _ra_dense(die: Distribution, every: W) -> bool:
     (``Distribution._dense``'s rule): ``2d{999999999999999999}ra>=1`` shifted one by
     10**18 coefficients, and python-flint aborted the process. O(outcomes)."""
     faces = die.outcomes()
-    lo, hi = min(every), max(every)
-    span = max(hi, hi + faces[-1]) - min(lo, lo + faces[0]) + 1
-    return span <= 4 * (len(every) + len(faces)) + 64
+    return _ra_dense_span((faces[0], faces[-1]), len(faces), min(every), max(every),
+                          len(every))
+
+
+def _ra_dense_span(die_ends: tuple[int, int], die_faces: int, lo: int, hi: int,
+                   sums: int) -> bool:
+    """:func:`_ra_dense` from the ends alone: the rolls' sums ``lo..hi`` (``sums`` of
+    them) and a die of ``die_faces`` faces from ``die_ends[0]`` to ``die_ends[1]``, so
+    that a reroll-and-add of consecutive faces is priced before its sums are built.
+    O(1)."""
+    span = max(hi, hi + die_ends[1]) - min(lo, lo + die_ends[0]) + 1
+    return span <= 4 * (sums + die_faces) + 64
 
 
 def _reroll_add_poly(die: Distribution, every: W, none: W) -> Distribution:
@@ -1251,6 +1259,11 @@ def merge_keeps(ops: tuple[Op, ...]) -> tuple[Op, ...]:
     return tuple(out)
 
 
+#: steps after which a die's value may be no face of the die (a clamp, a penetration, a
+#: count): :func:`_general` and :func:`strip_idle` stop skipping idle operators there
+_OFF_FACES = frozenset({"mi", "ma", "pe", "cnt", "mt"})
+
+
 def strip_idle(base: Collection[Any], ops: tuple[Op, ...]) -> tuple[Op, ...]:
     """``ops`` without the operators :func:`_general` skips as idle (:func:`_idle`: a
     reroll, explosion or drop that matches no face, ``pl0``) while every value is still a
@@ -1269,7 +1282,7 @@ def strip_idle(base: Collection[Any], ops: tuple[Op, ...]) -> tuple[Op, ...]:
     for op in ops:
         if faces_only and _idle(base, op):
             continue
-        faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
+        faces_only = faces_only and op.kind not in _OFF_FACES
         out.append(op)
     return tuple(out)
 
@@ -1350,10 +1363,10 @@ def look_ahead(base: W, n: int, ops: tuple[Op, ...], depth: int) -> tuple[int, s
 
 
 def kept_after(op: Op, kept: int) -> int:
-    """The dice left of ``kept`` after ``op``, a keep or drop of one count of the highest
-    or lowest. O(1)."""
-    num = min(max(op.sels[0].num, 0), kept)
-    return num if op.kind == "k" else kept - num
+    """The dice left of ``kept`` after ``op``, a keep or drop of the highest and/or lowest
+    (a union: ``kl4kh4`` keeps 8). O(selectors)."""
+    hi, lo = (max(x, 0) for x in _ends(op))
+    return min(kept, hi + lo) if op.kind == "k" else max(kept - hi - lo, 0)
 
 
 def _window(base: W, n: int, ops: tuple[Op, ...]) -> tuple[int, int]:
@@ -1457,7 +1470,7 @@ def _general(base: W, n: int, ops: tuple[Op, ...], depth: int) -> Distribution:
             # (but a squash's last drop sums its pools even if it drops none: e>=4pl0 lost
             # its explosion)
         fresh = False
-        faces_only = faces_only and op.kind not in ("mi", "ma", "pe", "cnt", "mt")
+        faces_only = faces_only and op.kind not in _OFF_FACES
         if squash is not None and i == len(ops) - 2:
             mids = _explode(states, op, base, squash, depth, budget)
             squashed = True
@@ -1651,10 +1664,7 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
 
     total = sum(base.values())
     hits = {f for f in base if op.matches(f)}  # (looked up, not a call a die)
-    grows = squash is not None and squash_grows(base, op, squash)
     rerolls = _RerollAfter(then, base) if then is not None and squash is None else None
-    if rerolls is None:
-        then = None
     pending: dict[tuple[tuple[Any, ...], Any, int], int] = {}
     for tup, w in states.items():
         m = sum(map(hits.__contains__, tup))
@@ -1682,20 +1692,18 @@ def _explode(states: dict[tuple[Any, ...], int], op: Op, base: W,
         # again; so the levels left are priced at this one's (7d4kh1kh1!, roll20, 10 levels
         # one by one, then refused at 1.7 s)
         # (a squash that no pool can reach yet, every pool shorter than its width to the
-        # last level, leaves them whole too; and a squash of the lowest dice of an
-        # explosion of the highest face, or the reverse, once every pool is as wide as
-        # it, keeps them distinct: squash_grows)
+        # last level, leaves them whole too; past it, the pools that go on as they are
+        # price the levels left: _going_on, every pool where squash_grows)
         left = depth - level + 1
         merges = sum(sizes.get(m, 1) * merge_elements(len(tup), m, squashing)
                      for (tup, _, m) in pending)
-        whole = (squash is None
-                 or all(len(tup) + m * left <= width for (tup, _, m) in pending)
-                 or (grows and all(len(tup) == width for (tup, _, _) in pending)))
+        whole = squash is None or all(len(tup) + m * left <= width for (tup, _, m) in pending)
         units = TUPLE_WORK * (sum(enumeration_elements(sizes[m], m) for m in fresh)
                               + merges * (left if whole else 1))
-        if then is not None:
+        if rerolls is not None:
             units += TUPLE_WORK * rerolls.priced(pending)
-        if not whole and left > 1 and _past_budget(units + TUPLE_WORK * merges * (left - 1)):
+        if (not whole and left > 1
+                and units + TUPLE_WORK * merges * (left - 1) > limits.work_limit()):
             # only near the budget: the levels left cost at least what the pools that go
             # on as they are cost now (_going_on), each
             units += TUPLE_WORK * (left - 1) * _going_on(pending, sizes, hits, shift, squash)
@@ -1773,13 +1781,6 @@ class _RerollAfter:
                 r += h
             self.total += math.comb(r + d - 1, d - 1) * (len(tup) + 1)
         return self.total
-
-
-def _past_budget(units: int) -> bool:
-    """Whether the open budget cannot also pay ``units`` (:func:`limits.check` would
-    refuse them). O(1)."""
-    budget = limits.current()
-    return budget is not None and budget.estimated + units > budget.limit
 
 
 def _going_on(pending: dict[tuple[tuple[Any, ...], Any, int], int], sizes: dict[int, int],
